@@ -1,0 +1,228 @@
+// Package output renders A2A values (agent cards, tasks, messages, task lists, stream events
+// and error documents) for the a2a CLI, as labelled text or as the protocol's own JSON, onto
+// an io.Writer it is given.
+//
+// It must not decide anything about the environment: whether colour is on, how wide the
+// terminal is and whether JSON is indented are all passed in through Options. It never
+// writes escape codes when colour is off, never lets agent-supplied text reach a terminal
+// unsanitised in text mode, and never prints the bytes of file parts.
+package output
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/muesli/termenv"
+)
+
+// Format selects how values are rendered.
+type Format string
+
+// The formats of the -o flag.
+const (
+	Text Format = "text"
+	JSON Format = "json"
+)
+
+// errNoValue is returned when a nil result or event is passed in.
+var errNoValue = errors.New("nothing to render")
+
+// maxWidth caps wrapping on very wide terminals, where long lines are hard to read.
+const maxWidth = 120
+
+// Options configure a Printer. The zero value renders plain, unwrapped text.
+type Options struct {
+	// Format is Text or JSON; "" means Text.
+	Format Format
+	// Color allows escape codes (lipgloss styles, coloured JSON). The caller decides it from
+	// the terminal, NO_COLOR and CLICOLOR_FORCE; false means no escape code is ever written.
+	Color bool
+	// Indent, for JSON only, indents documents (for a terminal); false writes each document
+	// compactly on one line.
+	Indent bool
+	// Width wraps long text lines to min(Width, 120) columns; 0 never wraps (pipes).
+	Width int
+}
+
+// Printer writes rendered values to one writer. It is not safe for concurrent use; stream
+// events must be passed in order and followed by Close.
+type Printer struct {
+	w      io.Writer
+	o      Options
+	st     styles
+	width  int
+	stream streamState
+}
+
+// New returns a Printer writing to w.
+func New(w io.Writer, o Options) *Printer {
+	if o.Format == "" {
+		o.Format = Text
+	}
+	width := o.Width
+	if width > maxWidth {
+		width = maxWidth
+	}
+	if width < 0 {
+		width = 0
+	}
+	p := &Printer{w: w, o: o, width: width, stream: streamState{atLineStart: true}}
+	p.st = newStyles(w, o.Color)
+	return p
+}
+
+// Card renders an agent card.
+func (p *Printer) Card(c *a2a.AgentCard) error {
+	if p.o.Format == JSON {
+		return p.writeJSON(c)
+	}
+	var b bytes.Buffer
+	p.card(&b, c)
+	return p.emit(b.Bytes())
+}
+
+// Result renders the outcome of a non-streaming send: a *a2a.Task or a *a2a.Message.
+//
+// In JSON it writes the protocol's SendMessageResponse, {"task": …} or {"message": …}, so that
+// `jq .task.status.state` works whatever the agent answered with.
+func (p *Printer) Result(r a2a.SendMessageResult) error {
+	if p.o.Format == JSON && r != nil {
+		return p.writeJSON(a2a.StreamResponse{Event: r})
+	}
+	switch v := r.(type) {
+	case *a2a.Task:
+		return p.Task(v)
+	case *a2a.Message:
+		return p.Message(v)
+	case nil:
+		return fmt.Errorf("render result: %w", errNoValue)
+	}
+	return fmt.Errorf("render result: unsupported type %T", r)
+}
+
+// Task renders a task with its status, artifacts and history.
+func (p *Printer) Task(t *a2a.Task) error {
+	if p.o.Format == JSON {
+		return p.writeJSON(t)
+	}
+	var b bytes.Buffer
+	p.task(&b, t, true)
+	return p.emit(b.Bytes())
+}
+
+// Message renders a message returned instead of a task.
+func (p *Printer) Message(m *a2a.Message) error {
+	if p.o.Format == JSON {
+		return p.writeJSON(m)
+	}
+	var b bytes.Buffer
+	p.message(&b, m)
+	return p.emit(b.Bytes())
+}
+
+// TaskList renders one page of a task listing.
+func (p *Printer) TaskList(r *a2a.ListTasksResponse) error {
+	if p.o.Format == JSON {
+		return p.writeJSON(r)
+	}
+	var b bytes.Buffer
+	p.taskList(&b, r)
+	return p.emit(b.Bytes())
+}
+
+// Event renders one streaming event. In JSON it writes one StreamResponse document (one line
+// unless Indent); in text it continues the running transcript of the stream.
+func (p *Printer) Event(e a2a.Event) error {
+	if e == nil {
+		return fmt.Errorf("render event: %w", errNoValue)
+	}
+	if p.o.Format == JSON {
+		return p.writeJSON(a2a.StreamResponse{Event: e})
+	}
+	var b bytes.Buffer
+	if err := p.event(&b, e); err != nil {
+		return err
+	}
+	return p.emit(b.Bytes())
+}
+
+// Close ends a partial line left by a text stream. It writes nothing for JSON.
+func (p *Printer) Close() error {
+	if p.o.Format == JSON {
+		return nil
+	}
+	var b bytes.Buffer
+	p.endPartial(&b)
+	return p.emit(b.Bytes())
+}
+
+// emit writes rendered bytes and flushes a buffered writer, so that a stream shows each
+// event as it arrives.
+func (p *Printer) emit(b []byte) error {
+	if len(b) > 0 {
+		if _, err := p.w.Write(b); err != nil {
+			return fmt.Errorf("write output: %w", err)
+		}
+	}
+	if f, ok := p.w.(interface{ Flush() error }); ok {
+		if err := f.Flush(); err != nil {
+			return fmt.Errorf("flush output: %w", err)
+		}
+	}
+	return nil
+}
+
+// styles holds the lipgloss styles of one Printer, all bound to its own renderer.
+type styles struct {
+	on    bool
+	label lipgloss.Style
+	faint lipgloss.Style
+	state map[string]lipgloss.Style
+}
+
+func newStyles(w io.Writer, color bool) styles {
+	r := lipgloss.NewRenderer(w)
+	if color {
+		r.SetColorProfile(termenv.ANSI256)
+	} else {
+		r.SetColorProfile(termenv.Ascii)
+	}
+	col := func(c string) lipgloss.Style { return r.NewStyle().Foreground(lipgloss.Color(c)) }
+	red, yellow := col("1"), col("3")
+	return styles{
+		on:    color,
+		label: r.NewStyle().Bold(true),
+		faint: r.NewStyle().Faint(true),
+		state: map[string]lipgloss.Style{
+			"completed":      col("2"),
+			"failed":         red,
+			"rejected":       red,
+			"canceled":       red,
+			"input-required": yellow,
+			"auth-required":  yellow,
+			"working":        col("6"),
+		},
+	}
+}
+
+// paint applies s only when colour is on. lipgloss is never handed agent content, only
+// labels and short words, because Render also rewrites tabs.
+func (st styles) paint(s lipgloss.Style, v string) string {
+	if !st.on || v == "" {
+		return v
+	}
+	return s.Render(v)
+}
+
+// stateWord returns the short state, coloured by its meaning when colour is on.
+func (st styles) stateWord(s a2a.TaskState) string {
+	w := ShortState(s)
+	if c, ok := st.state[w]; ok {
+		return st.paint(c, w)
+	}
+	return w
+}

@@ -1,0 +1,130 @@
+package output
+
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/mattn/go-runewidth"
+)
+
+// streamState is what a text stream remembers between events: the artifact whose chunks are
+// being written and where the cursor stands on the current line.
+type streamState struct {
+	inArtifact  bool
+	artifact    a2a.ArtifactID
+	atLineStart bool
+	col         int
+}
+
+// event renders one stream event in text. Artifact chunks of the same artifact continue the
+// same content; any other event first ends a partial line.
+func (p *Printer) event(b *bytes.Buffer, e a2a.Event) error {
+	if v, ok := e.(*a2a.TaskArtifactUpdateEvent); ok {
+		p.artifactEvent(b, v)
+		return nil
+	}
+	p.endPartial(b)
+	switch v := e.(type) {
+	case *a2a.Task:
+		p.task(b, v, false)
+		for _, a := range v.Artifacts {
+			p.artifactLabel(b, a)
+			p.parts(b, a.Parts, indent)
+		}
+	case *a2a.TaskStatusUpdateEvent:
+		p.styledField(b, "State", p.st.stateWord(v.Status.State))
+		if msg := messageText(v.Status.Message); msg != "" {
+			p.field(b, "Status Message", msg)
+		}
+	case *a2a.Message:
+		p.message(b, v)
+	default:
+		return fmt.Errorf("render event: unsupported type %T", e)
+	}
+	return nil
+}
+
+// artifactEvent writes a label line when a new artifact starts, then the chunk's content.
+// Text is written as it arrives, without newlines between chunks.
+func (p *Printer) artifactEvent(b *bytes.Buffer, v *a2a.TaskArtifactUpdateEvent) {
+	a := v.Artifact
+	if a == nil {
+		a = &a2a.Artifact{}
+	}
+	if !v.Append || !p.stream.inArtifact || p.stream.artifact != a.ID {
+		p.endPartial(b)
+		p.artifactLabel(b, a)
+		p.stream.inArtifact, p.stream.artifact = true, a.ID
+	}
+	for _, part := range a.Parts {
+		if part == nil {
+			continue
+		}
+		if t, ok := part.Content.(a2a.Text); ok {
+			p.streamText(b, Sanitize(string(t)))
+			continue
+		}
+		p.endPartial(b)
+		b.WriteString(indentLines(p.partText(part, len(indent)), indent, true))
+		b.WriteByte('\n')
+	}
+	if v.LastChunk {
+		p.endPartial(b)
+	}
+}
+
+// streamText writes sanitised text, indenting each line it starts. With a width set it breaks
+// at the space before a word of this chunk that would pass the width, and mid-word only when
+// a word is longer than a line or continues from an earlier chunk.
+func (p *Printer) streamText(b *bytes.Buffer, s string) {
+	st := &p.stream
+	for i, r := range s {
+		if r == '\n' {
+			b.WriteByte('\n')
+			st.atLineStart, st.col = true, 0
+			continue
+		}
+		if st.atLineStart {
+			b.WriteString(indent)
+			st.atLineStart, st.col = false, len(indent)
+		}
+		w := runewidth.RuneWidth(r)
+		if r == '\t' {
+			w = 8 - st.col%8
+		}
+		if p.width > 0 && st.col > len(indent) {
+			if r == ' ' && st.col+w+wordWidth(s[i+1:]) > p.width {
+				b.WriteString("\n" + indent) // break at the space and drop it
+				st.col = len(indent)
+				continue
+			}
+			if st.col+w > p.width {
+				b.WriteString("\n" + indent)
+				st.col = len(indent)
+			}
+		}
+		b.WriteRune(r)
+		st.col += w
+	}
+}
+
+// wordWidth is the display width of the word that s starts with.
+func wordWidth(s string) int {
+	w := 0
+	for _, r := range s {
+		if r == ' ' || r == '\n' || r == '\t' {
+			break
+		}
+		w += runewidth.RuneWidth(r)
+	}
+	return w
+}
+
+// endPartial ends the current line if text was left on it, and forgets the open artifact.
+func (p *Printer) endPartial(b *bytes.Buffer) {
+	if !p.stream.atLineStart {
+		b.WriteByte('\n')
+	}
+	p.stream = streamState{atLineStart: true}
+}
