@@ -1,0 +1,7 @@
+// Package exec runs a subprocess for a backend: it starts a shell command in its own process group, feeds its
+// stdin, drains its stderr into a bounded tail, and splits its stdout into delimiter-separated chunks with
+// [Chunker]. It owns the whole life of the process group: every path (normal exit, [Process.Stop], context
+// cancellation) ends with the group terminated and the child reaped, so no zombie or orphan is left behind.
+//
+// The package must not know that A2A exists and imports the standard library only.
+package exec

@@ -1,0 +1,207 @@
+package exec
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	osexec "os/exec"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// defaultGrace is the SIGTERM to SIGKILL delay used when Cmd.Grace is zero.
+const defaultGrace = 2 * time.Second
+
+// closeMargin is how long after SIGKILL the pipes are closed by force, for descendants that left the group
+// and still hold them.
+const closeMargin = 200 * time.Millisecond
+
+// Cmd describes a command to run.
+type Cmd struct {
+	Command string        // run as `/bin/sh -c Command`
+	Env     []string      // appended to the inherited environment; nil inherits it unchanged
+	Dir     string        // working directory; empty means the current one
+	Stdin   []byte        // written to stdin, which is then closed; nil gives the child /dev/null
+	Grace   time.Duration // SIGTERM to SIGKILL delay for the process group on stop; 0 means 2s
+
+	// StderrTail is how many bytes at the end of stderr are kept for Result.StderrTail; 0 means 4096.
+	StderrTail int
+	// OnStderrLine, when not nil, is called from a separate goroutine with each non-empty stderr line,
+	// newline removed and cut into pieces of at most 4 KiB. The slice is valid only during the call.
+	OnStderrLine func(line []byte)
+}
+
+// Result describes how a process ended.
+type Result struct {
+	ExitCode   int           // exit status, or -1 when killed by a signal
+	Signal     string        // the signal that killed the process ("terminated", "killed"), or empty
+	StderrTail string        // the last Cmd.StderrTail bytes of stderr, possibly invalid UTF-8
+	Duration   time.Duration // from start to exit
+}
+
+// Process is a running command, the leader of its own process group.
+type Process struct {
+	cmd   *osexec.Cmd
+	grace time.Duration
+	begin time.Time
+	tail  *tail
+
+	stdout, stdin, stderr closer // our ends of the pipes
+	stdinDone, stderrDone chan struct{}
+	exited                chan struct{} // closed once the child is reaped; then exitedAt and waitErr are set
+	exitedAt              time.Time
+	waitErr               error
+	stopCtx               func() bool
+
+	termOnce              sync.Once // the group was sent SIGTERM and the timers below were armed
+	termAt                time.Time
+	killTimer, closeTimer *time.Timer
+	stopReq, forced       atomic.Bool
+
+	waitOnce sync.Once
+	res      Result
+	err      error
+}
+
+// closer closes a file at most once, whoever asks first.
+type closer struct {
+	f    *os.File
+	once sync.Once
+}
+
+func (c *closer) close() {
+	if c.f != nil {
+		c.once.Do(func() { _ = c.f.Close() }) // a pipe end: nothing useful to do about a close error
+	}
+}
+
+// Start starts the command in its own process group. When ctx is done the process is stopped as by Stop.
+// The caller must read Stdout to its end (or call Stop) and then call Wait.
+func Start(ctx context.Context, c Cmd) (*Process, error) {
+	p := &Process{
+		grace:      c.Grace,
+		tail:       &tail{max: c.StderrTail},
+		stdinDone:  make(chan struct{}),
+		stderrDone: make(chan struct{}),
+		exited:     make(chan struct{}),
+	}
+	if p.grace <= 0 {
+		p.grace = defaultGrace
+	}
+	if p.tail.max <= 0 {
+		p.tail.max = defaultStderrTail
+	}
+	cmd := osexec.CommandContext(ctx, "/bin/sh", "-c", c.Command)
+	cmd.Dir = c.Dir
+	if len(c.Env) > 0 {
+		cmd.Env = append(os.Environ(), c.Env...)
+	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { p.Stop(); return nil }
+	cmd.WaitDelay = p.grace + closeMargin // backstop: os/exec kills the leader if it outlives the group kill
+	p.cmd = cmd
+
+	// Our own pipes, not os/exec's: its copying goroutines would make cmd.Wait wait for every descendant
+	// holding a pipe open, while we want to learn at once that the leader exited.
+	childEnds, err := p.pipes(cmd, c.Stdin != nil)
+	if err != nil {
+		return nil, err
+	}
+	p.begin = time.Now()
+	err = cmd.Start()
+	for _, f := range childEnds {
+		_ = f.Close() // the child has its copies (or was never started); close errors change nothing
+	}
+	if err != nil {
+		p.stdout.close()
+		p.stdin.close()
+		p.stderr.close()
+		return nil, fmt.Errorf("start command: %w", err)
+	}
+	track(cmd.Process.Pid)
+	go drainStderr(p.stderr.f, p.tail, c.OnStderrLine, p.stderrDone)
+	if p.stdin.f != nil {
+		go p.writeStdin(c.Stdin)
+	} else {
+		close(p.stdinDone)
+	}
+	go p.reap()
+	p.stopCtx = context.AfterFunc(ctx, p.Stop) // also after the leader exits, while descendants may linger
+	return p, nil
+}
+
+// pipes creates the stdout, stderr and (if withStdin) stdin pipes, keeps our ends in p, attaches the child's
+// ends to cmd and returns them, to be closed once the child has started.
+func (p *Process) pipes(cmd *osexec.Cmd, withStdin bool) ([]*os.File, error) {
+	var child []*os.File
+	fail := func(err error) ([]*os.File, error) {
+		for _, f := range child {
+			_ = f.Close() // cleaning up after a failure already reported
+		}
+		p.stdout.close()
+		p.stderr.close()
+		return nil, fmt.Errorf("create pipe: %w", err)
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return fail(err)
+	}
+	p.stdout.f, cmd.Stdout, child = outR, outW, append(child, outW)
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		return fail(err)
+	}
+	p.stderr.f, cmd.Stderr, child = errR, errW, append(child, errW)
+	if withStdin {
+		inR, inW, err := os.Pipe()
+		if err != nil {
+			return fail(err)
+		}
+		p.stdin.f, cmd.Stdin, child = inW, inR, append(child, inR)
+	}
+	return child, nil
+}
+
+// writeStdin writes data to the child's stdin and closes it.
+func (p *Process) writeStdin(data []byte) {
+	defer close(p.stdinDone)
+	_, _ = p.stdin.f.Write(data) // EPIPE when the child exits without reading it all: not our failure
+	p.stdin.close()
+}
+
+// reap waits for the leader to exit, terminates what is left of its group, and reaps the leader.
+func (p *Process) reap() {
+	pid := p.cmd.Process.Pid
+	early := waitExited(pid)
+	if early {
+		p.terminate()
+	}
+	err := p.cmd.Wait()
+	if !early {
+		p.terminate()
+	}
+	p.exitedAt, p.waitErr = time.Now(), err
+	close(p.exited)
+}
+
+// PID returns the process id of the child, which is also its process group id.
+func (p *Process) PID() int { return p.cmd.Process.Pid }
+
+// Stdout returns the child's stdout. Reading it to io.EOF is the caller's job; after Stop or Wait, a read
+// returns io.EOF.
+func (p *Process) Stdout() io.Reader { return stdoutReader{p.stdout.f} }
+
+// stdoutReader turns "file closed" (Stop, Wait) into io.EOF.
+type stdoutReader struct{ f *os.File }
+
+func (r stdoutReader) Read(b []byte) (int, error) {
+	n, err := r.f.Read(b)
+	if errors.Is(err, os.ErrClosed) {
+		err = io.EOF
+	}
+	return n, err
+}

@@ -1,0 +1,59 @@
+package exec
+
+import (
+	"io"
+	"os"
+)
+
+// Stderr defaults and limits.
+const (
+	defaultStderrTail = 4096
+	maxStderrLine     = 4096
+)
+
+// tail keeps the last max bytes written to it in at most 2*max bytes of memory.
+type tail struct {
+	max int
+	buf []byte
+}
+
+// Write keeps the end of p; it never fails.
+func (t *tail) Write(p []byte) (int, error) {
+	if len(p) >= t.max {
+		t.buf = append(t.buf[:0], p[len(p)-t.max:]...)
+		return len(p), nil
+	}
+	if len(t.buf)+len(p) > 2*t.max {
+		keep := t.max - len(p)
+		t.buf = append(t.buf[:0], t.buf[len(t.buf)-keep:]...)
+	}
+	t.buf = append(t.buf, p...)
+	return len(p), nil
+}
+
+// String returns the kept bytes.
+func (t *tail) String() string {
+	b := t.buf
+	if len(b) > t.max {
+		b = b[len(b)-t.max:]
+	}
+	return string(b)
+}
+
+// drainStderr reads r to its end (or until it is closed), keeping the tail in t and passing each non-empty
+// line (cut at maxStderrLine bytes, newline removed) to onLine when it is not nil. It closes done when finished.
+func drainStderr(r *os.File, t *tail, onLine func([]byte), done chan<- struct{}) {
+	defer close(done)
+	if onLine == nil {
+		_, _ = io.Copy(t, r) // the only possible error is r being closed (forced stop): the tail is kept as is
+		return
+	}
+	ch := NewChunker(io.TeeReader(r, t), []byte("\n"), maxStderrLine)
+	for {
+		line, err := ch.Next()
+		if err != nil {
+			return
+		}
+		onLine(line)
+	}
+}
