@@ -1,0 +1,70 @@
+package serve
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sync"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2asrv"
+)
+
+// Backend produces the answers of the server: Echo, Exec or Proxy.
+type Backend interface {
+	setup(e *env) (*backendParts, error)
+}
+
+// env is what Run hands a backend.
+type env struct {
+	cfg   *Config
+	store *memStore
+	log   *trafficLog
+}
+
+// backendParts is a set-up backend.
+type backendParts struct {
+	handler  a2asrv.RequestHandler
+	shutdown func(ctx context.Context) error
+	// card returns the card the backend wants to publish before our interfaces are substituted;
+	// nil means the card built from Config.
+	card func(ctx context.Context) (*a2a.AgentCard, error)
+}
+
+func taskBackend(e *env, a agent) *backendParts {
+	ts := newTasks(e.store, a)
+	return &backendParts{handler: &taskHandler{ts: ts}, shutdown: ts.shutdown}
+}
+
+// Echo returns a backend that answers every message with a completed task whose artifact carries
+// the message's parts (text, data and file parts alike), so every task verb works against it.
+func Echo() Backend { return echoBackend{} }
+
+type echoBackend struct{}
+
+func (echoBackend) setup(e *env) (*backendParts, error) { return taskBackend(e, echoAgent{}), nil }
+
+type echoAgent struct{}
+
+func (echoAgent) reply(*a2a.Message) *a2a.Message { return nil }
+
+func (echoAgent) run(_ context.Context, t *turn) (a2a.TaskState, *a2a.Message) {
+	t.emit(a2a.NewStatusUpdateEvent(t.info, a2a.TaskStateWorking, nil))
+	ev := a2a.NewArtifactEvent(t.info, t.Message.Parts...)
+	ev.Artifact.Name = "echo"
+	ev.LastChunk = true
+	t.emit(ev)
+	return a2a.TaskStateCompleted, nil
+}
+
+// lockedWriter serialises writes of whole lines to the log.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) printf(format string, args ...any) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	fmt.Fprintf(l.w, format, args...)
+}

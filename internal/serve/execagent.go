@@ -1,0 +1,202 @@
+package serve
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/a2acli/a2a/internal/exec"
+)
+
+// ExecConfig configures the Exec backend.
+type ExecConfig struct {
+	Command       string        // run with /bin/sh -c
+	Chunk         []byte        // stdout delimiter; nil => the whole stdout is one artifact
+	InputJSON     bool          // stdin is the whole message as one JSON object
+	Timeout       time.Duration // per run; 0 => none
+	MaxConcurrent int           // running processes; 0 => unlimited; the rest wait in arrival order
+	Grace         time.Duration // SIGTERM to SIGKILL; 0 => 2s
+}
+
+// pieceSize bounds a chunk when the output has no delimiter for a long stretch.
+const pieceSize = 64 << 10
+
+// stderrTailSize bounds the stderr quoted in a failed status.
+const stderrTailSize = 2048
+
+// Exec returns a backend that runs c.Command for every message. Stdin carries the message (text
+// parts joined with newlines, data parts as JSON, file bytes; or the whole message as JSON with
+// InputJSON), stdout becomes the artifact, the exit code decides completed or failed.
+//
+// With Chunk, every chunk is sent the moment it is read: the first as a new artifact, the rest
+// appended to it. Nothing is held back, so the end of the output is marked by one more append
+// carrying an empty text part and lastChunk=true.
+func Exec(c ExecConfig) Backend { return execBackend{cfg: c} }
+
+type execBackend struct{ cfg ExecConfig }
+
+func (b execBackend) setup(e *env) (*backendParts, error) {
+	if strings.TrimSpace(b.cfg.Command) == "" {
+		return nil, errors.New("exec: empty command")
+	}
+	a := &execAgent{cfg: b.cfg, sem: newFIFOSem(b.cfg.MaxConcurrent), log: e.log, verbose: e.cfg.Verbose}
+	return taskBackend(e, a), nil
+}
+
+type execAgent struct {
+	cfg     ExecConfig
+	sem     *fifoSem
+	log     *trafficLog
+	verbose bool
+}
+
+func (a *execAgent) reply(*a2a.Message) *a2a.Message { return nil }
+
+func (a *execAgent) run(ctx context.Context, t *turn) (a2a.TaskState, *a2a.Message) {
+	if err := a.sem.acquire(ctx); err != nil {
+		return a2a.TaskStateCanceled, nil
+	}
+	defer a.sem.release()
+	t.emit(a2a.NewStatusUpdateEvent(t.info, a2a.TaskStateWorking, nil))
+	stdin, err := stdinFor(t.Message, a.cfg.InputJSON)
+	if err != nil {
+		return a2a.TaskStateFailed, agentText(t, fmt.Sprintf("encode stdin: %v", err))
+	}
+	runCtx := ctx
+	if a.cfg.Timeout > 0 {
+		var cancel context.CancelFunc
+		runCtx, cancel = context.WithTimeout(ctx, a.cfg.Timeout)
+		defer cancel()
+	}
+	cmd := exec.Cmd{
+		Command:    a.cfg.Command,
+		Stdin:      stdin,
+		Grace:      a.cfg.Grace,
+		StderrTail: stderrTailSize,
+		Env: []string{
+			"A2A_TASK_ID=" + string(t.info.TaskID),
+			"A2A_CONTEXT_ID=" + t.info.ContextID,
+			"A2A_MESSAGE_ID=" + t.Message.ID,
+		},
+	}
+	if a.verbose {
+		cmd.OnStderrLine = func(line []byte) {
+			a.log.printf("exec task=%s stderr: %s\n", t.info.TaskID, strings.ToValidUTF8(string(line), "\uFFFD"))
+		}
+	}
+	var res exec.Result
+	if a.cfg.Chunk != nil {
+		res, err = a.runChunked(runCtx, t, cmd)
+	} else {
+		res, err = a.runWhole(runCtx, t, cmd)
+	}
+	switch {
+	case ctx.Err() != nil:
+		return a2a.TaskStateCanceled, nil
+	case runCtx.Err() != nil:
+		return a2a.TaskStateFailed, agentText(t, fmt.Sprintf("command timed out after %s", a.cfg.Timeout))
+	case err != nil:
+		return a2a.TaskStateFailed, agentText(t, fmt.Sprintf("run command: %v", err))
+	case res.ExitCode != 0:
+		return a2a.TaskStateFailed, agentText(t, exitText(res))
+	}
+	return a2a.TaskStateCompleted, nil
+}
+
+func agentText(t *turn, text string) *a2a.Message {
+	return a2a.NewMessageForTask(a2a.MessageRoleAgent, t.info, a2a.NewTextPart(text))
+}
+
+func exitText(res exec.Result) string {
+	msg := fmt.Sprintf("command exited with status %d", res.ExitCode)
+	if res.Signal != "" {
+		msg = "command killed by signal " + res.Signal
+	}
+	if tail := strings.TrimSpace(strings.ToValidUTF8(res.StderrTail, "\uFFFD")); tail != "" {
+		msg += ": " + tail
+	}
+	return msg
+}
+
+// runWhole collects stdout and sends it as one artifact: text when it is valid UTF-8, else raw.
+func (a *execAgent) runWhole(ctx context.Context, t *turn, cmd exec.Cmd) (exec.Result, error) {
+	var out []byte
+	res, err := exec.Run(ctx, cmd, nil, pieceSize, func(b []byte) error {
+		out = append(out, b...)
+		return nil
+	})
+	if err != nil || ctx.Err() != nil {
+		return res, err
+	}
+	part := a2a.NewTextPart(string(out))
+	if !utf8.Valid(out) {
+		part = a2a.NewRawPart(out)
+		part.MediaType = "application/octet-stream"
+	}
+	ev := a2a.NewArtifactEvent(t.info, part)
+	ev.LastChunk = true
+	t.emit(ev)
+	return res, nil
+}
+
+// runChunked sends every chunk as soon as it is read.
+func (a *execAgent) runChunked(ctx context.Context, t *turn, cmd exec.Cmd) (exec.Result, error) {
+	var id a2a.ArtifactID
+	res, err := exec.Run(ctx, cmd, a.cfg.Chunk, pieceSize, func(b []byte) error {
+		part := a2a.NewTextPart(strings.ToValidUTF8(string(b), "\uFFFD"))
+		if id == "" {
+			ev := a2a.NewArtifactEvent(t.info, part)
+			id = ev.Artifact.ID
+			t.emit(ev)
+			return nil
+		}
+		ev := a2a.NewArtifactUpdateEvent(t.info, id, part)
+		ev.Append = true
+		t.emit(ev)
+		return nil
+	})
+	if id != "" {
+		ev := a2a.NewArtifactUpdateEvent(t.info, id, a2a.NewTextPart(""))
+		ev.Append, ev.LastChunk = true, true
+		t.emit(ev)
+	}
+	return res, err
+}
+
+// stdinFor renders a message for the command's stdin.
+func stdinFor(msg *a2a.Message, asJSON bool) ([]byte, error) {
+	if asJSON {
+		return json.Marshal(msg)
+	}
+	var pieces [][]byte
+	for _, p := range msg.Parts {
+		switch c := p.Content.(type) {
+		case a2a.Text:
+			pieces = append(pieces, []byte(c))
+		case a2a.Raw:
+			pieces = append(pieces, c)
+		case a2a.URL:
+			pieces = append(pieces, []byte(c))
+		case a2a.Data:
+			b, err := json.Marshal(c.Value)
+			if err != nil {
+				return nil, fmt.Errorf("encode data part: %w", err)
+			}
+			pieces = append(pieces, b)
+		}
+	}
+	out := make([]byte, 0, 64)
+	for i, p := range pieces {
+		if i > 0 {
+			out = append(out, '\n')
+		}
+		out = append(out, p...)
+	}
+	return out, nil
+}

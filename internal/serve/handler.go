@@ -1,0 +1,169 @@
+package serve
+
+import (
+	"context"
+	"iter"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2asrv"
+)
+
+// taskHandler is the a2asrv.RequestHandler of the task-keeping backends (echo, exec). It does not
+// use a2asrv's default handler because that one deep-copies the whole task (gob encode+decode,
+// twice) for every event, which makes a long --chunk stream quadratic.
+type taskHandler struct {
+	ts *tasks
+}
+
+var _ a2asrv.RequestHandler = (*taskHandler)(nil)
+
+func checkMessage(req *a2a.SendMessageRequest) error {
+	if req == nil || req.Message == nil {
+		return a2a.NewError(a2a.ErrInvalidParams, "message is required")
+	}
+	if len(req.Message.Parts) == 0 {
+		return a2a.NewError(a2a.ErrInvalidParams, "message has no parts")
+	}
+	return nil
+}
+
+func historyLength(req *a2a.SendMessageRequest) *int {
+	if req.Config == nil {
+		return nil
+	}
+	return req.Config.HistoryLength
+}
+
+// SendMessage implements a2asrv.RequestHandler.
+func (h *taskHandler) SendMessage(ctx context.Context, req *a2a.SendMessageRequest) (a2a.SendMessageResult, error) {
+	if err := checkMessage(req); err != nil {
+		return nil, err
+	}
+	if m := h.ts.agent.reply(req.Message); m != nil {
+		return m, nil
+	}
+	immediate := req.Config != nil && req.Config.ReturnImmediately
+	var sub *subscriber
+	if !immediate {
+		sub = newSubscriber()
+	}
+	snap, err := h.ts.start(req.Message, sub)
+	if err != nil {
+		return nil, err
+	}
+	if immediate {
+		return snap, nil
+	}
+	defer h.ts.unsubscribe(snap.ID, sub)
+	for {
+		select {
+		case _, ok := <-sub.ch:
+			if !ok {
+				return h.ts.store.view(snap.ID, historyLength(req))
+			}
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// SendStreamingMessage implements a2asrv.RequestHandler.
+func (h *taskHandler) SendStreamingMessage(ctx context.Context, req *a2a.SendMessageRequest) iter.Seq2[a2a.Event, error] {
+	return func(yield func(a2a.Event, error) bool) {
+		if err := checkMessage(req); err != nil {
+			yield(nil, err)
+			return
+		}
+		if m := h.ts.agent.reply(req.Message); m != nil {
+			yield(m, nil)
+			return
+		}
+		sub := newSubscriber()
+		snap, err := h.ts.start(req.Message, sub)
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		defer h.ts.unsubscribe(snap.ID, sub)
+		if !yield(snap, nil) {
+			return
+		}
+		forward(ctx, sub, yield)
+	}
+}
+
+// forward yields the events of sub until the turn ends or the caller goes away.
+func forward(ctx context.Context, sub *subscriber, yield func(a2a.Event, error) bool) {
+	for {
+		select {
+		case ev, ok := <-sub.ch:
+			if !ok || !yield(ev, nil) {
+				return
+			}
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// SubscribeToTask implements a2asrv.RequestHandler. A task that is not running yields its
+// current state and ends the stream.
+func (h *taskHandler) SubscribeToTask(ctx context.Context, req *a2a.SubscribeToTaskRequest) iter.Seq2[a2a.Event, error] {
+	return func(yield func(a2a.Event, error) bool) {
+		sub := newSubscriber()
+		snap, attached, err := h.ts.subscribe(req.ID, sub)
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		if !attached {
+			yield(snap, nil)
+			return
+		}
+		defer h.ts.unsubscribe(req.ID, sub)
+		if !yield(snap, nil) {
+			return
+		}
+		forward(ctx, sub, yield)
+	}
+}
+
+// GetTask implements a2asrv.RequestHandler.
+func (h *taskHandler) GetTask(ctx context.Context, req *a2a.GetTaskRequest) (*a2a.Task, error) {
+	return h.ts.store.view(req.ID, req.HistoryLength)
+}
+
+// ListTasks implements a2asrv.RequestHandler.
+func (h *taskHandler) ListTasks(ctx context.Context, req *a2a.ListTasksRequest) (*a2a.ListTasksResponse, error) {
+	return h.ts.store.list(req)
+}
+
+// CancelTask implements a2asrv.RequestHandler.
+func (h *taskHandler) CancelTask(ctx context.Context, req *a2a.CancelTaskRequest) (*a2a.Task, error) {
+	return h.ts.cancel(ctx, req.ID)
+}
+
+// GetTaskPushConfig implements a2asrv.RequestHandler.
+func (h *taskHandler) GetTaskPushConfig(context.Context, *a2a.GetTaskPushConfigRequest) (*a2a.PushConfig, error) {
+	return nil, a2a.ErrPushNotificationNotSupported
+}
+
+// ListTaskPushConfigs implements a2asrv.RequestHandler.
+func (h *taskHandler) ListTaskPushConfigs(context.Context, *a2a.ListTaskPushConfigRequest) (*a2a.ListTaskPushConfigResponse, error) {
+	return nil, a2a.ErrPushNotificationNotSupported
+}
+
+// CreateTaskPushConfig implements a2asrv.RequestHandler.
+func (h *taskHandler) CreateTaskPushConfig(context.Context, *a2a.PushConfig) (*a2a.PushConfig, error) {
+	return nil, a2a.ErrPushNotificationNotSupported
+}
+
+// DeleteTaskPushConfig implements a2asrv.RequestHandler.
+func (h *taskHandler) DeleteTaskPushConfig(context.Context, *a2a.DeleteTaskPushConfigRequest) error {
+	return a2a.ErrPushNotificationNotSupported
+}
+
+// GetExtendedAgentCard implements a2asrv.RequestHandler.
+func (h *taskHandler) GetExtendedAgentCard(context.Context, *a2a.GetExtendedAgentCardRequest) (*a2a.AgentCard, error) {
+	return nil, a2a.ErrExtendedCardNotConfigured
+}

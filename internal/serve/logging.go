@@ -1,0 +1,228 @@
+package serve
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2asrv"
+)
+
+// maxLoggedPayload bounds one payload in the verbose traffic log.
+const maxLoggedPayload = 4096
+
+// trafficLog writes one line per call to the configured writer, plus payloads and request
+// parameters when verbose. Credentials are always redacted.
+type trafficLog struct {
+	w       *lockedWriter
+	quiet   bool
+	verbose bool
+}
+
+func (l *trafficLog) printf(format string, args ...any) {
+	if l != nil && l.w != nil {
+		l.w.printf(format, args...)
+	}
+}
+
+// slogger is the logger handed to a2asrv: a2a-go's own messages go to the log only when verbose.
+func (l *trafficLog) slogger() *slog.Logger {
+	var w io.Writer = io.Discard
+	if l.verbose && !l.quiet {
+		w = l.w.w
+	}
+	return slog.New(slog.NewTextHandler(&lineWriter{l: l.w, w: w}, &slog.HandlerOptions{Level: slog.LevelWarn}))
+}
+
+// lineWriter routes slog output through the same lock as the traffic lines.
+type lineWriter struct {
+	l *lockedWriter
+	w io.Writer
+}
+
+func (lw *lineWriter) Write(p []byte) (int, error) {
+	if lw.w == io.Discard {
+		return len(p), nil
+	}
+	lw.l.mu.Lock()
+	defer lw.l.mu.Unlock()
+	return lw.w.Write(p)
+}
+
+// sensitive reports whether a header, parameter or field name carries a credential.
+func sensitive(name string) bool {
+	n := strings.ToLower(name)
+	if n == "cookie" || n == "set-cookie" || n == "credentials" {
+		return true
+	}
+	for _, s := range []string{"key", "token", "secret", "auth", "password"} {
+		if strings.Contains(n, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// formatParams renders request parameters with credentials redacted, sorted by name.
+func formatParams(params map[string][]string) string {
+	names := make([]string, 0, len(params))
+	for k := range params {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	for _, k := range names {
+		v := strings.Join(params[k], ",")
+		if sensitive(k) {
+			v = "***"
+		}
+		fmt.Fprintf(&b, " %s=%s", k, v)
+	}
+	return b.String()
+}
+
+// redactJSON replaces the values of credential-like fields anywhere in a JSON document.
+func redactJSON(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, val := range x {
+			if sensitive(k) {
+				if _, isObj := val.(map[string]any); !isObj {
+					x[k] = "***"
+					continue
+				}
+			}
+			x[k] = redactJSON(val)
+		}
+	case []any:
+		for i := range x {
+			x[i] = redactJSON(x[i])
+		}
+	}
+	return v
+}
+
+func payloadText(v any) string {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprintf("<%v>", err)
+	}
+	var doc any
+	if json.Unmarshal(raw, &doc) == nil {
+		if red, err := json.Marshal(redactJSON(doc)); err == nil {
+			raw = red
+		}
+	}
+	if len(raw) > maxLoggedPayload {
+		return fmt.Sprintf("%s… (%d bytes)", raw[:maxLoggedPayload], len(raw))
+	}
+	return string(raw)
+}
+
+func payloadSize(v any) int {
+	if v == nil {
+		return 0
+	}
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return 0
+	}
+	return len(raw)
+}
+
+// shortState renders TASK_STATE_INPUT_REQUIRED as input-required.
+func shortState(s a2a.TaskState) string {
+	if s == a2a.TaskStateUnspecified {
+		return "-"
+	}
+	return strings.ReplaceAll(strings.ToLower(strings.TrimPrefix(string(s), "TASK_STATE_")), "_", "-")
+}
+
+// describe extracts the task ID and state a response is about.
+func describe(v any) (id string, state string) {
+	switch x := v.(type) {
+	case *a2a.Task:
+		return string(x.ID), shortState(x.Status.State)
+	case *a2a.Message:
+		return string(x.TaskID), "message"
+	case *a2a.TaskStatusUpdateEvent:
+		return string(x.TaskID), shortState(x.Status.State)
+	case *a2a.TaskArtifactUpdateEvent:
+		return string(x.TaskID), "-"
+	case *a2a.ListTasksResponse:
+		return fmt.Sprintf("(%d tasks)", len(x.Tasks)), "-"
+	}
+	return "", "-"
+}
+
+// callRecord accumulates what is logged about one call.
+type callRecord struct {
+	l      *trafficLog
+	method string
+	start  time.Time
+	id     string
+	state  string
+	bytes  int
+	events int
+}
+
+func (l *trafficLog) begin(ctx context.Context, method string, req any, taskID string) *callRecord {
+	if l.quiet {
+		return nil
+	}
+	if l.verbose {
+		var params map[string][]string
+		if cc, ok := a2asrv.CallContextFrom(ctx); ok && cc.ServiceParams() != nil {
+			params = map[string][]string{}
+			for k, v := range cc.ServiceParams().List() {
+				params[k] = v
+			}
+		}
+		l.printf("%s params:%s\n  > %s\n", method, formatParams(params), payloadText(req))
+	}
+	return &callRecord{l: l, method: method, start: time.Now(), id: taskID, state: "-"}
+}
+
+// observe records one response or stream event.
+func (c *callRecord) observe(v any) {
+	if c == nil || v == nil {
+		return
+	}
+	c.events++
+	c.bytes += payloadSize(v)
+	id, state := describe(v)
+	if id != "" {
+		c.id = id
+	}
+	if state != "-" {
+		c.state = state
+	}
+	if c.l.verbose {
+		c.l.printf("  < %s\n", payloadText(v))
+	}
+}
+
+func (c *callRecord) end(err error) {
+	if c == nil {
+		return
+	}
+	id := c.id
+	if id == "" {
+		id = "-"
+	}
+	line := fmt.Sprintf("%s task=%s state=%s %s %dB", c.method, id, c.state,
+		time.Since(c.start).Round(time.Microsecond), c.bytes)
+	if c.events > 1 {
+		line += fmt.Sprintf(" events=%d", c.events)
+	}
+	if err != nil {
+		line += fmt.Sprintf(" error=%q", err.Error())
+	}
+	c.l.printf("%s\n", line)
+}

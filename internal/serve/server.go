@@ -1,0 +1,209 @@
+// Package serve owns the server behind `a2a serve`: one A2A request handler mounted on the chosen
+// transports (REST, JSON-RPC and gRPC together on one port), the agent card, the task store and
+// the echo, exec and proxy backends. It has no flags and no cobra, never touches os.Stdout or
+// os.Stderr (logs go to Config.Log) and never builds clients itself: the proxy gets its upstream
+// client from the caller.
+package serve
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2asrv"
+	"google.golang.org/grpc"
+)
+
+// Config configures Run.
+type Config struct {
+	Host       string                  // bind address; "" => 127.0.0.1
+	Port       int                     // 0 => any free port
+	Transports []a2a.TransportProtocol // served together on one port; empty => HTTP+JSON
+	Protocol   string                  // "latest" (or "") or "0.3"
+	Card       *a2a.AgentCard          // custom card; nil => generated from Name and Description
+	// Name and Description of the generated card.
+	Name, Description string
+	CardCompat        bool             // serve a card both v0.3 and v1.0 clients read, and both protocol versions
+	Quiet             bool             // no traffic log
+	Verbose           bool             // payloads and parameters in the traffic log, exec stderr lines
+	Log               io.Writer        // traffic log and the "listening on" line; nil => discarded
+	MaxTasks          int              // finished tasks kept; 0 => 1000
+	TaskTTL           time.Duration    // finished tasks older than this are dropped; 0 => 1h
+	Backend           Backend          // nil => Echo
+	Grace             time.Duration    // shutdown grace; 0 => 5s
+	Ready             func(url string) // called once when listening; nil => not called
+
+	clock func() time.Time // tests: the task store's clock; nil => time.Now
+}
+
+const (
+	defaultGrace      = 5 * time.Second
+	readHeaderTimeout = 10 * time.Second
+)
+
+func (cfg *Config) normalize() error {
+	if cfg.Host == "" {
+		cfg.Host = "127.0.0.1"
+	}
+	if len(cfg.Transports) == 0 {
+		cfg.Transports = []a2a.TransportProtocol{a2a.TransportProtocolHTTPJSON}
+	}
+	for _, tr := range cfg.Transports {
+		switch tr {
+		case a2a.TransportProtocolHTTPJSON, a2a.TransportProtocolJSONRPC, a2a.TransportProtocolGRPC:
+		default:
+			return fmt.Errorf("unsupported transport %q", tr)
+		}
+	}
+	switch cfg.Protocol {
+	case "", "latest", "0.3":
+	default:
+		return fmt.Errorf("unsupported protocol version %q (want latest or 0.3)", cfg.Protocol)
+	}
+	if cfg.Log == nil {
+		cfg.Log = io.Discard
+	}
+	if cfg.Grace <= 0 {
+		cfg.Grace = defaultGrace
+	}
+	if cfg.Backend == nil {
+		cfg.Backend = Echo()
+	}
+	return nil
+}
+
+// Run listens, writes "listening on <url>" to Log once ready, serves until ctx is done, then shuts
+// down: stops accepting, ends open streams with a final status, stops every subprocess and
+// returns within Grace. It returns nil after a clean shutdown.
+func Run(ctx context.Context, cfg Config) error {
+	if err := cfg.normalize(); err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.Port)))
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	hostport := advertisedHost(ln.Addr())
+	lw := &lockedWriter{w: cfg.Log}
+	tl := &trafficLog{w: lw, quiet: cfg.Quiet, verbose: cfg.Verbose}
+	e := &env{cfg: &cfg, store: newMemStore(cfg.MaxTasks, cfg.TaskTTL, cfg.clock), log: tl}
+	parts, err := cfg.Backend.setup(e)
+	if err != nil {
+		ln.Close()
+		return fmt.Errorf("set up backend: %w", err)
+	}
+	srv := buildServers(&cfg, hostport, parts, tl)
+	sp := newSplitter(ln, srv.grpc != nil)
+	go sp.serve()
+	errc := make(chan error, 2)
+	go func() { errc <- srv.http.Serve(sp.http) }()
+	if srv.grpc != nil {
+		go func() { errc <- srv.grpc.Serve(sp.grpc) }()
+	}
+	url := "http://" + hostport
+	lw.printf("listening on %s\n", url)
+	if cfg.Ready != nil {
+		cfg.Ready(url)
+	}
+	var serveErr error
+	select {
+	case <-ctx.Done():
+	case serveErr = <-errc:
+	}
+	ln.Close()
+	if err := srv.shutdown(cfg.Grace, parts.shutdown); err != nil {
+		return err
+	}
+	if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) && !errors.Is(serveErr, grpc.ErrServerStopped) {
+		return fmt.Errorf("serve: %w", serveErr)
+	}
+	return nil
+}
+
+type servers struct {
+	http *http.Server
+	grpc *grpc.Server
+}
+
+func buildServers(cfg *Config, hostport string, parts *backendParts, tl *trafficLog) *servers {
+	var h a2asrv.RequestHandler = parts.handler
+	if !cfg.Quiet {
+		h = &logHandler{next: h, log: tl}
+	}
+	h = &a2asrv.InterceptedHandler{Handler: h, Logger: tl.slogger()}
+	v03 := cfg.Protocol == "0.3"
+	ver := versions{v1: !v03, v03: v03 || cfg.CardCompat}
+	base := parts.card
+	if base == nil {
+		card := baseCard(cfg)
+		base = func(context.Context) (*a2a.AgentCard, error) { return card, nil }
+	}
+	producer := cardProducer(base, interfaces(hostport, cfg.Transports, ver.v1, ver.v03), true)
+	mux := http.NewServeMux()
+	ch := cardHandler(producer, ver.v03)
+	mux.Handle(a2asrv.WellKnownAgentCardPath, ch)
+	mux.Handle(legacyCardPath, ch)
+	s := &servers{}
+	for _, tr := range cfg.Transports {
+		switch tr {
+		case a2a.TransportProtocolHTTPJSON:
+			mountREST(mux, h, ver)
+		case a2a.TransportProtocolJSONRPC:
+			mountJSONRPC(mux, h, ver)
+		case a2a.TransportProtocolGRPC:
+			s.grpc = newGRPCServer(h, ver)
+		}
+	}
+	s.http = &http.Server{
+		Handler:           mux,
+		ReadHeaderTimeout: readHeaderTimeout,
+		ErrorLog:          log.New(io.Discard, "", 0),
+	}
+	if cfg.Verbose && !cfg.Quiet {
+		s.http.ErrorLog = log.New(cfg.Log, "http: ", 0)
+	}
+	return s
+}
+
+// shutdown stops the servers within grace: running tasks are stopped first so that their open
+// streams end with a final status, then the servers drain; whatever is left at the deadline is
+// closed.
+func (s *servers) shutdown(grace time.Duration, backend func(context.Context) error) error {
+	ctx, cancel := context.WithTimeout(context.Background(), grace)
+	defer cancel()
+	var errs []error
+	if backend != nil {
+		if err := backend(ctx); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	grpcDone := make(chan struct{})
+	go func() {
+		defer close(grpcDone)
+		if s.grpc != nil {
+			s.grpc.GracefulStop()
+		}
+	}()
+	if err := s.http.Shutdown(ctx); err != nil {
+		s.http.Close()
+		errs = append(errs, fmt.Errorf("drain HTTP connections: %w", err))
+	}
+	select {
+	case <-grpcDone:
+	case <-ctx.Done():
+		s.grpc.Stop()
+		<-grpcDone
+		errs = append(errs, fmt.Errorf("drain gRPC connections: %w", ctx.Err()))
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("shutdown: %w", errors.Join(errs...))
+	}
+	return nil
+}

@@ -1,0 +1,49 @@
+package serve
+
+import (
+	"net/http"
+
+	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
+	grpcv0 "github.com/a2aproject/a2a-go/v2/a2agrpc/v0"
+	grpcv1 "github.com/a2aproject/a2a-go/v2/a2agrpc/v1"
+	"github.com/a2aproject/a2a-go/v2/a2asrv"
+	"google.golang.org/grpc"
+)
+
+// versions says which protocol versions are served.
+type versions struct{ v1, v03 bool }
+
+func mountREST(mux *http.ServeMux, h a2asrv.RequestHandler, ver versions) {
+	if ver.v1 {
+		mux.Handle("/", a2asrv.NewRESTHandler(h))
+	}
+	if ver.v03 {
+		mux.Handle(a2av0.RESTPathPrefix+"/", a2av0.NewRESTHandler(h))
+	}
+}
+
+func mountJSONRPC(mux *http.ServeMux, h a2asrv.RequestHandler, ver versions) {
+	if ver.v1 {
+		rpc := a2asrv.NewJSONRPCHandler(h)
+		mux.Handle("POST "+jsonrpcPath, rpc)
+		if !ver.v03 {
+			mux.Handle("POST /{$}", rpc)
+		}
+	}
+	if ver.v03 {
+		mux.Handle("POST /{$}", a2av0.NewJSONRPCHandler(h))
+	}
+}
+
+// newGRPCServer registers the v1.0 service (lf.a2a.v1.A2AService) and/or the v0.3 one
+// (a2a.v1.A2AService); their names differ, so both live on one server.
+func newGRPCServer(h a2asrv.RequestHandler, ver versions) *grpc.Server {
+	s := grpc.NewServer()
+	if ver.v1 {
+		grpcv1.NewHandler(h).RegisterWith(s)
+	}
+	if ver.v03 {
+		grpcv0.NewHandler(h).RegisterWith(s)
+	}
+	return s
+}
