@@ -1,0 +1,69 @@
+package cli
+
+import "github.com/a2aproject/a2a-go/v2/a2a"
+
+// taskView follows a stream of events and keeps what a client needs at the end: the task's ids, its last state and
+// its artifacts (chunks appended in place, never copied per event).
+type taskView struct {
+	task      *a2a.Task
+	message   *a2a.Message
+	artifacts map[a2a.ArtifactID]*a2a.Artifact
+}
+
+func (v *taskView) apply(ev a2a.Event) {
+	switch e := ev.(type) {
+	case *a2a.Task:
+		v.task = e
+		v.artifacts = nil
+		for _, a := range e.Artifacts {
+			v.artifact(a.ID, a)
+		}
+	case *a2a.Message:
+		v.message = e
+	case *a2a.TaskStatusUpdateEvent:
+		v.ensure(e.TaskID, e.ContextID)
+		v.task.Status = e.Status
+	case *a2a.TaskArtifactUpdateEvent:
+		v.ensure(e.TaskID, e.ContextID)
+		if e.Artifact == nil {
+			return
+		}
+		if prev, ok := v.artifacts[e.Artifact.ID]; ok && e.Append {
+			prev.Parts = append(prev.Parts, e.Artifact.Parts...)
+			return
+		}
+		cp := *e.Artifact
+		cp.Parts = append(a2a.ContentParts(nil), e.Artifact.Parts...)
+		v.artifact(cp.ID, &cp)
+	}
+}
+
+func (v *taskView) artifact(id a2a.ArtifactID, a *a2a.Artifact) {
+	if v.artifacts == nil {
+		v.artifacts = map[a2a.ArtifactID]*a2a.Artifact{}
+	}
+	if _, ok := v.artifacts[id]; !ok {
+		v.task.Artifacts = append(v.task.Artifacts, a)
+	} else {
+		for i, old := range v.task.Artifacts {
+			if old.ID == id {
+				v.task.Artifacts[i] = a
+			}
+		}
+	}
+	v.artifacts[id] = a
+}
+
+func (v *taskView) ensure(id a2a.TaskID, contextID string) {
+	if v.task == nil {
+		v.task = &a2a.Task{ID: id, ContextID: contextID}
+	}
+}
+
+// state is the last known task state, or "" before any task event.
+func (v *taskView) state() a2a.TaskState {
+	if v.task == nil {
+		return a2a.TaskStateUnspecified
+	}
+	return v.task.Status.State
+}

@@ -1,0 +1,320 @@
+package cli
+
+import (
+	"context"
+	"crypto/tls"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/a2acli/a2a/internal/output"
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2aclient"
+	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
+	a2agrpcv0 "github.com/a2aproject/a2a-go/v2/a2agrpc/v0"
+	a2agrpc "github.com/a2aproject/a2a-go/v2/a2agrpc/v1"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/credentials/insecure"
+)
+
+// globalOptions are the flags every client verb shares.
+type globalOptions struct {
+	output     string
+	transport  string
+	svcParams  []string
+	auth       string
+	tenant     string
+	timeout    time.Duration
+	verbose    bool
+	insecure   bool
+	fail       bool
+	extensions []string
+}
+
+// factory builds connected clients. Every verb reaches agents through withClient and nothing else.
+type factory struct {
+	io   *Streams
+	opts *globalOptions
+	log  *verboseLog
+	// started is set once flags and arguments were accepted: an error before that is a usage error.
+	started bool
+	// cmdPath is the running command's path, for help hints.
+	cmdPath string
+}
+
+// withClient connects to the agent named by rawURL, runs fn, and closes the client.
+func (f *factory) withClient(ctx context.Context, rawURL string, fn func(ctx context.Context, c *conn) error) error {
+	if f.opts.tenant != "" {
+		ctx = a2a.AttachTenant(ctx, f.opts.tenant)
+	}
+	c, err := f.connect(ctx, rawURL)
+	if err != nil {
+		return err
+	}
+	defer c.Destroy() //nolint:errcheck // closing a client has nothing useful to report
+	return fn(ctx, c)
+}
+
+// printer renders to stdout in the chosen format.
+func (f *factory) printer() *output.Printer {
+	return output.New(f.io.Out, output.Options{
+		Format: output.Format(f.opts.output),
+		Color:  f.io.ColorEnabled(),
+		Indent: f.io.OutTTY,
+		Width:  f.io.Width,
+	})
+}
+
+// conn is a connected client with what was learnt while connecting.
+type conn struct {
+	*a2aclient.Client
+	card    *a2a.AgentCard
+	cardURL string
+	iface   *a2a.AgentInterface
+	ref     *agentRef
+	timeout time.Duration
+}
+
+// withClientFunc is the shape of factory.withClient; verbs hold one so tests may swap it.
+type withClientFunc func(ctx context.Context, rawURL string, fn func(ctx context.Context, c *conn) error) error
+
+var transportNames = map[string]a2a.TransportProtocol{
+	"jsonrpc": a2a.TransportProtocolJSONRPC,
+	"rest":    a2a.TransportProtocolHTTPJSON,
+	"grpc":    a2a.TransportProtocolGRPC,
+}
+
+func parseTransport(name string) (a2a.TransportProtocol, error) {
+	if name == "" {
+		return "", nil
+	}
+	if t, ok := transportNames[strings.ToLower(name)]; ok {
+		return t, nil
+	}
+	return "", usagef("invalid --transport %q: want rest, jsonrpc or grpc", name)
+}
+
+// serviceParams turns --svc-param and --auth into the parameters sent with every request.
+func (o *globalOptions) serviceParams() (map[string][]string, error) {
+	params := map[string][]string{}
+	for _, kv := range o.svcParams {
+		k, v, ok := strings.Cut(kv, "=")
+		k = strings.TrimSpace(k)
+		if !ok || k == "" {
+			return nil, usagef("invalid --svc-param %q: want key=value", kv)
+		}
+		params[http.CanonicalHeaderKey(k)] = append(params[http.CanonicalHeaderKey(k)], v)
+	}
+	if o.auth != "" {
+		params["Authorization"] = []string{o.auth}
+	}
+	if len(o.extensions) > 0 {
+		params[a2a.SvcParamExtensions] = []string{strings.Join(o.extensions, ",")}
+	}
+	return params, nil
+}
+
+func (f *factory) httpClient() *http.Client {
+	base := http.DefaultTransport.(*http.Transport).Clone()
+	if f.opts.insecure {
+		base.TLSClientConfig = &tls.Config{InsecureSkipVerify: true} //nolint:gosec // the user asked for it with --insecure
+	}
+	base.ResponseHeaderTimeout = 0
+	return &http.Client{Transport: &roundTripper{base: base, log: f.log}}
+}
+
+// resolved is an agent reference with its card, before any client exists.
+type resolved struct {
+	ref     *agentRef
+	card    *a2a.AgentCard // nil when --transport forced an endpoint that has no card
+	cardURL string
+	forced  a2a.TransportProtocol
+	params  map[string][]string
+	hc      *http.Client
+}
+
+// resolve reads the reference and fetches the agent card, bounded by --timeout.
+func (f *factory) resolve(ctx context.Context, rawURL string) (*resolved, error) {
+	ref, err := parseRef(rawURL)
+	if err != nil {
+		return nil, err
+	}
+	forced, err := parseTransport(f.opts.transport)
+	if err != nil {
+		return nil, err
+	}
+	params, err := f.opts.serviceParams()
+	if err != nil {
+		return nil, err
+	}
+	r := &resolved{ref: ref, forced: forced, params: params, hc: f.httpClient()}
+	cctx, cancel := timeoutContext(ctx, f.opts.timeout)
+	defer cancel()
+	card, cardURL, err := fetchCard(cctx, r.hc, ref, http.Header(params))
+	if err != nil {
+		ce, ok := asCardError(err)
+		if !ok || !ce.notFound || forced == "" || ref.base == nil {
+			return nil, timeoutCause(cctx, err)
+		}
+		f.log.printf("no agent card (%v): using %s as the %s endpoint", ce.err, ref.raw, forced)
+		return r, nil
+	}
+	r.card, r.cardURL = card, cardURL
+	f.log.printf("card: %s (%s)", cardURL, card.Name)
+	fixLocalhost(card, ref)
+	return r, nil
+}
+
+// connect resolves the agent named by rawURL and opens a client on the chosen interface.
+func (f *factory) connect(ctx context.Context, rawURL string) (*conn, error) {
+	r, err := f.resolve(ctx, rawURL)
+	if err != nil {
+		return nil, err
+	}
+	card, ref, forced, params, hc := r.card, r.ref, r.forced, r.params, r.hc
+	c := &conn{ref: ref, timeout: f.opts.timeout, card: card, cardURL: r.cardURL}
+	iface, why, err := chooseInterface(card, ref, forced)
+	if err != nil {
+		return nil, err
+	}
+	c.iface = iface
+	f.log.printf("interface: %s %s %s (%s)", iface.ProtocolBinding, iface.ProtocolVersion, iface.URL, why)
+	opts := []a2aclient.FactoryOption{
+		a2aclient.WithDefaultsDisabled(),
+		a2aclient.WithJSONRPCTransport(hc),
+		a2aclient.WithRESTTransport(hc),
+		a2aclient.WithTransport(a2a.TransportProtocolGRPC, f.grpcFactory(false)),
+		a2aclient.WithCompatTransport(a2av0.Version, a2a.TransportProtocolJSONRPC, a2av0.NewJSONRPCTransportFactory(a2av0.JSONRPCTransportConfig{Client: hc})),
+		a2aclient.WithCompatTransport(a2av0.Version, a2a.TransportProtocolHTTPJSON, a2av0.NewRESTTransportFactory(a2av0.RESTTransportConfig{Client: hc})),
+		a2aclient.WithCompatTransport(a2av0.Version, a2a.TransportProtocolGRPC, f.grpcFactory(true)),
+		a2aclient.WithCallInterceptors(&paramsInterceptor{params: params}, &callLogger{log: f.log}),
+	}
+	single := &a2a.AgentCard{}
+	if card != nil {
+		cp := *card
+		single = &cp
+	}
+	single.SupportedInterfaces = []*a2a.AgentInterface{iface}
+	client, err := a2aclient.NewFactory(opts...).CreateFromCard(ctx, single)
+	if err != nil {
+		return nil, fmt.Errorf("open %s client: %w", iface.ProtocolBinding, err)
+	}
+	c.Client = client
+	return c, nil
+}
+
+func asCardError(err error) (*cardError, bool) {
+	ce, ok := err.(*cardError)
+	return ce, ok
+}
+
+// chooseInterface picks the first interface of the card we support, or the one --transport forces.
+func chooseInterface(card *a2a.AgentCard, ref *agentRef, forced a2a.TransportProtocol) (*a2a.AgentInterface, string, error) {
+	if card == nil {
+		u := *ref.base
+		return &a2a.AgentInterface{URL: u.String(), ProtocolBinding: forced, ProtocolVersion: a2a.Version}, "forced by --transport, no card", nil
+	}
+	var offered []string
+	for _, iface := range card.SupportedInterfaces {
+		offered = append(offered, string(iface.ProtocolBinding))
+		if !supported(iface) {
+			continue
+		}
+		if forced == "" {
+			return iface, "first supported interface in the card", nil
+		}
+		if strings.EqualFold(string(iface.ProtocolBinding), string(forced)) {
+			return iface, "forced by --transport", nil
+		}
+	}
+	if forced != "" {
+		return nil, "", withHint(usagef("the agent does not offer --transport %s (card offers %s)", bindingFlag(forced), strings.Join(offered, ", ")),
+			"drop --transport to use what the card offers")
+	}
+	return nil, "", &cardError{url: ref.raw, err: fmt.Errorf("no supported transport among %s", strings.Join(offered, ", "))}
+}
+
+func bindingFlag(t a2a.TransportProtocol) string {
+	for k, v := range transportNames {
+		if v == t {
+			return k
+		}
+	}
+	return string(t)
+}
+
+func supported(iface *a2a.AgentInterface) bool {
+	switch iface.ProtocolBinding {
+	case a2a.TransportProtocolJSONRPC, a2a.TransportProtocolHTTPJSON, a2a.TransportProtocolGRPC:
+	default:
+		return false
+	}
+	v := string(iface.ProtocolVersion)
+	return v == "" || strings.HasPrefix(v, "1.") || strings.HasPrefix(v, "0.3")
+}
+
+// fixLocalhost rewrites interface hosts a client cannot dial (0.0.0.0, [::]) to the host the card came from.
+func fixLocalhost(card *a2a.AgentCard, ref *agentRef) {
+	if ref.base == nil {
+		return
+	}
+	for _, iface := range card.SupportedInterfaces {
+		u, err := url.Parse(iface.URL)
+		if err != nil || u.Host == "" {
+			continue
+		}
+		host := u.Hostname()
+		if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+			u.Host = net.JoinHostPort(ref.base.Hostname(), u.Port())
+			iface.URL = u.String()
+		}
+	}
+}
+
+// grpcFactory dials gRPC interfaces: http:// and bare host:port in plaintext, https:// with TLS.
+func (f *factory) grpcFactory(v03 bool) a2aclient.TransportFactory {
+	return a2aclient.TransportFactoryFn(func(ctx context.Context, _ *a2a.AgentCard, iface *a2a.AgentInterface) (a2aclient.Transport, error) {
+		target, useTLS := grpcTarget(iface.URL)
+		creds := insecure.NewCredentials()
+		if useTLS {
+			creds = credentials.NewTLS(&tls.Config{InsecureSkipVerify: f.opts.insecure}) //nolint:gosec // only with --insecure
+		}
+		cc, err := grpc.NewClient(target,
+			grpc.WithTransportCredentials(creds),
+			grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(1<<30), grpc.MaxCallSendMsgSize(1<<30)),
+			grpc.WithChainUnaryInterceptor(grpcUnaryErrors),
+			grpc.WithChainStreamInterceptor(grpcStreamErrors),
+		)
+		if err != nil {
+			return nil, fmt.Errorf("grpc dial %s: %w", target, err)
+		}
+		if v03 {
+			return a2agrpcv0.NewGRPCTransport(cc), nil
+		}
+		return a2agrpc.NewGRPCTransport(cc), nil
+	})
+}
+
+func grpcTarget(raw string) (target string, useTLS bool) {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return raw, false
+	}
+	switch u.Scheme {
+	case "https", "grpcs":
+		useTLS = true
+	}
+	host := u.Host
+	if u.Port() == "" {
+		port := "80"
+		if useTLS {
+			port = "443"
+		}
+		host = net.JoinHostPort(u.Hostname(), port)
+	}
+	return host, useTLS
+}

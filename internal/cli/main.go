@@ -1,0 +1,208 @@
+// Package cli owns the a2a command line: cobra verbs and flags, the Streams they write to, the one client factory
+// every verb reaches agents through, and the mapping of errors to exit codes. Nothing imports it but cmd/a2a.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/a2acli/a2a/internal/exec"
+	"github.com/a2acli/a2a/internal/output"
+)
+
+// Main runs the a2a command line with args and returns the process exit code. It owns signal handling: the first
+// SIGINT/SIGTERM cancels the running command (exit 130); a second one returns at once.
+func Main(ctx context.Context, args []string, s *Streams) int {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+
+	f := &factory{io: s, opts: &globalOptions{}, log: &verboseLog{w: s.Err}}
+	root := newRootCmd(f)
+	root.SetArgs(args)
+	done := make(chan error, 1)
+	go func() { done <- root.ExecuteContext(ctx) }()
+
+	var err error
+	select {
+	case err = <-done:
+	case <-sigs:
+		cancel(errInterrupted)
+		select {
+		case err = <-done:
+		case <-sigs:
+			hardStop()
+			err = errInterrupted
+		}
+	}
+	if err != nil && !f.started {
+		var ue *usageError
+		if !errors.As(err, &ue) && !errors.Is(err, errInterrupted) {
+			err = &usageError{msg: err.Error(), cmd: f.cmdPath}
+		}
+	}
+	if err != nil && errors.Is(context.Cause(ctx), errInterrupted) && !errors.Is(err, errInterrupted) {
+		err = &causedError{cause: errInterrupted, err: err}
+	}
+	return f.report(err)
+}
+
+// hardStop runs on a second signal, just before Main returns: no subprocess may outlive us.
+func hardStop() { exec.KillAll() }
+
+// report prints err the way the output format wants and returns the exit code.
+func (f *factory) report(err error) int {
+	if err == nil {
+		return exitOK
+	}
+	c := classify(err)
+	var te *taskOutcomeError
+	if errors.As(err, &te) {
+		// The result (and a warning or hint) is already out: --fail only changes the exit code.
+		return c.exit
+	}
+	var ue *usageError
+	if errors.As(err, &ue) && ue.cmd == "" && f.cmdPath != "" {
+		c.hint = fmt.Sprintf("run '%s --help' for usage", f.cmdPath)
+	}
+	msg := err.Error()
+	if f.opts.output == string(output.JSON) {
+		p := output.New(f.io.Out, output.Options{Format: output.JSON})
+		if perr := p.Error(output.ErrorDoc{Code: c.code, Message: msg, Hint: c.hint, A2ACode: c.a2aCode}); perr == nil {
+			return c.exit
+		}
+	}
+	if c.exit == exitInterrupted {
+		fmt.Fprintln(f.io.Err, "a2a: interrupted")
+		return c.exit
+	}
+	fmt.Fprintf(f.io.Err, "a2a: %s\n", output.Sanitize(oneLine(msg)))
+	if c.hint != "" {
+		fmt.Fprintf(f.io.Err, "hint: %s\n", c.hint)
+	}
+	return c.exit
+}
+
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ")), " ")
+}
+
+func newRootCmd(f *factory) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "a2a",
+		Short: "netcat for agents: talk to any A2A agent, or serve one",
+		Long: `a2a talks to any A2A (Agent2Agent) agent - protocol v1.0 and v0.3, over JSON-RPC, HTTP+JSON (REST) and gRPC -
+and serves agents of its own (echo, a proxy, or any command).
+
+The agent <url> may be a base URL, a bare host:port, the card's URL, or a local card file.
+Data goes to stdout; progress, warnings and hints go to stderr.
+
+Exit codes: 0 done, 1 failure, 2 usage, 3 unreachable or no card, 4 authentication, 5 --timeout,
+130 interrupted; with --fail also 6 (task failed, rejected or canceled) and 7 (input or auth required).`,
+		Example: `  a2a serve --echo --port 8080 &
+  a2a discover localhost:8080
+  a2a send localhost:8080 "hello"
+  a2a send localhost:8080 "hello" --stream -o json | jq -c .
+  a2a list tasks localhost:8080 --status completed`,
+		SilenceErrors:     true,
+		SilenceUsage:      true,
+		Version:           versionString(),
+		CompletionOptions: cobra.CompletionOptions{HiddenDefaultCmd: false},
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			f.cmdPath = cmd.CommandPath()
+			switch f.opts.output {
+			case string(output.Text), string(output.JSON):
+			default:
+				return &usageError{msg: fmt.Sprintf("invalid --output %q: want text or json", f.opts.output), cmd: f.cmdPath}
+			}
+			if f.opts.timeout < 0 {
+				return &usageError{msg: "invalid --timeout: must not be negative", cmd: f.cmdPath}
+			}
+			if err := cmd.ValidateFlagGroups(); err != nil {
+				return &usageError{msg: err.Error(), cmd: f.cmdPath}
+			}
+			f.log.enabled = f.opts.verbose
+			if f.opts.insecure {
+				fmt.Fprintln(f.io.Err, "warning: --insecure: TLS certificates are not verified")
+			}
+			f.started = true
+			return nil
+		},
+	}
+	root.SetOut(f.io.Out)
+	root.SetErr(f.io.Err)
+	root.SetIn(f.io.In)
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
+		return &usageError{msg: err.Error(), cmd: cmd.CommandPath()}
+	})
+	root.SetVersionTemplate("{{.Version}}\n")
+
+	pf := root.PersistentFlags()
+	pf.StringVarP(&f.opts.output, "output", "o", "text", "output format: text or json")
+	pf.StringVar(&f.opts.transport, "transport", "", "force a transport: rest, jsonrpc or grpc (default: from the card)")
+	pf.StringArrayVar(&f.opts.svcParams, "svc-param", nil, "service parameter `key=value`, sent as a header or gRPC metadata (repeatable)")
+	pf.StringVar(&f.opts.auth, "auth", "", "credentials, shorthand for --svc-param \"Authorization=<creds>\"")
+	pf.StringVar(&f.opts.tenant, "tenant", "", "tenant id, passed on every request")
+	pf.DurationVar(&f.opts.timeout, "timeout", 30*time.Second, "bound on connecting and each call; on streams, on the silence between events (0: none)")
+	pf.BoolVarP(&f.opts.verbose, "verbose", "v", false, "print what travels to stderr (credentials redacted)")
+	pf.BoolVar(&f.opts.insecure, "insecure", false, "skip TLS certificate verification")
+	_ = root.RegisterFlagCompletionFunc("output", fixedCompletion("text", "json"))               // cannot fail: the flag exists
+	_ = root.RegisterFlagCompletionFunc("transport", fixedCompletion("rest", "jsonrpc", "grpc")) // cannot fail: the flag exists
+
+	get := &cobra.Command{Use: "get", Short: "Get a resource: task or card", RunE: nounArgs}
+	get.AddCommand(newGetTaskCmd(f, nil), newGetCardCmd(f, nil))
+	list := &cobra.Command{Use: "list", Short: "List resources: tasks", RunE: nounArgs}
+	list.AddCommand(newListTasksCmd(f, nil))
+	root.AddCommand(
+		newDiscoverCmd(f, nil),
+		newSendCmd(f, nil),
+		get,
+		list,
+		newCancelCmd(f, nil),
+		newSubscribeCmd(f, nil),
+		newServeCmd(f, nil),
+		newVersionCmd(f),
+	)
+	return root
+}
+
+// nounArgs rejects a verb used without its noun ("a2a get"), naming the nouns it takes.
+func nounArgs(cmd *cobra.Command, args []string) error {
+	var nouns []string
+	for _, c := range cmd.Commands() {
+		nouns = append(nouns, c.Name())
+	}
+	if len(args) == 0 {
+		return &usageError{msg: fmt.Sprintf("%s needs a noun: %s", cmd.CommandPath(), strings.Join(nouns, ", ")), cmd: cmd.CommandPath()}
+	}
+	return &usageError{msg: fmt.Sprintf("unknown noun %q for %s: want %s", args[0], cmd.CommandPath(), strings.Join(nouns, ", ")), cmd: cmd.CommandPath()}
+}
+
+func fixedCompletion(values ...string) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+	return func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return values, cobra.ShellCompDirectiveNoFileComp
+	}
+}
+
+// exactArgs is cobra.ExactArgs with a usage error that names what is missing.
+func exactArgs(names ...string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) < len(names) {
+			return &usageError{msg: fmt.Sprintf("missing %s", strings.Join(names[len(args):], " and ")), cmd: cmd.CommandPath()}
+		}
+		if len(args) > len(names) {
+			return &usageError{msg: fmt.Sprintf("unexpected argument %q", args[len(names)]), cmd: cmd.CommandPath()}
+		}
+		return nil
+	}
+}

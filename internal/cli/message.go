@@ -1,0 +1,252 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+)
+
+// messageOptions are the ways send can be given its message.
+type messageOptions struct {
+	text      string   // the positional text; "-" reads stdin
+	hasText   bool     // the positional was given
+	json      string   // --json: a whole Message object
+	parts     string   // --parts: a parts array
+	file      string   // -f: a Message (or parts array) in a file; "-" reads stdin
+	files     []string // --file: file parts
+	mediaType string   // --media-type for --file
+	data      string   // --data FILE|-: a data part
+	taskID    string
+	contextID string
+}
+
+const maxInputBytes = 256 << 20
+
+// buildMessage assembles the Message from whichever source was given, reading stdin at most once.
+func buildMessage(o *messageOptions, stdin io.Reader) (*a2a.Message, error) {
+	sources := 0
+	for _, set := range []bool{o.hasText, o.json != "", o.parts != "", o.file != ""} {
+		if set {
+			sources++
+		}
+	}
+	if sources > 1 {
+		return nil, usagef("give the message one way only: text, --json, --parts or -f")
+	}
+	if o.hasText && o.text == "-" && (o.file == "-" || o.data == "-") || o.file == "-" && o.data == "-" {
+		return nil, usagef("only one input can read stdin ('-')")
+	}
+	msg := &a2a.Message{Role: a2a.MessageRoleUser}
+	var err error
+	switch {
+	case o.json != "":
+		msg, err = parseMessageJSON([]byte(o.json), "--json")
+	case o.parts != "":
+		msg.Parts, err = parsePartsJSON([]byte(o.parts), "--parts")
+	case o.file != "":
+		var body []byte
+		if body, err = readInput(o.file, stdin); err == nil {
+			msg, err = parseMessageOrParts(body, o.file)
+		}
+	case o.hasText:
+		text := o.text
+		if text == "-" {
+			var body []byte
+			if body, err = readInput("-", stdin); err == nil {
+				text = string(body)
+			}
+		}
+		if err == nil {
+			msg.Parts = append(msg.Parts, a2a.NewTextPart(text))
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, path := range o.files {
+		p, err := filePart(path, o.mediaType)
+		if err != nil {
+			return nil, err
+		}
+		msg.Parts = append(msg.Parts, p)
+	}
+	if o.data != "" {
+		body, err := readInput(o.data, stdin)
+		if err != nil {
+			return nil, err
+		}
+		var v any
+		if err := json.Unmarshal(body, &v); err != nil {
+			return nil, usagef("--data %s is not JSON: %v", o.data, err)
+		}
+		msg.Parts = append(msg.Parts, a2a.NewDataPart(v))
+	}
+	if len(msg.Parts) == 0 {
+		return nil, usagef("no message: give text, -, --json, --parts, -f, --file or --data")
+	}
+	if msg.ID == "" {
+		msg.ID = a2a.NewMessageID()
+	}
+	if msg.Role == a2a.MessageRoleUnspecified {
+		msg.Role = a2a.MessageRoleUser
+	}
+	if o.taskID != "" {
+		msg.TaskID = a2a.TaskID(o.taskID)
+	}
+	if o.contextID != "" {
+		msg.ContextID = o.contextID
+	}
+	return msg, nil
+}
+
+func readInput(path string, stdin io.Reader) ([]byte, error) {
+	var r io.Reader
+	if path == "-" {
+		r = stdin
+	} else {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", path, err)
+		}
+		defer f.Close()
+		r = f
+	}
+	b, err := io.ReadAll(io.LimitReader(r, maxInputBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if len(b) > maxInputBytes {
+		return nil, fmt.Errorf("read %s: larger than %d MiB", path, maxInputBytes>>20)
+	}
+	return b, nil
+}
+
+func filePart(path, mediaType string) (*a2a.Part, error) {
+	b, err := readInput(path, nil)
+	if err != nil {
+		return nil, err
+	}
+	if mediaType == "" {
+		mediaType = mime.TypeByExtension(filepath.Ext(path))
+	}
+	if mediaType == "" {
+		mediaType = http.DetectContentType(b)
+	}
+	p := a2a.NewRawPart(b)
+	p.Filename = filepath.Base(path)
+	p.MediaType = mediaType
+	return p, nil
+}
+
+func parseMessageOrParts(body []byte, what string) (*a2a.Message, error) {
+	if t := strings.TrimSpace(string(body)); strings.HasPrefix(t, "[") {
+		parts, err := parsePartsJSON(body, what)
+		if err != nil {
+			return nil, err
+		}
+		return &a2a.Message{Role: a2a.MessageRoleUser, Parts: parts}, nil
+	}
+	return parseMessageJSON(body, what)
+}
+
+// parseMessageJSON reads a Message object, accepting v1.0 and v0.3 part shapes.
+func parseMessageJSON(body []byte, what string) (*a2a.Message, error) {
+	var raw map[string]any
+	if err := json.Unmarshal(body, &raw); err != nil {
+		return nil, usagef("%s is not a JSON Message object: %v", what, err)
+	}
+	if role, ok := raw["role"].(string); ok {
+		raw["role"] = normalRole(role)
+	}
+	if _, ok := raw["parts"]; !ok {
+		return nil, usagef("%s: the Message has no \"parts\"", what)
+	}
+	parts, ok := raw["parts"].([]any)
+	if !ok {
+		return nil, usagef("%s: \"parts\" must be an array", what)
+	}
+	for i, p := range parts {
+		parts[i] = normalPart(p)
+	}
+	delete(raw, "kind")
+	norm, err := json.Marshal(raw)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	var msg a2a.Message
+	if err := json.Unmarshal(norm, &msg); err != nil {
+		return nil, usagef("%s is not a valid Message: %v", what, err)
+	}
+	return &msg, nil
+}
+
+func parsePartsJSON(body []byte, what string) ([]*a2a.Part, error) {
+	var raw []any
+	if err := json.Unmarshal(body, &raw); err != nil {
+		return nil, usagef("%s is not a JSON array of parts: %v", what, err)
+	}
+	if len(raw) == 0 {
+		return nil, usagef("%s: the parts array is empty", what)
+	}
+	parts := make([]*a2a.Part, 0, len(raw))
+	for i, p := range raw {
+		b, err := json.Marshal(normalPart(p))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", what, err)
+		}
+		var part a2a.Part
+		if err := json.Unmarshal(b, &part); err != nil {
+			return nil, usagef("%s: part %d: %v", what, i, err)
+		}
+		parts = append(parts, &part)
+	}
+	return parts, nil
+}
+
+func normalRole(r string) string {
+	switch strings.ToLower(r) {
+	case "user", "role_user":
+		return string(a2a.MessageRoleUser)
+	case "agent", "role_agent":
+		return string(a2a.MessageRoleAgent)
+	}
+	return r
+}
+
+// normalPart accepts the grammar's {"fileUrl": …} and v0.3 {"kind": …} parts besides v1.0 ones.
+func normalPart(p any) any {
+	m, ok := p.(map[string]any)
+	if !ok {
+		return p
+	}
+	for _, k := range []string{"fileUrl", "fileUri", "uri"} {
+		if v, ok := m[k]; ok {
+			m["url"] = v
+			delete(m, k)
+		}
+	}
+	if f, ok := m["file"].(map[string]any); ok {
+		if v, ok := f["uri"]; ok {
+			m["url"] = v
+		}
+		if v, ok := f["bytes"]; ok {
+			m["raw"] = v
+		}
+		if v, ok := f["mimeType"]; ok {
+			m["mediaType"] = v
+		}
+		if v, ok := f["name"]; ok {
+			m["filename"] = v
+		}
+		delete(m, "file")
+	}
+	delete(m, "kind")
+	return m
+}

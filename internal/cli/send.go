@@ -1,0 +1,159 @@
+package cli
+
+import (
+	"context"
+	"iter"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/spf13/cobra"
+)
+
+type sendOptions struct {
+	f          *factory
+	withClient withClientFunc
+	url        string
+	msg        messageOptions
+	stream     bool
+	immediate  bool
+	history    int
+	save       string
+}
+
+func newSendCmd(f *factory, runF func(context.Context, *sendOptions) error) *cobra.Command {
+	o := &sendOptions{f: f, withClient: f.withClient, history: -1}
+	cmd := &cobra.Command{
+		Use:   "send <url> [text]",
+		Short: "Send a message to an agent and print the response",
+		Long: `Send a message to an agent and print the task or message it answers with.
+
+The message is the text argument ("-" reads it from stdin), or a whole Message object (--json, -f FILE), or a
+parts array (--parts). --file adds file parts and --data a data part. With --stream, events are printed as they
+arrive (JSON Lines with -o json). A task that stops for input prints the command that continues it.`,
+		Example: `  a2a send localhost:8080 "Hello, what can you do?"
+  a2a send localhost:8080 --stream "Summarize this document"
+  a2a send localhost:8080 --immediate "Start a long analysis"
+  a2a send localhost:8080 --json '{"role":"ROLE_USER","parts":[{"text":"analyze this"},{"fileUrl":"s3://bucket/doc.pdf"}]}'
+  a2a send localhost:8080 --parts '[{"text":"analyze this"},{"fileUrl":"s3://bucket/doc.pdf"}]'
+  a2a send localhost:8080 -f message.json
+  a2a send localhost:8080 --task <task-id> "Follow-up question"
+  a2a send localhost:8080 --context <context-id> "Related question"
+  a2a send localhost:8080 "describe this" --file chart.png --save ./out
+  echo '{"rows":3}' | a2a send localhost:8080 --data - "check these numbers"
+  a2a send localhost:8080 "hi" -o json | jq -r .status.state`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return &usageError{msg: "missing <url>", cmd: cmd.CommandPath()}
+			}
+			if len(args) > 2 {
+				return &usageError{msg: "too many arguments: quote the message text", cmd: cmd.CommandPath()}
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.url = args[0]
+			if len(args) == 2 {
+				o.msg.text, o.msg.hasText = args[1], true
+			}
+			if cmd.Flags().Changed("history") && o.history < 0 {
+				return &usageError{msg: "--history must not be negative", cmd: cmd.CommandPath()}
+			}
+			if runF != nil {
+				return runF(cmd.Context(), o)
+			}
+			return runSend(cmd.Context(), o)
+		},
+	}
+	fl := cmd.Flags()
+	fl.BoolVar(&o.stream, "stream", false, "use SendStreamingMessage and print events as they arrive")
+	fl.BoolVar(&o.immediate, "immediate", false, "return at once with the task (ReturnImmediately)")
+	fl.StringVar(&o.msg.json, "json", "", "the whole Message as JSON")
+	fl.StringVar(&o.msg.parts, "parts", "", "a JSON array of parts; the message is built with ROLE_USER")
+	fl.StringVarP(&o.msg.file, "message-file", "f", "", "read the Message (or a parts array) from a JSON file, - for stdin")
+	fl.StringArrayVar(&o.msg.files, "file", nil, "attach a file as a file part (repeatable)")
+	fl.StringVar(&o.msg.mediaType, "media-type", "", "media type of --file parts (default: from the name or content)")
+	fl.StringVar(&o.msg.data, "data", "", "attach JSON from a file, or - for stdin, as a data part")
+	fl.StringVar(&o.msg.taskID, "task", "", "continue an existing task")
+	fl.StringVar(&o.msg.contextID, "context", "", "group the message under a context id")
+	fl.IntVar(&o.history, "history", -1, "ask for n history messages in the response")
+	fl.StringVar(&o.save, "save", "", "write file parts of the result's artifacts into `dir`")
+	fl.BoolVar(&f.opts.fail, "fail", false, "exit 6 when the task fails, is rejected or canceled; 7 when it needs input or auth")
+	cmd.MarkFlagsMutuallyExclusive("json", "parts", "message-file")
+	cmd.MarkFlagsMutuallyExclusive("stream", "immediate")
+	_ = cmd.MarkFlagFilename("file")                 // cannot fail: the flag exists
+	_ = cmd.MarkFlagFilename("message-file", "json") // cannot fail: the flag exists
+	_ = cmd.MarkFlagDirname("save")                  // cannot fail: the flag exists
+	return cmd
+}
+
+func (o *sendOptions) request() (*a2a.SendMessageRequest, error) {
+	msg, err := buildMessage(&o.msg, o.f.io.In)
+	if err != nil {
+		return nil, err
+	}
+	req := &a2a.SendMessageRequest{Message: msg, Tenant: o.f.opts.tenant}
+	if o.immediate || o.history >= 0 {
+		req.Config = &a2a.SendMessageConfig{ReturnImmediately: o.immediate}
+		if o.history >= 0 {
+			h := o.history
+			req.Config.HistoryLength = &h
+		}
+	}
+	return req, nil
+}
+
+func runSend(ctx context.Context, o *sendOptions) error {
+	req, err := o.request()
+	if err != nil {
+		return err
+	}
+	return o.withClient(ctx, o.url, func(ctx context.Context, c *conn) error {
+		if o.stream {
+			return o.f.streamEvents(ctx, c, o.url, o.save, func(ctx context.Context) iter.Seq2[a2a.Event, error] {
+				return c.SendStreamingMessage(ctx, req)
+			})
+		}
+		res, err := unary(ctx, c, func(ctx context.Context) (a2a.SendMessageResult, error) {
+			return c.SendMessage(ctx, req)
+		})
+		if err != nil {
+			return err
+		}
+		if err := o.f.printer().Result(res); err != nil {
+			return err
+		}
+		task, _ := res.(*a2a.Task)
+		if task != nil {
+			if err := o.f.saveFiles(o.save, task.Artifacts); err != nil {
+				return err
+			}
+		}
+		return o.f.outcome(o.url, task)
+	})
+}
+
+// streamEvents prints a stream (send --stream, subscribe) event by event and reports the outcome at its end.
+func (f *factory) streamEvents(ctx context.Context, c *conn, agentURL, save string, open func(context.Context) iter.Seq2[a2a.Event, error]) error {
+	p := f.printer()
+	var view taskView
+	err := stream(ctx, c, open, func(ev a2a.Event) error {
+		view.apply(ev)
+		return p.Event(ev)
+	})
+	if cerr := p.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	if err := f.saveFiles(save, taskArtifacts(view.task)); err != nil {
+		return err
+	}
+	return f.outcome(agentURL, view.task)
+}
+
+func taskArtifacts(t *a2a.Task) []*a2a.Artifact {
+	if t == nil {
+		return nil
+	}
+	return t.Artifacts
+}

@@ -1,0 +1,197 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2aclient"
+	"github.com/spf13/cobra"
+
+	"github.com/a2acli/a2a/internal/serve"
+)
+
+type serveOptions struct {
+	f             *factory
+	echo          bool
+	proxy         string
+	execCmd       string
+	chunk         string
+	chunkSet      bool
+	input         string
+	execTimeout   time.Duration
+	maxConcurrent int
+	port          int
+	host          string
+	name          string
+	description   string
+	transports    string
+	protocol      string
+	cardFile      string
+	cardCompat    bool
+	quiet         bool
+	maxTasks      int
+	taskTTL       time.Duration
+}
+
+func newServeCmd(f *factory, runF func(context.Context, *serveOptions) error) *cobra.Command {
+	o := &serveOptions{f: f}
+	cmd := &cobra.Command{
+		Use:   "serve (--echo | --proxy <url> | --exec <command>)",
+		Short: "Serve an A2A agent: echo, a proxy to another agent, or any command",
+		Long: `Start an A2A server on --host:--port (127.0.0.1:8080 by default) backed by one of:
+
+  --echo          return the user's message back: the "ping" for agents
+  --proxy URL     forward every call to an upstream agent, logging traffic to stderr
+  --exec CMD      run CMD per message: the message on stdin, stdout becomes the response artifact;
+                  with --chunk=DELIM, stdout streams out in DELIM-separated chunks as they are written
+
+The card is served at /.well-known/agent-card.json and lists every transport served (--transport takes one
+of rest, jsonrpc, grpc, or a comma list served together on the same port). Once ready, one line
+"listening on <url>" goes to stderr. Ctrl-C stops accepting, ends open streams and stops every subprocess.`,
+		Example: `  a2a serve --echo
+  a2a serve --echo --port 9090 --name "Echo Agent"
+  a2a serve --echo --port 0 --transport rest,jsonrpc,grpc
+  a2a serve --proxy https://upstream-agent.example --auth "Bearer $TOKEN"
+  a2a serve --proxy https://upstream-agent.example --svc-param "X-Request-Source=a2a-proxy"
+  a2a serve --exec "python -u a2a_unaware_agent.py"
+  a2a serve --exec "for i in 1 2 3; do echo \$i; sleep 0.5; done" --chunk=$'\n'
+  a2a serve --exec "echo 'alpha beta gamma'" --chunk=' '`,
+		Args: exactArgs(),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.chunkSet = cmd.Flags().Changed("chunk")
+			cfg, err := o.config(cmd)
+			if err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(cmd.Context(), o)
+			}
+			return serve.Run(cmd.Context(), cfg)
+		},
+	}
+	fl := cmd.Flags()
+	fl.BoolVar(&o.echo, "echo", false, "echo mode: return the message back")
+	fl.StringVar(&o.proxy, "proxy", "", "proxy mode: forward every call to this upstream agent")
+	fl.StringVar(&o.execCmd, "exec", "", "exec mode: run this shell command per message")
+	fl.StringVar(&o.chunk, "chunk", "", "with --exec: stream stdout in chunks split at this delimiter (any bytes)")
+	fl.StringVar(&o.input, "input", "text", "with --exec: what stdin gets: text (the message's parts) or json (the whole message)")
+	fl.DurationVar(&o.execTimeout, "exec-timeout", 0, "with --exec: stop a command running longer than this (0: no limit)")
+	fl.IntVar(&o.maxConcurrent, "max-concurrent", 0, "with --exec: at most n commands at once, the rest wait in order (0: no limit)")
+	fl.IntVar(&o.port, "port", 8080, "listen port (0: any free port)")
+	fl.StringVar(&o.host, "host", "127.0.0.1", "bind address")
+	fl.StringVar(&o.name, "name", "", "agent name for the generated card")
+	fl.StringVar(&o.description, "description", "", "agent description for the generated card")
+	fl.StringVar(&o.transports, "transport", "rest", "transports to serve: rest, jsonrpc, grpc, or a comma list")
+	fl.StringVar(&o.protocol, "protocol", "latest", "protocol version: latest or 0.3")
+	fl.StringVar(&o.cardFile, "card", "", "serve this agent card JSON instead of a generated one")
+	fl.BoolVar(&o.cardCompat, "card-compat", false, "serve the card in a form both v0.3 and v1.0 clients read")
+	fl.BoolVar(&o.quiet, "quiet", false, "no traffic log on stderr")
+	fl.IntVar(&o.maxTasks, "max-tasks", 1000, "keep at most n finished tasks")
+	fl.DurationVar(&o.taskTTL, "task-ttl", time.Hour, "forget finished tasks after this long")
+	cmd.MarkFlagsMutuallyExclusive("echo", "proxy", "exec")
+	cmd.MarkFlagsOneRequired("echo", "proxy", "exec")
+	_ = cmd.RegisterFlagCompletionFunc("protocol", fixedCompletion("latest", "0.3")) // cannot fail: the flag exists
+	_ = cmd.RegisterFlagCompletionFunc("input", fixedCompletion("text", "json"))     // cannot fail: the flag exists
+	_ = cmd.MarkFlagFilename("card", "json")                                         // cannot fail: the flag exists
+	// The root's --transport means "force a client transport"; serve's own flag shadows it with its own meaning.
+	return cmd
+}
+
+func (o *serveOptions) config(cmd *cobra.Command) (serve.Config, error) {
+	usage := func(format string, args ...any) error {
+		return &usageError{msg: fmt.Sprintf(format, args...), cmd: cmd.CommandPath()}
+	}
+	cfg := serve.Config{
+		Host: o.host, Port: o.port, Name: o.name, Description: o.description, CardCompat: o.cardCompat,
+		Quiet: o.quiet, Verbose: o.f.opts.verbose, Log: o.f.io.Err, MaxTasks: o.maxTasks, TaskTTL: o.taskTTL,
+	}
+	if o.port < 0 || o.port > 65535 {
+		return cfg, usage("invalid --port %d: want 0 to 65535", o.port)
+	}
+	if o.maxTasks < 1 {
+		return cfg, usage("invalid --max-tasks %d: want at least 1", o.maxTasks)
+	}
+	if o.taskTTL <= 0 {
+		return cfg, usage("invalid --task-ttl %s: want a positive duration", o.taskTTL)
+	}
+	switch o.protocol {
+	case "latest", "1.0", "":
+		cfg.Protocol = "latest"
+	case "0.3", "0.3.0":
+		cfg.Protocol = "0.3"
+	default:
+		return cfg, usage("invalid --protocol %q: want latest or 0.3", o.protocol)
+	}
+	seen := map[a2a.TransportProtocol]bool{}
+	for _, name := range strings.Split(o.transports, ",") {
+		t, err := parseTransport(strings.TrimSpace(name))
+		if err != nil || t == "" {
+			return cfg, usage("invalid --transport %q: want rest, jsonrpc, grpc or a comma list of them", o.transports)
+		}
+		if !seen[t] {
+			cfg.Transports = append(cfg.Transports, t)
+			seen[t] = true
+		}
+	}
+	if o.cardFile != "" {
+		body, err := os.ReadFile(o.cardFile)
+		if err != nil {
+			return cfg, usage("--card: %v", err)
+		}
+		card, err := parseCard(body)
+		if err != nil {
+			return cfg, usage("--card %s: %v", o.cardFile, err)
+		}
+		cfg.Card = card
+	}
+	if !o.execSet() && (o.chunkSet || cmd.Flags().Changed("input") || o.execTimeout != 0 || o.maxConcurrent != 0) {
+		return cfg, usage("--chunk, --input, --exec-timeout and --max-concurrent go with --exec")
+	}
+	if o.proxy == "" && (o.f.opts.auth != "" || len(o.f.opts.svcParams) > 0) {
+		return cfg, usage("--auth and --svc-param go with --proxy")
+	}
+	switch {
+	case o.echo:
+		cfg.Backend = serve.Echo()
+	case o.execSet():
+		if o.chunkSet && o.chunk == "" {
+			return cfg, usage("--chunk needs a delimiter, e.g. --chunk=$'\\n'")
+		}
+		if o.input != "text" && o.input != "json" {
+			return cfg, usage("invalid --input %q: want text or json", o.input)
+		}
+		if o.maxConcurrent < 0 || o.execTimeout < 0 {
+			return cfg, usage("--max-concurrent and --exec-timeout must not be negative")
+		}
+		ec := serve.ExecConfig{Command: o.execCmd, InputJSON: o.input == "json", Timeout: o.execTimeout, MaxConcurrent: o.maxConcurrent}
+		if o.chunkSet {
+			ec.Chunk = []byte(o.chunk)
+		}
+		cfg.Backend = serve.Exec(ec)
+	default:
+		if _, err := parseRef(o.proxy); err != nil {
+			return cfg, usage("invalid --proxy: %v", err)
+		}
+		cfg.Backend = serve.Proxy(serve.ProxyConfig{Connect: o.connectUpstream, AuthInjected: o.f.opts.auth != ""})
+	}
+	return cfg, nil
+}
+
+func (o *serveOptions) execSet() bool { return o.execCmd != "" }
+
+// connectUpstream resolves the proxy's upstream with the shared factory, whatever its transport or version.
+func (o *serveOptions) connectUpstream(ctx context.Context) (*a2aclient.Client, *a2a.AgentCard, error) {
+	upstream := *o.f
+	opts := *o.f.opts
+	opts.transport = "" // serve's --transport names what we serve, not how to reach the upstream
+	upstream.opts = &opts
+	c, err := upstream.connect(ctx, o.proxy)
+	if err != nil {
+		return nil, nil, err
+	}
+	return c.Client, c.card, nil
+}

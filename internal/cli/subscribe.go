@@ -1,0 +1,81 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"iter"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/spf13/cobra"
+)
+
+type subscribeOptions struct {
+	f          *factory
+	withClient withClientFunc
+	url, id    string
+	save       string
+}
+
+func newSubscribeCmd(f *factory, runF func(context.Context, *subscribeOptions) error) *cobra.Command {
+	o := &subscribeOptions{f: f, withClient: f.withClient}
+	cmd := &cobra.Command{
+		Use:   "subscribe <url> <task-id>",
+		Short: "Stream a task's events until it ends",
+		Long: `Stream a task's events to stdout until the task reaches a terminal or interrupted state. Output matches
+send --stream (JSON Lines with -o json). Subscribing to a task that already ended prints its final state.`,
+		Example: `  a2a subscribe localhost:8080 <task-id>
+  a2a subscribe localhost:8080 <task-id> -o json | jq -c .statusUpdate.status.state`,
+		Args: exactArgs("<url>", "<task-id>"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.url, o.id = args[0], args[1]
+			if runF != nil {
+				return runF(cmd.Context(), o)
+			}
+			return runSubscribe(cmd.Context(), o)
+		},
+	}
+	cmd.Flags().StringVar(&o.save, "save", "", "write file parts of the task's artifacts into `dir`")
+	cmd.Flags().BoolVar(&f.opts.fail, "fail", false, "exit 6 when the task fails, is rejected or canceled; 7 when it needs input or auth")
+	return cmd
+}
+
+func runSubscribe(ctx context.Context, o *subscribeOptions) error {
+	return o.withClient(ctx, o.url, func(ctx context.Context, c *conn) error {
+		id := a2a.TaskID(o.id)
+		err := o.f.streamEvents(ctx, c, o.url, o.save, func(ctx context.Context) iter.Seq2[a2a.Event, error] {
+			return c.SubscribeToTask(ctx, &a2a.SubscribeToTaskRequest{ID: id, Tenant: o.f.opts.tenant})
+		})
+		if err == nil || !finishedTaskRefusal(err) {
+			return err
+		}
+		// Agents refuse to subscribe to a task that already ended: show its final state instead.
+		task, gerr := unary(ctx, c, func(ctx context.Context) (*a2a.Task, error) {
+			return c.GetTask(ctx, &a2a.GetTaskRequest{ID: id, Tenant: o.f.opts.tenant})
+		})
+		if gerr != nil || !task.Status.State.Terminal() {
+			return err
+		}
+		if err := o.f.saveFiles(o.save, task.Artifacts); err != nil {
+			return err
+		}
+		p := o.f.printer()
+		if err := p.Event(task); err != nil {
+			return err
+		}
+		if err := p.Close(); err != nil {
+			return err
+		}
+		return o.f.outcome(o.url, task)
+	})
+}
+
+// finishedTaskRefusal reports whether err is how agents refuse a subscription to a finished task.
+func finishedTaskRefusal(err error) bool {
+	for _, e := range []error{a2a.ErrUnsupportedOperation, a2a.ErrTaskNotCancelable, a2a.ErrInvalidRequest,
+		a2a.ErrInvalidParams, a2a.ErrInternalError, a2a.ErrServerError} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,233 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2aclient"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+// verboseLog writes -v diagnostics to stderr. A nil or disabled log writes nothing.
+type verboseLog struct {
+	mu      sync.Mutex
+	w       io.Writer
+	enabled bool
+}
+
+func (l *verboseLog) printf(format string, args ...any) {
+	if l == nil || !l.enabled {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	fmt.Fprintf(l.w, "* "+format+"\n", args...)
+}
+
+const maxLoggedPayload = 16 << 10
+
+// secretHeader reports whether a header or parameter name carries a credential.
+func secretHeader(name string) bool {
+	n := strings.ToLower(name)
+	switch n {
+	case "authorization", "proxy-authorization", "cookie", "set-cookie":
+		return true
+	}
+	for _, s := range []string{"key", "token", "secret", "auth", "password", "credential", "session"} {
+		if strings.Contains(n, s) {
+			return true
+		}
+	}
+	return false
+}
+
+func redactedHeaders(h http.Header) string {
+	keys := make([]string, 0, len(h))
+	for k := range h {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	for _, k := range keys {
+		v := strings.Join(h[k], ", ")
+		if secretHeader(k) {
+			v = "***"
+		}
+		fmt.Fprintf(&b, "  %s: %s\n", k, v)
+	}
+	return b.String()
+}
+
+// roundTripper logs HTTP exchanges under -v and turns 401/403 into typed errors, whatever the binding.
+type roundTripper struct {
+	base http.RoundTripper
+	log  *verboseLog
+}
+
+func (rt *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
+	start := time.Now()
+	verbose := rt.log != nil && rt.log.enabled
+	if verbose {
+		var body []byte
+		if req.Body != nil && req.GetBody != nil {
+			if rc, err := req.GetBody(); err == nil {
+				body, _ = io.ReadAll(io.LimitReader(rc, maxLoggedPayload)) // best effort: logging only
+				rc.Close()
+			}
+		}
+		rt.log.printf("> %s %s\n%s%s", req.Method, req.URL, redactedHeaders(req.Header), payload(body))
+	}
+	resp, err := rt.base.RoundTrip(req)
+	if err != nil {
+		rt.log.printf("< %s %s: %v (%s)", req.Method, req.URL, err, time.Since(start).Round(time.Microsecond))
+		return nil, err
+	}
+	rt.log.printf("< %s (%s)\n%s", resp.Status, time.Since(start).Round(time.Microsecond), redactedHeaders(resp.Header))
+	if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 512)) // best effort: the status says enough
+		resp.Body.Close()
+		return nil, &httpStatusError{code: resp.StatusCode, status: resp.Status, body: strings.TrimSpace(string(bytes.ToValidUTF8(body, nil)))}
+	}
+	if verbose && !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		resp.Body = &loggedBody{ReadCloser: resp.Body, log: rt.log}
+	}
+	return resp, nil
+}
+
+func payload(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	s := redactJSONSecrets(string(b))
+	if len(b) >= maxLoggedPayload {
+		s += " …(truncated)"
+	}
+	return "  " + s + "\n"
+}
+
+// redactJSONSecrets hides values of JSON fields whose names look like credentials.
+func redactJSONSecrets(s string) string {
+	for _, k := range []string{"credentials", "token", "password", "apiKey", "api_key", "authorization"} {
+		for _, q := range []string{`"` + k + `":"`, `"` + k + `": "`} {
+			for i := strings.Index(s, q); i >= 0; {
+				start := i + len(q)
+				end := strings.IndexByte(s[start:], '"')
+				if end < 0 {
+					break
+				}
+				s = s[:start] + "***" + s[start+end:]
+				next := strings.Index(s[start:], q)
+				if next < 0 {
+					break
+				}
+				i = start + next
+			}
+		}
+	}
+	return s
+}
+
+type loggedBody struct {
+	io.ReadCloser
+	log  *verboseLog
+	buf  bytes.Buffer
+	done bool
+}
+
+func (b *loggedBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if b.buf.Len() < maxLoggedPayload {
+		b.buf.Write(p[:min(n, maxLoggedPayload-b.buf.Len())])
+	}
+	if err == io.EOF && !b.done {
+		b.done = true
+		b.log.printf("< body%s", "\n"+payload(b.buf.Bytes()))
+	}
+	return n, err
+}
+
+// paramsInterceptor puts --svc-param, --auth and extensions on every call, over whatever the caller attached.
+type paramsInterceptor struct {
+	a2aclient.PassthroughInterceptor
+	params map[string][]string
+}
+
+func (p *paramsInterceptor) Before(ctx context.Context, req *a2aclient.Request) (context.Context, any, error) {
+	for k, v := range p.params {
+		for existing := range req.ServiceParams {
+			if strings.EqualFold(existing, k) {
+				delete(req.ServiceParams, existing)
+			}
+		}
+		req.ServiceParams[k] = append([]string(nil), v...)
+	}
+	return ctx, nil, nil
+}
+
+// callLogger prints each A2A call and its duration under -v.
+type callLogger struct {
+	log *verboseLog
+}
+
+type callStartKey struct{}
+
+func (l *callLogger) Before(ctx context.Context, req *a2aclient.Request) (context.Context, any, error) {
+	if l.log == nil || !l.log.enabled {
+		return ctx, nil, nil
+	}
+	h := http.Header{}
+	for k, v := range req.ServiceParams {
+		h[k] = v
+	}
+	l.log.printf("call %s %s\n%s", req.Method, req.BaseURL, redactedHeaders(h))
+	return context.WithValue(ctx, callStartKey{}, time.Now()), nil, nil
+}
+
+func (l *callLogger) After(ctx context.Context, resp *a2aclient.Response) error {
+	start, ok := ctx.Value(callStartKey{}).(time.Time)
+	if !ok {
+		return nil
+	}
+	if resp.Err != nil {
+		l.log.printf("call %s failed after %s: %v", resp.Method, time.Since(start).Round(time.Microsecond), resp.Err)
+		return nil
+	}
+	l.log.printf("call %s done in %s", resp.Method, time.Since(start).Round(time.Microsecond))
+	return nil
+}
+
+// grpcUnaryErrors marks connection failures so they classify as unreachable.
+func grpcUnaryErrors(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
+	return grpcConnErr(invoker(ctx, method, req, reply, cc, opts...))
+}
+
+func grpcStreamErrors(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.ClientConn, method string, streamer grpc.Streamer, opts ...grpc.CallOption) (grpc.ClientStream, error) {
+	s, err := streamer(ctx, desc, cc, method, opts...)
+	if err != nil {
+		return nil, grpcConnErr(err)
+	}
+	return &grpcErrStream{ClientStream: s}, nil
+}
+
+type grpcErrStream struct{ grpc.ClientStream }
+
+func (s *grpcErrStream) RecvMsg(m any) error { return grpcConnErr(s.ClientStream.RecvMsg(m)) }
+
+func grpcConnErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	if st, ok := status.FromError(err); ok && st.Code() == codes.Unavailable {
+		return &unreachableError{err: fmt.Errorf("grpc: %s", st.Message())}
+	}
+	return err
+}

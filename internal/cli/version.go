@@ -1,0 +1,65 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"runtime"
+	"runtime/debug"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/spf13/cobra"
+)
+
+// version is set at build time with -ldflags "-X github.com/a2acli/a2a/internal/cli.version=…".
+var version = "dev"
+
+type versionInfo struct {
+	Version   string   `json:"version"`
+	Commit    string   `json:"commit,omitempty"`
+	Go        string   `json:"go"`
+	A2AGo     string   `json:"a2aGo"`
+	Protocols []string `json:"protocols"`
+}
+
+func buildInfo() versionInfo {
+	v := versionInfo{Version: version, Go: runtime.Version(), Protocols: []string{string(a2a.Version), "0.3"}}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, d := range bi.Deps {
+			if d.Path == "github.com/a2aproject/a2a-go/v2" {
+				v.A2AGo = d.Version
+			}
+		}
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" {
+				v.Commit = s.Value
+			}
+		}
+	}
+	return v
+}
+
+func versionString() string {
+	v := buildInfo()
+	return fmt.Sprintf("a2a %s (a2a-go %s, %s, protocols %v)", v.Version, v.A2AGo, v.Go, v.Protocols)
+}
+
+func newVersionCmd(f *factory) *cobra.Command {
+	return &cobra.Command{
+		Use:     "version",
+		Short:   "Print the version of a2a",
+		Example: "  a2a version\n  a2a version -o json",
+		Args:    exactArgs(),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if f.opts.output == "json" {
+				b, err := json.Marshal(buildInfo())
+				if err != nil {
+					return err
+				}
+				_, err = fmt.Fprintf(f.io.Out, "%s\n", b)
+				return err
+			}
+			_, err := fmt.Fprintln(f.io.Out, versionString())
+			return err
+		},
+	}
+}
