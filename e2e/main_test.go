@@ -1,0 +1,180 @@
+// Package e2e holds black-box tests of the built a2a binary: every verb run as a user would, against real agents on
+// 127.0.0.1 (reference agents built from the a2a-go library, and our own `a2a serve`).
+package e2e
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// bin is the a2a binary built once for the whole package.
+var bin string
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	if testing.Short() {
+		fmt.Println("e2e: skipped with -short")
+		os.Exit(0)
+	}
+	dir, err := os.MkdirTemp("", "a2a-e2e-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	bin = filepath.Join(dir, "a2a")
+	build := exec.Command("go", "build", "-o", bin, "../cmd/a2a")
+	if prebuilt := os.Getenv("A2A_E2E_BIN"); prebuilt != "" {
+		// Test an already built binary instead (e.g. an installed one).
+		build = exec.Command("cp", prebuilt, bin)
+	}
+	build.Stdout, build.Stderr = os.Stdout, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "e2e: build a2a:", err)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// result is what one run of the binary produced.
+type result struct {
+	stdout, stderr string
+	code           int
+}
+
+func (r result) String() string {
+	return fmt.Sprintf("exit %d\n--- stdout:\n%s\n--- stderr:\n%s", r.code, trim(r.stdout), trim(r.stderr))
+}
+
+func trim(s string) string {
+	if len(s) > 4000 {
+		return s[:4000] + fmt.Sprintf("…(%d more bytes)", len(s)-4000)
+	}
+	return s
+}
+
+// cmdEnv is the environment the binary runs with: no colour forcing, no terminal.
+func cmdEnv(extra ...string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, "NO_COLOR=") || strings.HasPrefix(kv, "CLICOLOR_FORCE=") {
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env, extra...)
+}
+
+// run runs the binary with args and stdin, bounded by a minute.
+func run(t testing.TB, stdin string, args ...string) result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Env = cmdEnv()
+	cmd.Stdin = strings.NewReader(stdin)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	if ctx.Err() != nil {
+		t.Fatalf("a2a %s: did not finish within a minute\n%s", strings.Join(args, " "), errb.String())
+	}
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("a2a %s: %v", strings.Join(args, " "), err)
+	}
+	return result{stdout: out.String(), stderr: errb.String(), code: code}
+}
+
+// server is a running `a2a serve`.
+type server struct {
+	url    string
+	cmd    *exec.Cmd
+	mu     sync.Mutex
+	stderr bytes.Buffer
+	done   chan struct{}
+}
+
+// Log returns what the server wrote to stderr so far.
+func (s *server) Log() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.stderr.String()
+}
+
+// startServe starts `a2a serve --port 0 args…`, waits for its "listening on" line and stops it at cleanup.
+func startServe(t testing.TB, args ...string) *server {
+	t.Helper()
+	cmd := exec.Command(bin, append([]string{"serve", "--port", "0"}, args...)...)
+	cmd.Env = cmdEnv()
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	s := &server{cmd: cmd, done: make(chan struct{})}
+	urlc := make(chan string, 1)
+	go func() {
+		defer close(s.done)
+		sc := bufio.NewScanner(stderr)
+		sc.Buffer(make([]byte, 64<<10), 16<<20)
+		for sc.Scan() {
+			line := sc.Text()
+			s.mu.Lock()
+			s.stderr.WriteString(line + "\n")
+			s.mu.Unlock()
+			if u, ok := strings.CutPrefix(line, "listening on "); ok {
+				select {
+				case urlc <- strings.TrimSpace(u):
+				default:
+				}
+			}
+		}
+		io.Copy(io.Discard, stderr)
+	}()
+	t.Cleanup(func() { s.stop(t) })
+	select {
+	case s.url = <-urlc:
+	case <-s.done:
+		cmd.Wait()
+		t.Fatalf("a2a serve %s exited before listening:\n%s", strings.Join(args, " "), s.Log())
+	case <-time.After(30 * time.Second):
+		t.Fatalf("a2a serve %s: no 'listening on' line within 30s:\n%s", strings.Join(args, " "), s.Log())
+	}
+	return s
+}
+
+// stop sends SIGTERM and waits for the server to exit, killing it if it takes more than 10 s.
+func (s *server) stop(t testing.TB) {
+	if s.cmd.ProcessState != nil {
+		return
+	}
+	s.cmd.Process.Signal(syscall.SIGTERM)
+	exited := make(chan error, 1)
+	go func() { <-s.done; exited <- s.cmd.Wait() }()
+	select {
+	case <-exited:
+	case <-time.After(10 * time.Second):
+		s.cmd.Process.Kill()
+		<-exited
+		t.Errorf("a2a serve did not exit within 10s of SIGTERM:\n%s", s.Log())
+	}
+}
