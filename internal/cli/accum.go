@@ -13,10 +13,15 @@ type taskView struct {
 func (v *taskView) apply(ev a2a.Event) {
 	switch e := ev.(type) {
 	case *a2a.Task:
-		v.task = e
+		// A copy: the event may still be printed, and its artifacts must not be listed twice.
+		cp := *e
+		cp.Artifacts = nil
+		v.task = &cp
 		v.artifacts = nil
 		for _, a := range e.Artifacts {
-			v.artifact(a.ID, a)
+			ac := *a
+			ac.Parts = append(a2a.ContentParts(nil), a.Parts...)
+			v.artifact(ac.ID, &ac)
 		}
 	case *a2a.Message:
 		v.message = e

@@ -1,0 +1,34 @@
+package e2e
+
+import (
+	"os/exec"
+	"testing"
+
+	"github.com/a2acli/a2a/internal/testagent"
+)
+
+// BenchmarkStartup runs the binary as whole processes, the way a shell does, beside /bin/true as the floor of
+// starting any process here. Target: `a2a --help` median under 8 ms.
+func BenchmarkStartup(b *testing.B) {
+	ag := testagent.Start(b, testagent.Options{})
+	cases := []struct {
+		name string
+		cmd  []string
+	}{
+		{"true", []string{"/bin/true"}},
+		{"help", []string{bin, "--help"}},
+		{"version", []string{bin, "version"}},
+		{"discover", []string{bin, "discover", ag.URL}},
+		{"send", []string{bin, "send", ag.URL, "hi"}},
+	}
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				cmd := exec.Command(c.cmd[0], c.cmd[1:]...)
+				if out, err := cmd.CombinedOutput(); err != nil {
+					b.Fatalf("%v: %v\n%s", c.cmd, err, out)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,133 @@
+package e2e
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+)
+
+// readmeCommands returns the shell commands of README.md's sh blocks that run a2a, continuation lines joined.
+func readmeCommands(t *testing.T) []string {
+	t.Helper()
+	f, err := os.Open("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var cmds []string
+	var cur string
+	in := false
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case strings.HasPrefix(line, "```sh"):
+			in = true
+			continue
+		case strings.HasPrefix(line, "```"):
+			in = false
+			continue
+		case !in:
+			continue
+		}
+		if strings.HasSuffix(line, `\`) {
+			cur += strings.TrimSuffix(line, `\`) + " "
+			continue
+		}
+		line = cur + line
+		cur = ""
+		if strings.Contains(line, "a2a ") && !strings.HasPrefix(strings.TrimSpace(line), "#") {
+			cmds = append(cmds, strings.TrimSpace(line))
+		}
+	}
+	return cmds
+}
+
+var portFlag = regexp.MustCompile(`--port \d+`)
+
+// TestReadmeExamples runs every a2a command the README shows, against a2a serve --echo standing in for
+// localhost:8080, with placeholders filled from real tasks. Examples that need the outside world (agent.example
+// hosts) or write outside the test directory are skipped; serve examples are started on a free port and stopped.
+func TestReadmeExamples(t *testing.T) {
+	cmds := readmeCommands(t)
+	if len(cmds) < 40 {
+		t.Fatalf("found only %d README commands: is the parser still right?", len(cmds))
+	}
+	srv := startServe(t, "--echo", "--transport", "rest,jsonrpc,grpc")
+	host := strings.TrimPrefix(srv.url, "http://")
+	task := sendTask(t, run(t, "", "send", srv.url, "seed", "-o", "json"))
+	run(t, "", "send", srv.url, "seed 2", "-o", "json")
+	var page a2a.ListTasksResponse
+	if err := json.Unmarshal([]byte(run(t, "", "list", "tasks", srv.url, "--limit", "1", "-o", "json").stdout), &page); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	files := map[string]string{
+		"message.json": `{"role":"ROLE_USER","parts":[{"text":"from a file"}]}`,
+		"chart.png":    "\x89PNG\r\n\x1a\n0000",
+		"blob":         "%PDF-1.4 pretend",
+		"essay.txt":    "para one\n\npara two\n",
+	}
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	replacer := strings.NewReplacer(
+		"./bin/a2a", "a2a",
+		"localhost:8080", host,
+		"<task-id>", string(task.ID),
+		"<context-id>", task.ContextID,
+		"<ctx-id>", task.ContextID,
+		"<token>", page.NextPageToken,
+		"/etc/bash_completion.d/a2a", filepath.Join(dir, "completion.bash"),
+	)
+	for _, line := range cmds {
+		if strings.Contains(line, ".example") && !strings.Contains(line, "serve --proxy") || strings.HasPrefix(line, "make") {
+			continue
+		}
+		cmd := replacer.Replace(line)
+		if i := strings.Index(cmd, " # "); i >= 0 {
+			cmd = strings.TrimSpace(cmd[:i])
+		}
+		t.Run(line, func(t *testing.T) {
+			if strings.HasPrefix(cmd, "a2a serve") {
+				args := strings.Fields(portFlag.ReplaceAllString(strings.TrimPrefix(cmd, "a2a serve"), ""))
+				if strings.HasSuffix(cmd, "&") || len(args) == 0 {
+					return
+				}
+				// Quoted arguments need the shell: let it split them, and start the server through it.
+				s := startServe(t, shellArgs(t, strings.Join(args, " "))...)
+				if !strings.HasPrefix(s.url, "http://127.0.0.1:") {
+					t.Fatalf("serve advertised %q", s.url)
+				}
+				return
+			}
+			r := sh(t, "cd "+dir+" && "+cmd)
+			want := 0
+			if strings.HasPrefix(cmd, "a2a cancel") {
+				want = 1 // the echo task already completed: TaskNotCancelableError
+				wantContains(t, "stderr", r.stderr, "already completed")
+			}
+			if r.code != want {
+				t.Fatalf("README example %q: exit %d, want %d\n%s", line, r.code, want, r)
+			}
+		})
+	}
+}
+
+// shellArgs splits s as /bin/sh would, by asking it.
+func shellArgs(t *testing.T, s string) []string {
+	t.Helper()
+	r := sh(t, "set -- "+s+"\n"+`for a in "$@"; do printf '%s\0' "$a"; done`)
+	if r.code != 0 {
+		t.Fatalf("split %q: %s", s, r)
+	}
+	return strings.Split(strings.TrimSuffix(r.stdout, "\x00"), "\x00")
+}

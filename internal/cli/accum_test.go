@@ -1,0 +1,36 @@
+package cli
+
+import (
+	"testing"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestTaskViewLeavesEventsAlone guards against a Task event being changed by the view: subscribe prints the task
+// after applying it, and once printed it twice with duplicated artifacts.
+func TestTaskViewLeavesEventsAlone(t *testing.T) {
+	t.Parallel()
+	info := a2a.TaskInfo{TaskID: "t", ContextID: "c"}
+	task := &a2a.Task{ID: "t", ContextID: "c", Artifacts: []*a2a.Artifact{{ID: "a", Parts: a2a.ContentParts{a2a.NewTextPart("x")}}}}
+	var v taskView
+	v.apply(task)
+	v.apply(&a2a.TaskArtifactUpdateEvent{TaskID: "t", ContextID: "c", Append: true, Artifact: &a2a.Artifact{ID: "a", Parts: a2a.ContentParts{a2a.NewTextPart("y")}}})
+	v.apply(a2a.NewArtifactEvent(info, a2a.NewTextPart("z")))
+	v.apply(a2a.NewStatusUpdateEvent(info, a2a.TaskStateCompleted, nil))
+	if len(task.Artifacts) != 1 || len(task.Artifacts[0].Parts) != 1 {
+		t.Fatalf("the Task event was modified: %+v", task.Artifacts)
+	}
+	var got []string
+	for _, a := range v.task.Artifacts {
+		for _, p := range a.Parts {
+			got = append(got, string(a.ID)+":"+p.Text())
+		}
+	}
+	if diff := cmp.Diff([]string{"a:x", "a:y", got[len(got)-1]}, got); diff != "" || len(v.task.Artifacts) != 2 {
+		t.Errorf("view artifacts mismatch (-want +got):\n%s", diff)
+	}
+	if v.state() != a2a.TaskStateCompleted {
+		t.Errorf("state = %s, want completed", v.state())
+	}
+}
