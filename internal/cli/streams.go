@@ -3,13 +3,10 @@ package cli
 import (
 	"bytes"
 	"io"
-	"os"
-
-	"golang.org/x/term"
 )
 
-// Streams is where a command reads and writes. Only SystemStreams touches the process's real files;
-// tests use TestStreams.
+// Streams is where a command reads and writes. Only cmd/a2a builds it from the process's real files
+// (checking for a terminal once); tests use TestStreams.
 type Streams struct {
 	In             io.Reader
 	Out, Err       io.Writer
@@ -19,25 +16,6 @@ type Streams struct {
 	Getenv func(string) string
 	// Width is the terminal width of Out, 0 when Out is not a terminal.
 	Width int
-}
-
-// SystemStreams returns the process's standard streams, with terminal detection done once.
-func SystemStreams() *Streams {
-	s := &Streams{
-		In:     os.Stdin,
-		Out:    os.Stdout,
-		Err:    os.Stderr,
-		InTTY:  term.IsTerminal(int(os.Stdin.Fd())),
-		OutTTY: term.IsTerminal(int(os.Stdout.Fd())),
-		ErrTTY: term.IsTerminal(int(os.Stderr.Fd())),
-		Getenv: os.Getenv,
-	}
-	if s.OutTTY {
-		if w, _, err := term.GetSize(int(os.Stdout.Fd())); err == nil {
-			s.Width = w
-		}
-	}
-	return s
 }
 
 // TestStreams returns streams backed by buffers, with every terminal flag off.
