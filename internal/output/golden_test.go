@@ -23,7 +23,7 @@ func goldenCases() map[string]struct {
 	text := Options{Format: Text}
 	wrapped := Options{Format: Text, Width: 30}
 	indented := Options{Format: JSON, Indent: true}
-	return map[string]struct {
+	cases := map[string]struct {
 		opts Options
 		run  render
 	}{
@@ -40,6 +40,10 @@ func goldenCases() map[string]struct {
 		"error_json":     {indented, func(p *Printer) error { return p.Error(fixtureErrorDoc()) }},
 		"task_json":      {indented, func(p *Printer) error { return p.Task(fixtureTask()) }},
 	}
+	for name, c := range devtoolGoldenCases() {
+		cases[name] = c
+	}
+	return cases
 }
 
 func renderStream(p *Printer) error {

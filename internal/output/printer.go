@@ -135,16 +135,20 @@ func (p *Printer) TaskList(r *a2a.ListTasksResponse) error {
 }
 
 // Event renders one streaming event. In JSON it writes one StreamResponse document (one line
-// unless Indent); in text it continues the running transcript of the stream.
+// unless Indent); in text it continues the running transcript of the stream, rendering
+// development-tool traffic (see DevTool) as thoughts, text and tool call lines.
 func (p *Printer) Event(e a2a.Event) error {
 	if e == nil {
 		return fmt.Errorf("render event: %w", errNoValue)
 	}
+	ups, dev := p.devTrack(e)
 	if p.o.Format == JSON {
 		return p.writeJSON(a2a.StreamResponse{Event: e})
 	}
 	var b bytes.Buffer
-	if err := p.event(&b, e); err != nil {
+	if dev {
+		p.devRender(&b, ups)
+	} else if err := p.event(&b, e); err != nil {
 		return err
 	}
 	return p.emit(b.Bytes())

@@ -15,6 +15,7 @@ type streamState struct {
 	artifact    a2a.ArtifactID
 	atLineStart bool
 	col         int
+	dev         *devState // development-tool traffic; survives endPartial
 }
 
 // event renders one stream event in text. Artifact chunks of the same artifact continue the
@@ -126,5 +127,5 @@ func (p *Printer) endPartial(b *bytes.Buffer) {
 	if !p.stream.atLineStart {
 		b.WriteByte('\n')
 	}
-	p.stream = streamState{atLineStart: true}
+	p.stream = streamState{atLineStart: true, dev: p.stream.dev}
 }

@@ -1,0 +1,158 @@
+package output
+
+import (
+	"bytes"
+	"strings"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/a2acli/a2a/internal/devtool"
+)
+
+// devState is what a text stream remembers about development-tool traffic: the session that
+// normalises it and what has been printed of each tool call.
+type devState struct {
+	session   *devtool.Session
+	workspace string              // set by SetWorkspace; else the session's
+	explained map[string]bool     // calls whose confirmation details were printed
+	screens   map[string][]string // live output lines printed so far, per call
+}
+
+// The SGR codes of dev-tool rendering. Agent content (diffs, commands, thoughts) is coloured
+// with raw SGR rather than lipgloss, whose Render rewrites tabs.
+const (
+	sgrFaint  = "2"
+	sgrRed    = "31"
+	sgrGreen  = "32"
+	sgrYellow = "33"
+	sgrCyan   = "36"
+	sgrBold   = "1"
+)
+
+// DevTool returns the session following the stream's development-tool traffic, or nil until
+// such traffic was seen. The CLI asks it what is pending and whether the turn is over.
+func (p *Printer) DevTool() *devtool.Session {
+	if d := p.stream.dev; d != nil && d.session.Active() {
+		return d.session
+	}
+	return nil
+}
+
+// SetWorkspace tells the Printer the workspace the agent works in, so that tool calls on
+// files inside it show relative paths. Without it the Gemini server's persisted setting, when
+// the stream's Task carries one, is used.
+func (p *Printer) SetWorkspace(dir string) {
+	p.devState().workspace = strings.TrimRight(dir, "/")
+}
+
+func (p *Printer) devState() *devState {
+	if p.stream.dev == nil {
+		p.stream.dev = &devState{
+			session:   devtool.NewSession(),
+			explained: map[string]bool{},
+			screens:   map[string][]string{},
+		}
+	}
+	return p.stream.dev
+}
+
+// devTrack feeds an event to the stream's dev-tool session, in every format, and reports what
+// is new in it and whether it was dev-tool traffic.
+func (p *Printer) devTrack(e a2a.Event) ([]devtool.Update, bool) {
+	return p.devState().session.Feed(e)
+}
+
+// sgr wraps s in one SGR code when colour is on.
+func (p *Printer) sgr(code, s string) string {
+	if !p.st.on || s == "" {
+		return s
+	}
+	return "\x1b[" + code + "m" + s + "\x1b[0m"
+}
+
+// devRender writes the updates of one dev-tool event. Text deltas continue the current line;
+// everything else starts on a line of its own.
+func (p *Printer) devRender(b *bytes.Buffer, ups []devtool.Update) {
+	for _, u := range ups {
+		if u.Kind == devtool.KindText {
+			p.streamText(b, Sanitize(u.Text))
+			continue
+		}
+		p.endPartial(b)
+		switch u.Kind {
+		case devtool.KindThought:
+			p.devThought(b, u.Thought)
+		case devtool.KindTool:
+			p.devTool(b, u.Tool)
+		case devtool.KindLiveOutput:
+			p.devLive(b, u.CallID, u.Screen)
+		case devtool.KindError:
+			p.devBlock(b, indent, p.sgr(sgrRed, "error:")+" ", Sanitize(u.Text))
+		case devtool.KindCitation:
+			p.devBlock(b, indent, p.sgr(sgrFaint, "citation:")+" ", Sanitize(u.Text))
+		case devtool.KindState:
+			p.devState().devTurn(p, b, u)
+		}
+	}
+}
+
+// devThought writes "✻ subject" and the description below it, dimmed.
+func (p *Printer) devThought(b *bytes.Buffer, t devtool.Thought) {
+	subject := strings.TrimSpace(Sanitize(t.Subject))
+	desc := strings.TrimSpace(Sanitize(t.Description))
+	if subject == "" {
+		subject, desc = firstAndRest(desc)
+	}
+	b.WriteString(indent + p.sgr(sgrFaint, "✻ "+subject) + "\n")
+	if desc != "" {
+		for _, l := range strings.Split(p.wrap(desc, 2*len(indent)), "\n") {
+			writeIndented(b, indent+indent, p.sgr(sgrFaint, l))
+		}
+	}
+}
+
+// devBlock writes a labelled, possibly multi-line value: the label on the first line, the
+// following lines aligned under the value.
+func (p *Printer) devBlock(b *bytes.Buffer, pre, label, value string) {
+	lines := strings.Split(strings.TrimRight(value, "\n"), "\n")
+	b.WriteString(pre + label + lines[0] + "\n")
+	for _, l := range lines[1:] {
+		writeIndented(b, pre+indent, l)
+	}
+}
+
+// writeIndented writes one line with a prefix; an empty line gets none, so no line ends in
+// spaces.
+func writeIndented(b *bytes.Buffer, pre, line string) {
+	if line != "" {
+		b.WriteString(pre)
+		b.WriteString(line)
+	}
+	b.WriteByte('\n')
+}
+
+// firstAndRest splits s at its first newline.
+func firstAndRest(s string) (string, string) {
+	first, rest, _ := strings.Cut(s, "\n")
+	return first, strings.TrimSpace(rest)
+}
+
+// devTurn writes the line that tells the user whose move it is when a turn ends.
+func (d *devState) devTurn(p *Printer, b *bytes.Buffer, u devtool.Update) {
+	if !u.Final {
+		return
+	}
+	var line, code string
+	switch {
+	case u.State.Terminal():
+		line, code = "── "+ShortState(u.State)+" ──", sgrFaint
+		if u.State != a2a.TaskStateCompleted {
+			code = sgrRed
+		}
+	case len(d.session.Pending()) > 0:
+		line, code = "── waiting for permission ──", sgrYellow
+	default:
+		line, code = "── your turn ──", sgrCyan
+	}
+	b.WriteString(p.sgr(code, line) + "\n")
+}
