@@ -315,10 +315,13 @@ func TestHostileAgentText(t *testing.T) {
 	}
 }
 
+// TestBigResponse moves a 20 MB artifact, whole and as a stream of 1 KiB chunks. The agent is our own
+// `a2a serve --exec` (a separate process, so the race detector of this test does not slow the server down).
 func TestBigResponse(t *testing.T) {
 	t.Parallel()
-	ag := testagent.Start(t, testagent.Options{Behavior: testagent.Big})
-	r := run(t, "", "send", ag.URL, "big", "-o", "json")
+	const size = 20 << 20
+	whole := startServe(t, "--exec", fmt.Sprintf("head -c %d /dev/zero | tr '\\0' a", size), "--quiet")
+	r := run(t, "", "send", whole.url, "big", "-o", "json")
 	wantCode(t, r, 0)
 	task := sendTask(t, r)
 	n := 0
@@ -327,11 +330,33 @@ func TestBigResponse(t *testing.T) {
 			n += len(p.Text())
 		}
 	}
-	if n < testagent.BigSize {
-		t.Fatalf("artifact text is %d bytes, want %d", n, testagent.BigSize)
+	if n != size {
+		t.Fatalf("artifact text is %d bytes, want %d", n, size)
 	}
-	r = run(t, "", "send", ag.URL, "big", "--stream", "-o", "json")
+	r = run(t, "", "send", whole.url, "big")
 	wantCode(t, r, 0)
+	if len(r.stdout) < size {
+		t.Fatalf("text output is %d bytes, want the whole %d-byte artifact", len(r.stdout), size)
+	}
+
+	lines := startServe(t, "--exec", fmt.Sprintf("yes %s | head -n %d", strings.Repeat("b", 1023), size/1024), "--chunk=\n", "--quiet")
+	r = run(t, "", "send", lines.url, "big", "--stream", "-o", "json")
+	wantCode(t, r, 0)
+	events, errDoc := jsonLines(t, r.stdout)
+	if errDoc != nil || lastState(t, events) != a2a.TaskStateCompleted {
+		t.Fatalf("big stream did not complete: %v", errDoc)
+	}
+	n = 0
+	for _, ev := range events {
+		if au, ok := ev.(*a2a.TaskArtifactUpdateEvent); ok {
+			for _, p := range au.Artifact.Parts {
+				n += len(p.Text())
+			}
+		}
+	}
+	if want := size / 1024 * 1023; n != want {
+		t.Fatalf("streamed %d bytes of text, want %d", n, want)
+	}
 }
 
 func TestStreamDiesHalfway(t *testing.T) {
@@ -357,8 +382,13 @@ func TestAuth(t *testing.T) {
 			ag := testagent.Start(t, testagent.Options{Transport: tr.t, RequireAuth: "Bearer right"})
 			r := run(t, "", "send", ag.URL, "x", "-o", "json")
 			wantCode(t, r, 4)
-			if code := errorDoc(t, r)["code"]; code != "A2ACLI_ERR_AUTH_FAILED" && code != "A2ACLI_ERR_CREDENTIALS_MISSING" {
-				t.Fatalf("code %v, want an auth error", code)
+			if code := errorDoc(t, r)["code"]; code != "A2ACLI_ERR_CREDENTIALS_MISSING" {
+				t.Fatalf("code %v without --auth, want A2ACLI_ERR_CREDENTIALS_MISSING", code)
+			}
+			r = run(t, "", "send", ag.URL, "x", "--auth", "Bearer wrong", "-o", "json")
+			wantCode(t, r, 4)
+			if code := errorDoc(t, r)["code"]; code != "A2ACLI_ERR_AUTH_FAILED" {
+				t.Fatalf("code %v with a wrong --auth, want A2ACLI_ERR_AUTH_FAILED", code)
 			}
 			r = run(t, "", "send", ag.URL, "x", "--auth", "Bearer wrong")
 			wantCode(t, r, 4)

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"strings"
 	"syscall"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -212,6 +213,19 @@ func classify(err error) classified {
 }
 
 var errCredentialsMissing = errors.New("the agent requires credentials")
+
+// hasCredentials reports whether the user gave any credential: --auth or an Authorization service parameter.
+func (o *globalOptions) hasCredentials() bool {
+	if o.auth != "" {
+		return true
+	}
+	for _, kv := range o.svcParams {
+		if k, _, _ := strings.Cut(kv, "="); secretHeader(strings.TrimSpace(k)) {
+			return true
+		}
+	}
+	return false
+}
 
 func isUnreachable(err error) bool {
 	var ur *unreachableError

@@ -69,9 +69,10 @@ func runSubscribe(ctx context.Context, o *subscribeOptions) error {
 	})
 }
 
-// finishedTaskRefusal reports whether err is how agents refuse a subscription to a finished task.
+// finishedTaskRefusal reports whether err is how agents refuse a subscription to a finished task (a2a-go's own
+// handler answers TaskNotFoundError "no active execution").
 func finishedTaskRefusal(err error) bool {
-	for _, e := range []error{a2a.ErrUnsupportedOperation, a2a.ErrTaskNotCancelable, a2a.ErrInvalidRequest,
+	for _, e := range []error{a2a.ErrTaskNotFound, a2a.ErrUnsupportedOperation, a2a.ErrTaskNotCancelable, a2a.ErrInvalidRequest,
 		a2a.ErrInvalidParams, a2a.ErrInternalError, a2a.ErrServerError} {
 		if errors.Is(err, e) {
 			return true

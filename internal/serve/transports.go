@@ -2,6 +2,7 @@ package serve
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
 	grpcv0 "github.com/a2aproject/a2a-go/v2/a2agrpc/v0"
@@ -15,11 +16,27 @@ type versions struct{ v1, v03 bool }
 
 func mountREST(mux *http.ServeMux, h a2asrv.RequestHandler, ver versions) {
 	if ver.v1 {
-		mux.Handle("/", a2asrv.NewRESTHandler(h))
+		mux.Handle("/", timestampAlias(a2asrv.NewRESTHandler(h)))
 	}
 	if ver.v03 {
 		mux.Handle(a2av0.RESTPathPrefix+"/", a2av0.NewRESTHandler(h))
 	}
+}
+
+// timestampAlias accepts lastUpdatedAfter as a name for statusTimestampAfter in ListTasks queries: a2a-go's v1.0 REST
+// client sends the former while its handler reads only the latter, so `list tasks --since` would be ignored.
+func timestampAlias(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet && strings.Contains(r.URL.RawQuery, "lastUpdatedAfter=") {
+			q := r.URL.Query()
+			if q.Get("statusTimestampAfter") == "" {
+				q.Set("statusTimestampAfter", q.Get("lastUpdatedAfter"))
+				r = r.Clone(r.Context())
+				r.URL.RawQuery = q.Encode()
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 func mountJSONRPC(mux *http.ServeMux, h a2asrv.RequestHandler, ver versions) {
