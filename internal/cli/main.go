@@ -71,6 +71,9 @@ func (f *factory) report(err error) int {
 		// The result (and a warning or hint) is already out: --fail only changes the exit code.
 		return c.exit
 	}
+	if c.code == codeAuthFailed && !f.opts.hasCredentials() {
+		c.code, c.hint = codeCredentialsMissing, "the agent wants credentials: pass them with --auth \"Bearer <token>\""
+	}
 	var ue *usageError
 	if errors.As(err, &ue) && ue.cmd == "" && f.cmdPath != "" {
 		c.hint = fmt.Sprintf("run '%s --help' for usage", f.cmdPath)
