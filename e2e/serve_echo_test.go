@@ -230,3 +230,19 @@ func TestServeUsage(t *testing.T) {
 		}
 	}
 }
+
+// TestServeTenant checks --tenant on every transport against our server: REST puts the tenant in the path.
+func TestServeTenant(t *testing.T) {
+	t.Parallel()
+	srv := startServe(t, "--echo", "--transport", "rest,jsonrpc,grpc")
+	for _, tr := range []string{"rest", "jsonrpc", "grpc"} {
+		r := run(t, "", "send", srv.url, "tenant "+tr, "--tenant", "acme", "--transport", tr)
+		wantCode(t, r, 0)
+		if field(r.stdout, "State") != "completed" {
+			t.Fatalf("%s: send with --tenant did not complete\n%s", tr, r)
+		}
+		id := field(r.stdout, "Task ID")
+		r = run(t, "", "get", "task", srv.url, id, "--tenant", "acme", "--transport", tr)
+		wantCode(t, r, 0)
+	}
+}

@@ -16,7 +16,7 @@ type versions struct{ v1, v03 bool }
 
 func mountREST(mux *http.ServeMux, h a2asrv.RequestHandler, ver versions) {
 	if ver.v1 {
-		mux.Handle("/", timestampAlias(a2asrv.NewRESTHandler(h)))
+		mux.Handle("/", timestampAlias(tenantRouter(a2asrv.NewRESTHandler(h), a2asrv.NewTenantRESTHandler("/{*}", h))))
 	}
 	if ver.v03 {
 		mux.Handle(a2av0.RESTPathPrefix+"/", a2av0.NewRESTHandler(h))
@@ -36,6 +36,21 @@ func timestampAlias(next http.Handler) http.Handler {
 			}
 		}
 		next.ServeHTTP(w, r)
+	})
+}
+
+// tenantRouter sends REST paths that start with a tenant ("/acme/message:send", what a2a-go's REST client sends for
+// --tenant) to tenanted, and the protocol's own paths to plain.
+func tenantRouter(plain, tenanted http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		first, _, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
+		switch {
+		case first == "", strings.HasPrefix(first, "message:"), first == "tasks", strings.HasPrefix(first, "tasks:"),
+			strings.HasPrefix(first, "extendedAgentCard"), strings.HasPrefix(first, "card"), strings.HasPrefix(first, ".well-known"):
+			plain.ServeHTTP(w, r)
+		default:
+			tenanted.ServeHTTP(w, r)
+		}
 	})
 }
 
