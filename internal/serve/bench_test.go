@@ -4,208 +4,157 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"iter"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2aclient"
-	"github.com/a2aproject/a2a-go/v2/a2asrv"
+	"github.com/a2aproject/a2a-go/v2/a2aclient/agentcard"
 )
 
-func benchSend(b *testing.B, url string, tr a2a.TransportProtocol, par int) {
-	c := newClient(b, url, tr)
-	b.SetParallelism(par)
-	b.ResetTimer()
-	b.RunParallel(func(pb *testing.PB) {
-		for pb.Next() {
-			if _, err := c.SendMessage(context.Background(), textMessage("ping")); err != nil {
-				b.Error(err)
-				return
-			}
-		}
-	})
+// benchClients are the exact numbers of concurrent clients of the round-trip benchmarks.
+var benchClients = []int{1, 16, 64}
+
+// benchHTTPClient keeps enough idle connections for every benchmark client, so that the
+// measurement is not about the client's connection churn (http.DefaultTransport keeps 2 per host).
+func benchHTTPClient() *http.Client {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxIdleConns = 2048
+	tr.MaxIdleConnsPerHost = 2048
+	return &http.Client{Transport: tr}
 }
 
-// BenchmarkEchoSend: round trips of a non-streaming echo; parallelism p means p*GOMAXPROCS clients.
+// newBenchClient is newClient over a benchHTTPClient.
+func newBenchClient(b testing.TB, url string, tr a2a.TransportProtocol) *a2aclient.Client {
+	hc := benchHTTPClient()
+	return newClient(b, url, tr, a2aclient.WithRESTTransport(hc), a2aclient.WithJSONRPCTransport(hc))
+}
+
+// benchConnector is the proxy's upstream connector over a benchHTTPClient, like the CLI's.
+func benchConnector(url string) func(ctx context.Context) (*a2aclient.Client, *a2a.AgentCard, error) {
+	return func(ctx context.Context) (*a2aclient.Client, *a2a.AgentCard, error) {
+		card, err := agentcard.DefaultResolver.Resolve(ctx, url)
+		if err != nil {
+			return nil, nil, err
+		}
+		hc := benchHTTPClient()
+		c, err := a2aclient.NewFromCard(ctx, card, insecureGRPC, a2aclient.WithRESTTransport(hc), a2aclient.WithJSONRPCTransport(hc))
+		if err != nil {
+			return nil, nil, err
+		}
+		return c, card, nil
+	}
+}
+
+// processCPU is the user+system CPU time of this process (server and client together): under a
+// noisy machine it is steadier than wall time.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru) // cannot fail with RUSAGE_SELF
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// reportCPU reports the process CPU time per unit since start.
+func reportCPU(b *testing.B, start time.Duration, units float64, unit string) {
+	b.ReportMetric(float64((processCPU()-start).Nanoseconds())/1e3/units, "cpu-µs/"+unit)
+}
+
+// runClients shares b.N calls of op among exactly n concurrent clients and reports req/s. With
+// lat, it also reports the median call latency in microseconds.
+func runClients(b *testing.B, n int, lat bool, op func() error) {
+	var next atomic.Int64
+	var mu sync.Mutex
+	var durs []time.Duration
+	var wg sync.WaitGroup
+	b.ResetTimer()
+	cpu := processCPU()
+	for range n {
+		wg.Go(func() {
+			var mine []time.Duration
+			for next.Add(1) <= int64(b.N) {
+				start := time.Now()
+				if err := op(); err != nil {
+					b.Error(err)
+					return
+				}
+				if lat {
+					mine = append(mine, time.Since(start))
+				}
+			}
+			mu.Lock()
+			durs = append(durs, mine...)
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	b.StopTimer()
+	reportCPU(b, cpu, float64(b.N), "req")
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "req/s")
+	if lat && len(durs) > 0 {
+		slices.Sort(durs)
+		b.ReportMetric(float64(durs[len(durs)/2].Nanoseconds())/1e3, "p50-µs")
+	}
+}
+
+func sendOp(c *a2aclient.Client) func() error {
+	return func() error {
+		_, err := c.SendMessage(context.Background(), textMessage("ping"))
+		return err
+	}
+}
+
+// BenchmarkEchoSend: round trips of a non-streaming echo at exactly 1, 16 and 64 clients.
 func BenchmarkEchoSend(b *testing.B) {
 	srv := startServer(b, Config{Backend: Echo(), Quiet: true, Transports: allTransports})
 	for _, tr := range allTransports {
-		for _, par := range []int{1, 8, 32} {
-			b.Run(fmt.Sprintf("%s/p%d", tr, par), func(b *testing.B) { benchSend(b, srv.url, tr, par) })
+		c := newBenchClient(b, srv.url, tr)
+		for _, n := range benchClients {
+			b.Run(fmt.Sprintf("%s/c%d", tr, n), func(b *testing.B) { runClients(b, n, n == 1, sendOp(c)) })
 		}
 	}
 }
 
-// BenchmarkBareHTTP is the floor: net/http returning a fixed body.
+// BenchmarkBareHTTP is the limit: net/http returning a fixed body, at the same client counts.
 func BenchmarkBareHTTP(b *testing.B) {
-	body := []byte(`{"messageId":"x","parts":[{"text":"ping"}],"role":"ROLE_AGENT"}`)
+	body := []byte(`{"task":{"id":"x","contextId":"y","status":{"state":"TASK_STATE_COMPLETED"},"artifacts":[{"artifactId":"a","parts":[{"text":"ping"}]}]}}`)
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body) // the request body only needs draining
+		w.Header().Set("Content-Type", "application/json")
 		w.Write(body)
 	}))
 	defer ts.Close()
-	for _, par := range []int{1, 8, 32} {
-		b.Run(fmt.Sprintf("p%d", par), func(b *testing.B) {
-			b.SetParallelism(par)
-			b.RunParallel(func(pb *testing.PB) {
-				for pb.Next() {
-					resp, err := http.Post(ts.URL, "application/json", strings.NewReader(`{"message":{}}`))
-					if err != nil {
-						b.Error(err)
-						return
-					}
-					_, _ = io.Copy(io.Discard, resp.Body) // drained for reuse
-					resp.Body.Close()
+	hc := benchHTTPClient()
+	req := `{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":"ping"}]}}`
+	for _, n := range benchClients {
+		b.Run(fmt.Sprintf("c%d", n), func(b *testing.B) {
+			runClients(b, n, n == 1, func() error {
+				resp, err := hc.Post(ts.URL, "application/json", strings.NewReader(req))
+				if err != nil {
+					return err
 				}
+				_, _ = io.Copy(io.Discard, resp.Body) // drained for reuse
+				return resp.Body.Close()
 			})
 		})
 	}
 }
 
-func streamAll(b *testing.B, c *a2aclient.Client) (chunks int, bytes int) {
-	for ev, err := range c.SendStreamingMessage(context.Background(), textMessage("x")) {
-		if err != nil {
-			b.Fatal(err)
-		}
-		if a, ok := ev.(*a2a.TaskArtifactUpdateEvent); ok {
-			chunks++
-			bytes += len(a.Artifact.Parts[0].Text())
-		}
-	}
-	return chunks, bytes
-}
-
-// BenchmarkExecChunks streams 100,000 lines through a real streaming client.
-func BenchmarkExecChunks(b *testing.B) {
-	for _, tr := range allTransports {
-		b.Run(string(tr), func(b *testing.B) {
-			srv := startServer(b, Config{Backend: Exec(ExecConfig{Command: "seq 1 100000", Chunk: []byte("\n")}), Quiet: true, Transports: allTransports})
-			c := newClient(b, srv.url, tr)
-			b.ResetTimer()
-			total := 0
-			for range b.N {
-				n, _ := streamAll(b, c)
-				total += n
-			}
-			b.ReportMetric(float64(total)/b.Elapsed().Seconds(), "chunks/s")
-		})
-	}
-}
-
-// BenchmarkExecThroughput streams 50 MB of 1 KiB lines.
-func BenchmarkExecThroughput(b *testing.B) {
-	cmd := "head -c 1023 /dev/zero | tr '\\0' a > /tmp/.a2a-bench-line; for i in $(seq 1 16); do cat /tmp/.a2a-bench-line; echo; done > /tmp/.a2a-bench-16; " +
-		"i=0; while [ $i -lt 3200 ]; do cat /tmp/.a2a-bench-16; i=$((i+1)); done"
-	srv := startServer(b, Config{Backend: Exec(ExecConfig{Command: cmd, Chunk: []byte("\n")}), Quiet: true})
-	c := newClient(b, srv.url, a2a.TransportProtocolHTTPJSON)
-	b.ResetTimer()
-	total := 0
-	for range b.N {
-		_, n := streamAll(b, c)
-		total += n
-	}
-	b.ReportMetric(float64(total)/1e6/b.Elapsed().Seconds(), "MB/s")
-}
-
-// BenchmarkFirstChunk measures send-to-first-chunk latency for a command that keeps running.
-func BenchmarkFirstChunk(b *testing.B) {
-	srv := startServer(b, Config{Backend: Exec(ExecConfig{Command: "printf '1\\n'; sleep 30", Chunk: []byte("\n"), Grace: 50 * time.Millisecond}), Quiet: true})
-	c := newClient(b, srv.url, a2a.TransportProtocolHTTPJSON)
-	b.ResetTimer()
-	for range b.N {
-		var id a2a.TaskID
-		for ev, err := range c.SendStreamingMessage(context.Background(), textMessage("x")) {
-			if err != nil {
-				b.Fatal(err)
-			}
-			if t, ok := ev.(*a2a.Task); ok {
-				id = t.ID
-			}
-			if _, ok := ev.(*a2a.TaskArtifactUpdateEvent); ok {
-				break
-			}
-		}
-		b.StopTimer()
-		if _, err := c.CancelTask(context.Background(), &a2a.CancelTaskRequest{ID: id}); err != nil {
-			b.Fatal(err)
-		}
-		b.StartTimer()
-	}
-}
-
-// BenchmarkProxy compares direct and proxied echo round trips at 16 clients.
+// BenchmarkProxy compares direct and proxied echo round trips: throughput at 16 clients and
+// latency at 1 client.
 func BenchmarkProxy(b *testing.B) {
 	up := startServer(b, Config{Backend: Echo(), Quiet: true})
-	px := startServer(b, Config{Backend: Proxy(ProxyConfig{Connect: connector(up.url)}), Quiet: true})
-	b.Run("direct", func(b *testing.B) { benchSend(b, up.url, a2a.TransportProtocolHTTPJSON, 8) })
-	b.Run("proxy", func(b *testing.B) { benchSend(b, px.url, a2a.TransportProtocolHTTPJSON, 8) })
-}
-
-// chunkExecutor emits n appended chunks through a2asrv's default handler.
-type chunkExecutor struct{ n int }
-
-func (e chunkExecutor) Execute(ctx context.Context, ec *a2asrv.ExecutorContext) iter.Seq2[a2a.Event, error] {
-	return func(yield func(a2a.Event, error) bool) {
-		if !yield(a2a.NewSubmittedTask(ec, ec.Message), nil) {
-			return
-		}
-		first := a2a.NewArtifactEvent(ec, a2a.NewTextPart("0"))
-		if !yield(first, nil) {
-			return
-		}
-		for i := 1; i < e.n; i++ {
-			ev := a2a.NewArtifactUpdateEvent(ec, first.Artifact.ID, a2a.NewTextPart(fmt.Sprint(i)))
-			ev.Append = true
-			if !yield(ev, nil) {
-				return
-			}
-		}
-		yield(a2a.NewStatusUpdateEvent(ec, a2a.TaskStateCompleted, nil), nil)
-	}
-}
-
-func (chunkExecutor) Cancel(ctx context.Context, ec *a2asrv.ExecutorContext) iter.Seq2[a2a.Event, error] {
-	return func(yield func(a2a.Event, error) bool) {}
-}
-
-type chunkAgent struct{ n int }
-
-func (chunkAgent) reply(*a2a.Message) *a2a.Message { return nil }
-
-func (a chunkAgent) run(ctx context.Context, t *turn) (a2a.TaskState, *a2a.Message) {
-	first := a2a.NewArtifactEvent(t.info, a2a.NewTextPart("0"))
-	t.emit(first)
-	for i := 1; i < a.n; i++ {
-		ev := a2a.NewArtifactUpdateEvent(t.info, first.Artifact.ID, a2a.NewTextPart(fmt.Sprint(i)))
-		ev.Append = true
-		t.emit(ev)
-	}
-	return a2a.TaskStateCompleted, nil
-}
-
-// BenchmarkTaskUpdates compares applying n appended chunks in a2asrv's default handler (which
-// deep-copies the task per event) with our task handler, without any transport.
-func BenchmarkTaskUpdates(b *testing.B) {
-	for _, n := range []int{500, 1000, 2000} {
-		b.Run(fmt.Sprintf("a2asrv/%d", n), func(b *testing.B) {
-			h := a2asrv.NewHandler(chunkExecutor{n: n}, a2asrv.WithTaskStore(newMemStore(0, 0, nil)))
-			for range b.N {
-				if _, err := h.SendMessage(context.Background(), textMessage("x")); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-		b.Run(fmt.Sprintf("ours/%d", n), func(b *testing.B) {
-			h := &taskHandler{ts: newTasks(newMemStore(0, 0, nil), chunkAgent{n: n})}
-			for range b.N {
-				if _, err := h.SendMessage(context.Background(), textMessage("x")); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
+	px := startServer(b, Config{Backend: Proxy(ProxyConfig{Connect: benchConnector(up.url)}), Quiet: true})
+	direct := newBenchClient(b, up.url, a2a.TransportProtocolHTTPJSON)
+	proxied := newBenchClient(b, px.url, a2a.TransportProtocolHTTPJSON)
+	for _, n := range []int{1, 16} {
+		b.Run(fmt.Sprintf("direct/c%d", n), func(b *testing.B) { runClients(b, n, true, sendOp(direct)) })
+		b.Run(fmt.Sprintf("proxy/c%d", n), func(b *testing.B) { runClients(b, n, true, sendOp(proxied)) })
 	}
 }

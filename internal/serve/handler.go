@@ -92,12 +92,18 @@ func (h *taskHandler) SendStreamingMessage(ctx context.Context, req *a2a.SendMes
 	}
 }
 
-// forward yields the events of sub until the turn ends or the caller goes away.
+// forward yields the events of sub until the turn ends or the caller goes away. It tells the
+// response writer how many events wait behind each one (see flushGate).
 func forward(ctx context.Context, sub *subscriber, yield func(a2a.Event, error) bool) {
+	g := flushGateFrom(ctx)
 	for {
 		select {
 		case ev, ok := <-sub.ch:
-			if !ok || !yield(ev, nil) {
+			if !ok {
+				return
+			}
+			g.setWaiting(len(sub.ch))
+			if !yield(ev, nil) {
 				return
 			}
 		case <-ctx.Done():

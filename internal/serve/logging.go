@@ -32,12 +32,13 @@ func (l *trafficLog) printf(format string, args ...any) {
 }
 
 // slogger is the logger handed to a2asrv: a2a-go's own messages go to the log only when verbose.
+// Otherwise it discards without formatting: a2asrv derives a logger with attributes on every call,
+// which a text handler would pre-format for nothing.
 func (l *trafficLog) slogger() *slog.Logger {
-	var w io.Writer = io.Discard
-	if l.verbose && !l.quiet {
-		w = l.w.w
+	if !l.verbose || l.quiet {
+		return slog.New(slog.DiscardHandler)
 	}
-	return slog.New(slog.NewTextHandler(&lineWriter{l: l.w, w: w}, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	return slog.New(slog.NewTextHandler(&lineWriter{l: l.w, w: l.w.w}, &slog.HandlerOptions{Level: slog.LevelWarn}))
 }
 
 // lineWriter routes slog output through the same lock as the traffic lines.

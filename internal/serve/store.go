@@ -42,6 +42,7 @@ type memStore struct {
 	maxTasks int
 	ttl      time.Duration
 	tasks    map[a2a.TaskID]*record
+	done     finishedQueue // the finished tasks in the order they finished, for retention
 }
 
 var _ taskstore.Store = (*memStore)(nil)
@@ -63,28 +64,6 @@ func finished(r *record) bool {
 	return r.run == nil && r.task.Status.State.Terminal()
 }
 
-// pruneLocked applies the retention rules. Called with s.mu held.
-func (s *memStore) pruneLocked() {
-	cutoff := s.now().Add(-s.ttl)
-	var done []*record
-	for id, r := range s.tasks {
-		if !finished(r) {
-			continue
-		}
-		if r.updated.Before(cutoff) {
-			delete(s.tasks, id)
-			continue
-		}
-		done = append(done, r)
-	}
-	if excess := len(done) - s.maxTasks; excess > 0 {
-		slices.SortFunc(done, func(a, b *record) int { return a.updated.Compare(b.updated) })
-		for _, r := range done[:excess] {
-			delete(s.tasks, r.task.ID)
-		}
-	}
-}
-
 // insert adds a new task, taking ownership of t.
 func (s *memStore) insert(t *a2a.Task) (*record, error) {
 	s.mu.Lock()
@@ -92,9 +71,10 @@ func (s *memStore) insert(t *a2a.Task) (*record, error) {
 	if _, ok := s.tasks[t.ID]; ok {
 		return nil, taskstore.ErrTaskAlreadyExists
 	}
-	s.pruneLocked()
 	r := &record{task: t, version: 1, updated: s.now(), subs: map[*subscriber]struct{}{}}
 	s.tasks[t.ID] = r
+	s.changedLocked(r, false)
+	s.pruneLocked()
 	return r, nil
 }
 
@@ -148,6 +128,7 @@ func (s *memStore) view(id a2a.TaskID, historyLength *int) (*a2a.Task, error) {
 // applyLocked integrates an event into the task in place. Appended artifact parts are added to
 // the stored artifact without copying what is already there. Called with s.mu held.
 func (s *memStore) applyLocked(r *record, ev a2a.Event) {
+	defer s.changedLocked(r, finished(r))
 	t := r.task
 	r.version++
 	r.updated = s.now()
@@ -309,9 +290,11 @@ func (s *memStore) Update(_ context.Context, req *taskstore.UpdateRequest) (task
 	if req.PrevVersion != taskstore.TaskVersionMissing && req.PrevVersion != r.version {
 		return taskstore.TaskVersionMissing, taskstore.ErrConcurrentModification
 	}
+	was := finished(r)
 	r.task = req.Task
 	r.version++
 	r.updated = s.now()
+	s.changedLocked(r, was)
 	return r.version, nil
 }
 

@@ -92,6 +92,7 @@ func (ts *tasks) start(msg *a2a.Message, sub *subscriber) (*a2a.Task, error) {
 		rec = r
 	}
 	s.mu.Lock()
+	was := false // whether the task was finished before this turn
 	if rec == nil {
 		r, err := s.lookupLocked(msg.TaskID)
 		if err != nil {
@@ -106,6 +107,7 @@ func (ts *tasks) start(msg *a2a.Message, sub *subscriber) (*a2a.Task, error) {
 			s.mu.Unlock()
 			return nil, a2a.NewError(a2a.ErrInvalidParams, "message context ID does not match the task's")
 		}
+		was = finished(r)
 		msg.ContextID = r.task.ContextID
 		r.task.History = append(r.task.History, msg)
 		r.task.Status = a2a.TaskStatus{State: a2a.TaskStateSubmitted, Timestamp: &now}
@@ -113,6 +115,7 @@ func (ts *tasks) start(msg *a2a.Message, sub *subscriber) (*a2a.Task, error) {
 		rec = r
 	}
 	rec.run = run
+	s.changedLocked(rec, was)
 	if sub != nil {
 		rec.subs[sub] = struct{}{}
 	}
@@ -157,8 +160,10 @@ func (ts *tasks) emit(rec *record, ev a2a.Event, last bool) {
 		subs = append(subs, sub)
 	}
 	if last {
+		was := finished(rec)
 		rec.run = nil
 		clear(rec.subs)
+		s.changedLocked(rec, was)
 	}
 	s.mu.Unlock()
 	for _, sub := range subs {

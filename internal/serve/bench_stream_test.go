@@ -1,0 +1,239 @@
+package serve
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"iter"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2aclient"
+	"github.com/a2aproject/a2a-go/v2/a2asrv"
+)
+
+// streamAll drains one streaming send, checking that the chunks arrive whole and in order when
+// want is non-nil (chunk i must be want(i)).
+func streamAll(b *testing.B, c *a2aclient.Client, want func(i int) string) (chunks int, bytes int) {
+	for ev, err := range c.SendStreamingMessage(context.Background(), textMessage("x")) {
+		if err != nil {
+			b.Fatal(err)
+		}
+		a, ok := ev.(*a2a.TaskArtifactUpdateEvent)
+		if !ok {
+			continue
+		}
+		for _, p := range a.Artifact.Parts {
+			text := p.Text()
+			if a.LastChunk && text == "" {
+				continue
+			}
+			if want != nil && text != want(chunks) {
+				b.Fatalf("chunk %d = %q, want %q", chunks, text, want(chunks))
+			}
+			chunks++
+			bytes += len(text)
+		}
+	}
+	return chunks, bytes
+}
+
+// BenchmarkExecChunks streams 100,000 short lines through a real streaming client.
+func BenchmarkExecChunks(b *testing.B) {
+	const lines = 100000
+	want := func(i int) string { return strconv.Itoa(i + 1) }
+	srv := startServer(b, Config{Backend: Exec(ExecConfig{Command: fmt.Sprintf("seq 1 %d", lines), Chunk: []byte("\n")}), Quiet: true, Transports: allTransports})
+	for _, tr := range allTransports {
+		b.Run(string(tr), func(b *testing.B) {
+			c := newBenchClient(b, srv.url, tr)
+			b.ResetTimer()
+			cpu := processCPU()
+			for range b.N {
+				if n, _ := streamAll(b, c, want); n != lines {
+					b.Fatalf("got %d chunks, want %d", n, lines)
+				}
+			}
+			reportCPU(b, cpu, float64(lines*b.N), "chunk")
+			b.ReportMetric(float64(lines*b.N)/b.Elapsed().Seconds(), "chunks/s")
+		})
+	}
+}
+
+// writeLines writes size bytes of 1 KiB lines to a file in dir.
+func writeLines(b *testing.B, dir string, size int) string {
+	line := append(bytes.Repeat([]byte("a"), 1023), '\n')
+	data := bytes.Repeat(line, size/len(line))
+	path := filepath.Join(dir, "lines")
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		b.Fatal(err)
+	}
+	return path
+}
+
+// heapSampler records the peak heap in use while a stream runs.
+type heapSampler struct {
+	peak atomic.Uint64
+	stop chan struct{}
+	done chan struct{}
+}
+
+func sampleHeap(every time.Duration) *heapSampler {
+	h := &heapSampler{stop: make(chan struct{}), done: make(chan struct{})}
+	go func() {
+		defer close(h.done)
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			var ms runtime.MemStats
+			runtime.ReadMemStats(&ms)
+			if ms.HeapInuse > h.peak.Load() {
+				h.peak.Store(ms.HeapInuse)
+			}
+			select {
+			case <-h.stop:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return h
+}
+
+func (h *heapSampler) end() uint64 {
+	close(h.stop)
+	<-h.done
+	return h.peak.Load()
+}
+
+func heapInuse() uint64 {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.HeapInuse
+}
+
+// BenchmarkExecThroughput streams 50 MB of 1 KiB lines served by `cat FILE`, and reports the heap
+// (server and client share the process) before, at its peak during and after the streams.
+func BenchmarkExecThroughput(b *testing.B) {
+	const size = 50 << 20
+	file := writeLines(b, b.TempDir(), size)
+	srv := startServer(b, Config{Backend: Exec(ExecConfig{Command: "cat " + file, Chunk: []byte("\n")}), Quiet: true, Transports: allTransports, MaxTasks: 1})
+	for _, tr := range allTransports {
+		b.Run(string(tr), func(b *testing.B) {
+			c := newBenchClient(b, srv.url, tr)
+			before := heapInuse()
+			hs := sampleHeap(50 * time.Millisecond)
+			b.ResetTimer()
+			cpu := processCPU()
+			total := 0
+			for range b.N {
+				_, n := streamAll(b, c, nil)
+				total += n
+			}
+			b.StopTimer()
+			reportCPU(b, cpu, float64(total)/1e6, "MB")
+			peak := hs.end()
+			b.ReportMetric(float64(total)/1e6/b.Elapsed().Seconds(), "MB/s")
+			b.ReportMetric(float64(before)/(1<<20), "heap-before-MiB")
+			b.ReportMetric(float64(peak)/(1<<20), "heap-peak-MiB")
+			b.ReportMetric(float64(heapInuse())/(1<<20), "heap-after-MiB")
+		})
+	}
+}
+
+// BenchmarkFirstChunk measures send-to-first-chunk latency for a command that keeps running.
+func BenchmarkFirstChunk(b *testing.B) {
+	srv := startServer(b, Config{Backend: Exec(ExecConfig{Command: "printf '1\\n'; sleep 30", Chunk: []byte("\n"), Grace: 50 * time.Millisecond}), Quiet: true})
+	c := newBenchClient(b, srv.url, a2a.TransportProtocolHTTPJSON)
+	b.ResetTimer()
+	for range b.N {
+		var id a2a.TaskID
+		for ev, err := range c.SendStreamingMessage(context.Background(), textMessage("x")) {
+			if err != nil {
+				b.Fatal(err)
+			}
+			if t, ok := ev.(*a2a.Task); ok {
+				id = t.ID
+			}
+			if _, ok := ev.(*a2a.TaskArtifactUpdateEvent); ok {
+				break
+			}
+		}
+		b.StopTimer()
+		if _, err := c.CancelTask(context.Background(), &a2a.CancelTaskRequest{ID: id}); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+	}
+}
+
+// chunkExecutor emits n appended chunks through a2asrv's default handler.
+type chunkExecutor struct{ n int }
+
+func (e chunkExecutor) Execute(ctx context.Context, ec *a2asrv.ExecutorContext) iter.Seq2[a2a.Event, error] {
+	return func(yield func(a2a.Event, error) bool) {
+		if !yield(a2a.NewSubmittedTask(ec, ec.Message), nil) {
+			return
+		}
+		first := a2a.NewArtifactEvent(ec, a2a.NewTextPart("0"))
+		if !yield(first, nil) {
+			return
+		}
+		for i := 1; i < e.n; i++ {
+			ev := a2a.NewArtifactUpdateEvent(ec, first.Artifact.ID, a2a.NewTextPart(fmt.Sprint(i)))
+			ev.Append = true
+			if !yield(ev, nil) {
+				return
+			}
+		}
+		yield(a2a.NewStatusUpdateEvent(ec, a2a.TaskStateCompleted, nil), nil)
+	}
+}
+
+func (chunkExecutor) Cancel(ctx context.Context, ec *a2asrv.ExecutorContext) iter.Seq2[a2a.Event, error] {
+	return func(yield func(a2a.Event, error) bool) {}
+}
+
+type chunkAgent struct{ n int }
+
+func (chunkAgent) reply(*a2a.Message) *a2a.Message { return nil }
+
+func (a chunkAgent) run(ctx context.Context, t *turn) (a2a.TaskState, *a2a.Message) {
+	first := a2a.NewArtifactEvent(t.info, a2a.NewTextPart("0"))
+	t.emit(first)
+	for i := 1; i < a.n; i++ {
+		ev := a2a.NewArtifactUpdateEvent(t.info, first.Artifact.ID, a2a.NewTextPart(fmt.Sprint(i)))
+		ev.Append = true
+		t.emit(ev)
+	}
+	return a2a.TaskStateCompleted, nil
+}
+
+// BenchmarkTaskUpdates compares applying n appended chunks in a2asrv's default handler (which
+// deep-copies the task per event) with our task handler, without any transport.
+func BenchmarkTaskUpdates(b *testing.B) {
+	for _, n := range []int{500, 1000, 2000} {
+		b.Run(fmt.Sprintf("a2asrv/%d", n), func(b *testing.B) {
+			h := a2asrv.NewHandler(chunkExecutor{n: n}, a2asrv.WithTaskStore(newMemStore(0, 0, nil)))
+			for range b.N {
+				if _, err := h.SendMessage(context.Background(), textMessage("x")); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("ours/%d", n), func(b *testing.B) {
+			h := &taskHandler{ts: newTasks(newMemStore(0, 0, nil), chunkAgent{n: n})}
+			for range b.N {
+				if _, err := h.SendMessage(context.Background(), textMessage("x")); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
