@@ -32,6 +32,7 @@ type serveOptions struct {
 	protocol      string
 	cardFile      string
 	cardCompat    bool
+	replay        replayOptions
 	quiet         bool
 	maxTasks      int
 	taskTTL       time.Duration
@@ -40,7 +41,7 @@ type serveOptions struct {
 func newServeCmd(f *factory, runF func(context.Context, *serveOptions) error) *cobra.Command {
 	o := &serveOptions{f: f}
 	cmd := &cobra.Command{
-		Use:   "serve (--echo | --proxy <url> | --exec <command>)",
+		Use:   "serve (--echo | --proxy <url> | --exec <command> | --replay <file>)",
 		Short: "Serve an A2A agent: echo, a proxy to another agent, or any command",
 		Long: `Start an A2A server on --host:--port (127.0.0.1:8080 by default) backed by one of:
 
@@ -48,6 +49,8 @@ func newServeCmd(f *factory, runF func(context.Context, *serveOptions) error) *c
   --proxy URL     forward every call to an upstream agent, logging traffic to stderr
   --exec CMD      run CMD per message: the message on stdin, stdout becomes the response artifact;
                   with --chunk=DELIM, stdout streams out in DELIM-separated chunks as they are written
+  --replay FILE   serve a recorded session turn by turn (repeatable: branches sharing a prefix);
+                  --speed 1 replays in real time; --proxy URL --record FILE writes such a recording
 
 The card is served at /.well-known/agent-card.json and lists every transport served (--transport takes one
 of rest, jsonrpc, grpc, or a comma list served together on the same port). Once ready, one line
@@ -59,10 +62,13 @@ of rest, jsonrpc, grpc, or a comma list served together on the same port). Once 
   a2a serve --proxy https://upstream-agent.example --svc-param "X-Request-Source=a2a-proxy"
   a2a serve --exec "python -u a2a_unaware_agent.py"
   a2a serve --exec "for i in 1 2 3; do echo \$i; sleep 0.5; done" --chunk=$'\n'
-  a2a serve --exec "echo 'alpha beta gamma'" --chunk=' '`,
+  a2a serve --exec "echo 'alpha beta gamma'" --chunk=' '
+  a2a serve --replay approve.jsonl --replay reject.jsonl --speed 1
+  a2a serve --proxy http://localhost:41242 --record session.jsonl`,
 		Args: exactArgs(),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.chunkSet = cmd.Flags().Changed("chunk")
+			defer o.replay.close()
 			cfg, err := o.config(cmd)
 			if err != nil {
 				return err
@@ -92,8 +98,9 @@ of rest, jsonrpc, grpc, or a comma list served together on the same port). Once 
 	fl.BoolVar(&o.quiet, "quiet", false, "no traffic log on stderr")
 	fl.IntVar(&o.maxTasks, "max-tasks", 1000, "keep at most n finished tasks")
 	fl.DurationVar(&o.taskTTL, "task-ttl", time.Hour, "forget finished tasks after this long")
-	cmd.MarkFlagsMutuallyExclusive("echo", "proxy", "exec")
-	cmd.MarkFlagsOneRequired("echo", "proxy", "exec")
+	o.replay.addFlags(cmd)
+	cmd.MarkFlagsMutuallyExclusive("echo", "proxy", "exec", "replay")
+	cmd.MarkFlagsOneRequired("echo", "proxy", "exec", "replay")
 	_ = cmd.RegisterFlagCompletionFunc("protocol", fixedCompletion("latest", "0.3")) // cannot fail: the flag exists
 	_ = cmd.RegisterFlagCompletionFunc("input", fixedCompletion("text", "json"))     // cannot fail: the flag exists
 	_ = cmd.MarkFlagFilename("card", "json")                                         // cannot fail: the flag exists
@@ -154,9 +161,18 @@ func (o *serveOptions) config(cmd *cobra.Command) (serve.Config, error) {
 	if o.proxy == "" && (o.f.opts.auth != "" || len(o.f.opts.svcParams) > 0) {
 		return cfg, usage("--auth and --svc-param go with --proxy")
 	}
+	if err := o.replay.check(cmd, o.proxy != ""); err != nil {
+		return cfg, usage("%v", err)
+	}
 	switch {
 	case o.echo:
 		cfg.Backend = serve.Echo()
+	case len(o.replay.files) > 0:
+		b, err := o.replay.backend()
+		if err != nil {
+			return cfg, usage("%v", err)
+		}
+		cfg.Backend = b
 	case o.execSet():
 		if o.chunkSet && o.chunk == "" {
 			return cfg, usage("--chunk needs a delimiter, e.g. --chunk=$'\\n'")
@@ -177,6 +193,11 @@ func (o *serveOptions) config(cmd *cobra.Command) (serve.Config, error) {
 			return cfg, usage("invalid --proxy: %v", err)
 		}
 		cfg.Backend = serve.Proxy(serve.ProxyConfig{Connect: o.connectUpstream, AuthInjected: o.f.opts.auth != ""})
+		b, err := o.replay.wrapRecord(cfg.Backend)
+		if err != nil {
+			return cfg, usage("%v", err)
+		}
+		cfg.Backend = b
 	}
 	return cfg, nil
 }

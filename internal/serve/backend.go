@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/http"
 	"sync"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -29,6 +30,8 @@ type backendParts struct {
 	// card returns the card the backend wants to publish before our interfaces are substituted;
 	// nil means the card built from Config.
 	card func(ctx context.Context) (*a2a.AgentCard, error)
+	// http, when set, adjusts the HTTP server before it starts (handlers in front, connection hooks).
+	http func(*http.Server)
 }
 
 func taskBackend(e *env, a agent) *backendParts {

@@ -162,12 +162,15 @@ func buildServers(cfg *Config, hostport string, parts *backendParts, tl *traffic
 		}
 	}
 	s.http = &http.Server{
-		Handler:           mux,
+		Handler:           gateFlushes(mux),
 		ReadHeaderTimeout: readHeaderTimeout,
 		ErrorLog:          log.New(io.Discard, "", 0),
 	}
 	if cfg.Verbose && !cfg.Quiet {
 		s.http.ErrorLog = log.New(cfg.Log, "http: ", 0)
+	}
+	if parts.http != nil {
+		parts.http(s.http)
 	}
 	return s
 }

@@ -1,0 +1,310 @@
+package e2e
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2aclient"
+	"github.com/a2aproject/a2a-go/v2/a2aclient/agentcard"
+	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
+	"github.com/google/go-cmp/cmp"
+)
+
+const recordings = "../testdata/recordings"
+
+func recording(name string) string { return filepath.Join(recordings, name) }
+
+const writeCall = "write_file-1795324972793-a995cfc9dfd04"
+
+func geminiAnswer(task a2a.TaskID, call, outcome string) *a2a.SendMessageRequest {
+	m := a2a.NewMessage(a2a.MessageRoleUser, a2a.NewDataPart(map[string]any{"callId": call, "outcome": outcome}))
+	m.TaskID = task
+	return &a2a.SendMessageRequest{Message: m}
+}
+
+func streamAll(ctx context.Context, c *a2aclient.Client, req *a2a.SendMessageRequest) ([]a2a.Event, error) {
+	var out []a2a.Event
+	for ev, err := range c.SendStreamingMessage(ctx, req) {
+		if err != nil {
+			return out, err
+		}
+		out = append(out, ev)
+	}
+	return out, nil
+}
+
+// toolStatuses lists the tool-call statuses (either shape) carried by a stream's status updates.
+func toolStatuses(evs []a2a.Event) []string {
+	var out []string
+	for _, ev := range evs {
+		su, ok := ev.(*a2a.TaskStatusUpdateEvent)
+		if !ok || su.Status.Message == nil {
+			continue
+		}
+		for _, p := range su.Status.Message.Parts {
+			if d, ok := p.Data().(map[string]any); ok {
+				if s, ok := d["status"].(string); ok {
+					out = append(out, s)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// firstTurn streams the first turn and returns the task id; the turn must end input-required.
+func firstTurn(t *testing.T, ctx context.Context, c *a2aclient.Client, text string) a2a.TaskID {
+	t.Helper()
+	evs, err := streamAll(ctx, c, &a2a.SendMessageRequest{Message: a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart(text))})
+	if err != nil || len(evs) == 0 {
+		t.Fatalf("turn 1: %d events, %v", len(evs), err)
+	}
+	if st := lastState(t, evs); st != a2a.TaskStateInputRequired {
+		t.Fatalf("turn 1 ends %v, want input-required", st)
+	}
+	return evs[0].TaskInfo().TaskID
+}
+
+func TestReplayBranchesV1(t *testing.T) {
+	t.Parallel()
+	srv := startServe(t, "--replay", recording("gemini-approve-write.jsonl"), "--replay", recording("gemini-reject-write.jsonl"), "--quiet")
+	c := libClient(t, srv.url, a2a.TransportProtocolHTTPJSON, false)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	for outcome, want := range map[string][]string{"proceed_once": {"scheduled", "executing", "success"}, "cancel": {"cancelled"}} {
+		id := firstTurn(t, ctx, c, "Please write hello.txt")
+		evs, err := streamAll(ctx, c, geminiAnswer(id, writeCall, outcome))
+		if err != nil {
+			t.Fatalf("answer %s: %v", outcome, err)
+		}
+		if diff := cmp.Diff(want, toolStatuses(evs)); diff != "" {
+			t.Errorf("answer %s: tool statuses (-want +got):\n%s", outcome, diff)
+		}
+		task, err := c.GetTask(ctx, &a2a.GetTaskRequest{ID: id})
+		if err != nil || task.Status.State != a2a.TaskStateInputRequired {
+			t.Errorf("GetTask after %s = %v, %v; want input-required", outcome, task, err)
+		}
+		var subscribed []a2a.Event
+		for ev, err := range c.SubscribeToTask(ctx, &a2a.SubscribeToTaskRequest{ID: id}) {
+			if err != nil {
+				t.Fatalf("SubscribeToTask: %v", err)
+			}
+			subscribed = append(subscribed, ev)
+		}
+		if len(subscribed) != 1 || subscribed[0].TaskInfo().TaskID != id {
+			t.Errorf("SubscribeToTask on a waiting task = %v, want its snapshot", subscribed)
+		}
+	}
+	// An answer no branch expects (the RFC's shape, which the Gemini server ignores) gets no event:
+	// the client's own deadline fires.
+	id := firstTurn(t, ctx, c, "Please write hello.txt")
+	short, cancelShort := context.WithTimeout(ctx, 300*time.Millisecond)
+	defer cancelShort()
+	m := a2a.NewMessage(a2a.MessageRoleUser, a2a.NewDataPart(map[string]any{"tool_call_id": writeCall, "selected_option_id": "proceed_once"}))
+	m.TaskID = id
+	evs, err := streamAll(short, c, &a2a.SendMessageRequest{Message: m})
+	if len(evs) != 0 || !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("unknown answer: %d events, %v; want none and the client's deadline", len(evs), err)
+	}
+}
+
+// geminiClient is a v0.3 JSON-RPC client with its own connection pool, like one client process.
+func geminiClient(t *testing.T, url string) (*a2aclient.Client, *http.Client) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	resolver := &agentcard.Resolver{Client: agentcard.DefaultResolver.Client, CardParser: a2av0.NewAgentCardParser()}
+	card, err := resolver.Resolve(ctx, url)
+	if err != nil {
+		t.Fatalf("Resolve(%s) = %v", url, err)
+	}
+	if card.Name != "Gemini SDLC Agent" {
+		t.Fatalf("card name %q, want the captured Gemini card's", card.Name)
+	}
+	hc := &http.Client{Transport: &http.Transport{}}
+	c, err := a2aclient.NewFromCard(ctx, card, a2av0.WithJSONRPCTransport(a2av0.JSONRPCTransportConfig{Client: hc}),
+		a2aclient.WithConfig(a2aclient.Config{PreferredTransports: []a2a.TransportProtocol{a2a.TransportProtocolJSONRPC}}))
+	if err != nil {
+		t.Fatalf("NewFromCard() = %v", err)
+	}
+	t.Cleanup(func() { c.Destroy(); hc.CloseIdleConnections() })
+	return c, hc
+}
+
+func TestReplayConnectionRuleV03(t *testing.T) {
+	t.Parallel()
+	srv := startServe(t, "--replay", recording("gemini-approve-write.jsonl"), "--card", recording("gemini-agent-card.json"),
+		"--protocol", "0.3", "--transport", "jsonrpc", "--idle-timeout", "400ms")
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+
+	// The first process streams turn 1 and exits: its connection closes before the server's.
+	first, firstHTTP := geminiClient(t, srv.url)
+	id := firstTurn(t, ctx, first, "Please write hello.txt")
+	firstHTTP.CloseIdleConnections()
+	eventually(t, 5*time.Second, "the server sees the client's close", func() bool {
+		return strings.Contains(srv.Log(), fmt.Sprintf("task %s: the client closed", id))
+	})
+	later, _ := geminiClient(t, srv.url)
+	evs, err := streamAll(ctx, later, geminiAnswer(id, writeCall, "proceed_once"))
+	if err != nil || !cmp.Equal(toolStatuses(evs), []string{"cancelled"}) {
+		t.Fatalf("approval after the client closed: statuses %v, %v; want [cancelled]", toolStatuses(evs), err)
+	}
+	if !strings.Contains(fmt.Sprint(evs[0].(*a2a.TaskStatusUpdateEvent).Status.Message.Parts[0].Data()), "Execution aborted by client.") {
+		t.Errorf("cancelled tool = %v, want the abort error", evs[0])
+	}
+
+	// A process that keeps its connection until the server closes it leaves the tool pending.
+	kept, _ := geminiClient(t, srv.url)
+	id = firstTurn(t, ctx, kept, "Please write hello.txt")
+	eventually(t, 5*time.Second, "the server closes the idle connection", func() bool {
+		return strings.Contains(srv.Log(), fmt.Sprintf("task %s: the server closed", id))
+	})
+	later, _ = geminiClient(t, srv.url)
+	evs, err = streamAll(ctx, later, geminiAnswer(id, writeCall, "proceed_once"))
+	if err != nil || !cmp.Equal(toolStatuses(evs), []string{"scheduled", "executing", "success"}) {
+		t.Fatalf("approval after the server closed: statuses %v, %v; want the tool to run", toolStatuses(evs), err)
+	}
+}
+
+func TestReplayRFC(t *testing.T) {
+	t.Parallel()
+	srv := startServe(t, "--replay", recording("rfc-approve-write.jsonl"), "--replay", recording("rfc-reject-write.jsonl"), "--quiet")
+	c := libClient(t, srv.url, a2a.TransportProtocolHTTPJSON, false)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	for option, want := range map[string][]string{"proceed_once": {"EXECUTING", "SUCCEEDED"}, "cancel": {"CANCELLED"}} {
+		id := firstTurn(t, ctx, c, "Please write hello.txt")
+		m := a2a.NewMessage(a2a.MessageRoleUser, a2a.NewDataPart(map[string]any{"tool_call_id": "write_file-rfc-1", "selected_option_id": option}))
+		m.TaskID = id
+		evs, err := streamAll(ctx, c, &a2a.SendMessageRequest{Message: m})
+		if err != nil {
+			t.Fatalf("answer %s: %v", option, err)
+		}
+		if diff := cmp.Diff(want, toolStatuses(evs)); diff != "" {
+			t.Errorf("answer %s: tool statuses (-want +got):\n%s", option, diff)
+		}
+	}
+	card, err := agentcard.DefaultResolver.Resolve(ctx, srv.url)
+	if err != nil || len(card.Capabilities.Extensions) != 1 || !strings.Contains(card.Capabilities.Extensions[0].URI, "developer-profile") {
+		t.Errorf("card extensions = %v, %v; want the development-tool extension", card, err)
+	}
+}
+
+func httpBody(t *testing.T, method, url, body string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, url, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, string(b)
+}
+
+func TestReplayCommands(t *testing.T) {
+	t.Parallel()
+	srv := startServe(t, "--replay", recording("commands.jsonl"), "--replay", recording("rfc-approve-write.jsonl"),
+		"--transport", "jsonrpc", "--quiet")
+	cases := []struct {
+		method, path, body string
+		code               int
+		want               string
+	}{
+		{"GET", "/listCommands", "", 200, `"subCommands"`},
+		{"POST", "/executeCommand", `{"command":"memory show","args":[]}`, 200, "Current memory content"},
+		{"POST", "/executeCommand", `{"command":"nope","args":[]}`, 404, "Command not found"},
+		{"POST", "/", `{"jsonrpc":"2.0","id":1,"method":"commands/get"}`, 200, `"sub_commands"`},
+		{"POST", "/", `{"jsonrpc":"2.0","id":2,"method":"command/execute","params":{"command_path":["memory","show"],"args":""}}`, 200, `"STARTED"`},
+		{"POST", "/", `{"jsonrpc":"2.0","id":3,"method":"tasks/get","params":{"id":"missing"}}`, 200, `"error"`},
+	}
+	for _, tc := range cases {
+		code, body := httpBody(t, tc.method, srv.url+tc.path, tc.body)
+		if code != tc.code || !strings.Contains(body, tc.want) {
+			t.Errorf("%s %s %s = %d %s, want %d containing %s", tc.method, tc.path, tc.body, code, body, tc.code, tc.want)
+		}
+	}
+}
+
+// lineShape summarises a recording line: the user's decision or the event's kind, state and
+// tool status, which an equivalent recording must reproduce in order.
+func lineShapes(t *testing.T, data []byte) []string {
+	t.Helper()
+	var out []string
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(nil, 16<<20)
+	for sc.Scan() {
+		var sr a2a.StreamResponse
+		if err := json.Unmarshal(sc.Bytes(), &sr); err != nil {
+			t.Fatalf("recorded line %q: %v", sc.Text(), err)
+		}
+		switch v := sr.Event.(type) {
+		case *a2a.Message:
+			var outcomes []any
+			for _, p := range v.Parts {
+				if d, ok := p.Data().(map[string]any); ok {
+					outcomes = append(outcomes, d["outcome"])
+				}
+			}
+			out = append(out, fmt.Sprintf("%s %v", v.Role, outcomes))
+		case *a2a.Task:
+			out = append(out, "task "+string(v.Status.State))
+		case *a2a.TaskStatusUpdateEvent:
+			out = append(out, fmt.Sprintf("status %s %v", v.Status.State, toolStatuses([]a2a.Event{v})))
+		case *a2a.TaskArtifactUpdateEvent:
+			out = append(out, "artifact "+string(v.Artifact.ID))
+		}
+	}
+	return out
+}
+
+func TestRecordThroughProxy(t *testing.T) {
+	t.Parallel()
+	name := "gemini-approve-shell.jsonl"
+	upstream := startServe(t, "--replay", recording(name), "--quiet")
+	out := filepath.Join(t.TempDir(), "recorded.jsonl")
+	proxy := startServe(t, "--proxy", upstream.url, "--record", out, "--quiet")
+	c := libClient(t, proxy.url, a2a.TransportProtocolHTTPJSON, false)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	id := firstTurn(t, ctx, c, "Please run the shell command echo hi")
+	if _, err := streamAll(ctx, c, geminiAnswer(id, "run_shell_command-1795324975068-92d8af13bdf29", "proceed_once")); err != nil {
+		t.Fatalf("answer: %v", err)
+	}
+	proxy.stop(t)
+	got, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile(recording(name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(lineShapes(t, want), lineShapes(t, got)); diff != "" {
+		t.Errorf("recording through the proxy differs from the replayed one (-want +got):\n%s", diff)
+	}
+	// The recording replays: the same turn comes back from it.
+	again := startServe(t, "--replay", out, "--quiet")
+	c2 := libClient(t, again.url, a2a.TransportProtocolHTTPJSON, false)
+	firstTurn(t, ctx, c2, "anything")
+}

@@ -1,0 +1,98 @@
+package serve
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"iter"
+	"sync"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2asrv"
+)
+
+// Record wraps a backend (normally Proxy) so that the traffic it serves is written to w as a
+// recording Replay can serve: the message of every SendMessage and SendStreamingMessage call as a
+// user-role message line, then every event answered, one a2a.StreamResponse per line. Each line is
+// written whole with one Write, so concurrent calls never split lines; a file meant for replay
+// should still record one session at a time, since lines of concurrent sessions interleave.
+func Record(b Backend, w io.Writer) Backend { return recordBackend{next: b, w: &recordWriter{w: w}} }
+
+type recordBackend struct {
+	next Backend
+	w    *recordWriter
+}
+
+func (rb recordBackend) setup(e *env) (*backendParts, error) {
+	parts, err := rb.next.setup(e)
+	if err != nil {
+		return nil, err
+	}
+	parts.handler = &recorder{RequestHandler: parts.handler, w: rb.w}
+	return parts, nil
+}
+
+// recordWriter writes whole JSON lines under a lock; after the first error it stops writing.
+type recordWriter struct {
+	mu  sync.Mutex
+	w   io.Writer
+	err error
+}
+
+func (l *recordWriter) event(ev a2a.Event) {
+	b, err := json.Marshal(a2a.StreamResponse{Event: ev})
+	if err != nil {
+		return
+	}
+	b = append(b, '\n')
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.err == nil {
+		_, l.err = l.w.Write(b)
+	}
+}
+
+// user writes the caller's message as a user-role message line.
+func (l *recordWriter) user(m *a2a.Message) {
+	if m == nil {
+		return
+	}
+	c := *m
+	c.Role = a2a.MessageRoleUser
+	l.event(&c)
+}
+
+// recorder is the request handler that records what passes through it.
+type recorder struct {
+	a2asrv.RequestHandler
+	w *recordWriter
+}
+
+// SendMessage implements a2asrv.RequestHandler.
+func (r *recorder) SendMessage(ctx context.Context, req *a2a.SendMessageRequest) (a2a.SendMessageResult, error) {
+	if req != nil {
+		r.w.user(req.Message)
+	}
+	res, err := r.RequestHandler.SendMessage(ctx, req)
+	if err == nil && res != nil {
+		r.w.event(res)
+	}
+	return res, err
+}
+
+// SendStreamingMessage implements a2asrv.RequestHandler.
+func (r *recorder) SendStreamingMessage(ctx context.Context, req *a2a.SendMessageRequest) iter.Seq2[a2a.Event, error] {
+	return func(yield func(a2a.Event, error) bool) {
+		if req != nil {
+			r.w.user(req.Message)
+		}
+		for ev, err := range r.RequestHandler.SendStreamingMessage(ctx, req) {
+			if err == nil && ev != nil {
+				r.w.event(ev)
+			}
+			if !yield(ev, err) {
+				return
+			}
+		}
+	}
+}

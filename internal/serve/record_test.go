@@ -1,0 +1,54 @@
+package serve
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+)
+
+// TestRecordConcurrent records concurrent calls into one writer: every line stays whole, and each
+// call contributes its user line and its events.
+func TestRecordConcurrent(t *testing.T) {
+	t.Parallel()
+	var buf syncBuffer
+	srv := startServer(t, Config{Backend: Record(Echo(), &buf), Quiet: true})
+	c := newClient(t, srv.url, a2a.TransportProtocolHTTPJSON)
+	const calls = 8
+	var wg sync.WaitGroup
+	for i := range calls {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if i%2 == 0 {
+				_, _ = collect(t, c.SendStreamingMessage(context.Background(), textMessage("s")))
+				return
+			}
+			if _, err := c.SendMessage(context.Background(), textMessage("m")); err != nil {
+				t.Errorf("SendMessage() = %v", err)
+			}
+		}()
+	}
+	wg.Wait()
+	users, events := 0, 0
+	sc := bufio.NewScanner(strings.NewReader(buf.String()))
+	for sc.Scan() {
+		var sr a2a.StreamResponse
+		if err := json.Unmarshal(sc.Bytes(), &sr); err != nil {
+			t.Fatalf("recorded line %q: %v", sc.Text(), err)
+		}
+		if m, ok := sr.Event.(*a2a.Message); ok && m.Role == a2a.MessageRoleUser {
+			users++
+		} else {
+			events++
+		}
+	}
+	// A stream yields the task, working, the artifact and the final status; a send its task.
+	if users != calls || events != calls/2*4+calls/2 {
+		t.Errorf("recorded %d user lines and %d events, want %d and %d", users, events, calls, calls/2*4+calls/2)
+	}
+}
