@@ -44,6 +44,9 @@ type factory struct {
 	started bool
 	// cmdPath is the running command's path, for help hints.
 	cmdPath string
+	// hc is the one HTTP client of the process (see httpClient); conns tracks its connections.
+	hc    *http.Client
+	conns *connTracker
 }
 
 // withClient connects to the agent named by rawURL, runs fn, and closes the client.
@@ -77,6 +80,10 @@ type conn struct {
 	iface   *a2a.AgentInterface
 	ref     *agentRef
 	timeout time.Duration
+	// params are the headers every request carries; hc is the process's HTTP client. Plain HTTP calls beside the
+	// protocol (a coding agent's slash commands) use both.
+	params map[string][]string
+	hc     *http.Client
 }
 
 // withClientFunc is the shape of factory.withClient; verbs hold one so tests may swap it.
@@ -118,13 +125,26 @@ func (o *globalOptions) serviceParams() (map[string][]string, error) {
 	return params, nil
 }
 
+// httpClient returns the process's one HTTP client, built on first use. Every request of a command goes through the
+// same keep-alive pool: the Gemini CLI A2A server ties a turn to the TCP connection that started it (see
+// connTracker), so connections must be reused and never closed early.
 func (f *factory) httpClient() *http.Client {
+	if f.hc != nil {
+		return f.hc
+	}
 	base := http.DefaultTransport.(*http.Transport).Clone()
 	if f.opts.insecure {
 		base.TLSClientConfig = &tls.Config{InsecureSkipVerify: true} //nolint:gosec // the user asked for it with --insecure
 	}
 	base.ResponseHeaderTimeout = 0
-	return &http.Client{Transport: &roundTripper{base: base, log: f.log}}
+	// Keep a connection per concurrent call: with the default 2 idle connections per host, a proxy
+	// serving many clients would open and close upstream connections all the time.
+	base.MaxIdleConnsPerHost = 64
+	f.conns = newConnTracker()
+	dialer := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
+	base.DialContext = f.conns.wrapDial(dialer.DialContext)
+	f.hc = &http.Client{Transport: &roundTripper{base: base, log: f.log}}
+	return f.hc
 }
 
 // resolved is an agent reference with its card, before any client exists.
@@ -176,7 +196,8 @@ func (f *factory) connect(ctx context.Context, rawURL string) (*conn, error) {
 		return nil, err
 	}
 	card, ref, forced, params, hc := r.card, r.ref, r.forced, r.params, r.hc
-	c := &conn{ref: ref, timeout: f.opts.timeout, card: card, cardURL: r.cardURL}
+	f.requiredExtensions(card, params)
+	c := &conn{ref: ref, timeout: f.opts.timeout, card: card, cardURL: r.cardURL, params: params, hc: hc}
 	iface, why, err := chooseInterface(card, ref, forced)
 	if err != nil {
 		return nil, err

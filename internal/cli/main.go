@@ -159,13 +159,14 @@ Exit codes: 0 done, 1 failure, 2 usage, 3 unreachable or no card, 4 authenticati
 	pf.DurationVar(&f.opts.timeout, "timeout", 30*time.Second, "bound on connecting and each call; on streams, on the silence between events (0: none)")
 	pf.BoolVarP(&f.opts.verbose, "verbose", "v", false, "print what travels to stderr (credentials redacted)")
 	pf.BoolVar(&f.opts.insecure, "insecure", false, "skip TLS certificate verification")
+	pf.StringArrayVar(&f.opts.extensions, "extension", nil, "activate an extension by `URI` (A2A-Extensions header, repeatable); the card's required ones are always on")
 	_ = root.RegisterFlagCompletionFunc("output", fixedCompletion("text", "json"))               // cannot fail: the flag exists
 	_ = root.RegisterFlagCompletionFunc("transport", fixedCompletion("rest", "jsonrpc", "grpc")) // cannot fail: the flag exists
 
 	get := &cobra.Command{Use: "get", Short: "Get a resource: task or card", RunE: nounArgs}
 	get.AddCommand(newGetTaskCmd(f, nil), newGetCardCmd(f, nil))
-	list := &cobra.Command{Use: "list", Short: "List resources: tasks", RunE: nounArgs}
-	list.AddCommand(newListTasksCmd(f, nil))
+	list := &cobra.Command{Use: "list", Short: "List resources: tasks, commands", RunE: nounArgs}
+	list.AddCommand(newListTasksCmd(f, nil), newListCommandsCmd(f, nil))
 	root.AddCommand(
 		newDiscoverCmd(f, nil),
 		newSendCmd(f, nil),
@@ -173,6 +174,8 @@ Exit codes: 0 done, 1 failure, 2 usage, 3 unreachable or no card, 4 authenticati
 		list,
 		newCancelCmd(f, nil),
 		newSubscribeCmd(f, nil),
+		newRunCmd(f),
+		newChatCmd(f, nil),
 		newServeCmd(f, nil),
 		newVersionCmd(f),
 	)

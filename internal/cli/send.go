@@ -17,6 +17,7 @@ type sendOptions struct {
 	immediate  bool
 	history    int
 	save       string
+	dt         devtoolOptions
 }
 
 func newSendCmd(f *factory, runF func(context.Context, *sendOptions) error) *cobra.Command {
@@ -28,7 +29,14 @@ func newSendCmd(f *factory, runF func(context.Context, *sendOptions) error) *cob
 
 The message is the text argument ("-" reads it from stdin), or a whole Message object (--json, -f FILE), or a
 parts array (--parts). --file adds file parts and --data a data part. With --stream, events are printed as they
-arrive (JSON Lines with -o json). A task that stops for input prints the command that continues it.`,
+arrive (JSON Lines with -o json). A task that stops for input prints the command that continues it.
+
+Coding agents (the development-tool extension, e.g. the Gemini CLI A2A server): --workspace and --auto-execute
+send AgentSettings on a task's first message. When a tool call waits for permission, a2a asks on the terminal
+(y: yes once, the default; a: always; n: no; or an agent option by number), answers as the agent understands it,
+and streams on. Without a terminal, --approve or --reject answer every call; otherwise a2a stops, lists the pending
+calls and prints the commands that answer them later (--task ID --confirm CALLID=OPTION). With any of these flags,
+or an agent card that declares the extension, send streams the turn.`,
 		Example: `  a2a send localhost:8080 "Hello, what can you do?"
   a2a send localhost:8080 --stream "Summarize this document"
   a2a send localhost:8080 --immediate "Start a long analysis"
@@ -39,7 +47,10 @@ arrive (JSON Lines with -o json). A task that stops for input prints the command
   a2a send localhost:8080 --context <context-id> "Related question"
   a2a send localhost:8080 "describe this" --file chart.png --save ./out
   echo '{"rows":3}' | a2a send localhost:8080 --data - "check these numbers"
-  a2a send localhost:8080 "hi" -o json | jq -r .status.state`,
+  a2a send localhost:8080 "hi" -o json | jq -r .status.state
+  a2a send localhost:41242 --workspace . "add a README"
+  a2a send localhost:41242 --workspace . --approve "run the tests"
+  a2a send localhost:41242 --task <task-id> --confirm <call-id>=approve`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return &usageError{msg: "missing <url>", cmd: cmd.CommandPath()}
@@ -56,6 +67,9 @@ arrive (JSON Lines with -o json). A task that stops for input prints the command
 			}
 			if cmd.Flags().Changed("history") && o.history < 0 {
 				return &usageError{msg: "--history must not be negative", cmd: cmd.CommandPath()}
+			}
+			if err := o.checkDevtool(); err != nil {
+				return err
 			}
 			if runF != nil {
 				return runF(cmd.Context(), o)
@@ -79,6 +93,7 @@ arrive (JSON Lines with -o json). A task that stops for input prints the command
 	fl.BoolVar(&f.opts.fail, "fail", false, "exit 6 when the task fails, is rejected or canceled; 7 when it needs input or auth")
 	cmd.MarkFlagsMutuallyExclusive("json", "parts", "message-file")
 	cmd.MarkFlagsMutuallyExclusive("stream", "immediate")
+	addDevtoolFlags(cmd, &o.dt, true)
 	_ = cmd.MarkFlagFilename("file")                 // cannot fail: the flag exists
 	_ = cmd.MarkFlagFilename("message-file", "json") // cannot fail: the flag exists
 	_ = cmd.MarkFlagDirname("save")                  // cannot fail: the flag exists
@@ -90,6 +105,7 @@ func (o *sendOptions) request() (*a2a.SendMessageRequest, error) {
 	if err != nil {
 		return nil, err
 	}
+	o.dt.applySettings(msg)
 	req := &a2a.SendMessageRequest{Message: msg, Tenant: o.f.opts.tenant}
 	if o.immediate || o.history >= 0 {
 		req.Config = &a2a.SendMessageConfig{ReturnImmediately: o.immediate}
@@ -102,13 +118,18 @@ func (o *sendOptions) request() (*a2a.SendMessageRequest, error) {
 }
 
 func runSend(ctx context.Context, o *sendOptions) error {
+	if len(o.dt.answers) > 0 {
+		return o.withClient(ctx, o.url, func(ctx context.Context, c *conn) error {
+			return o.sendAnswers(ctx, c)
+		})
+	}
 	req, err := o.request()
 	if err != nil {
 		return err
 	}
 	return o.withClient(ctx, o.url, func(ctx context.Context, c *conn) error {
-		if o.stream {
-			return o.f.streamEvents(ctx, c, o.url, o.save, func(ctx context.Context) iter.Seq2[a2a.Event, error] {
+		if o.stream || o.streamsTurn(c) {
+			return o.sendTurn(ctx, c, func(ctx context.Context) iter.Seq2[a2a.Event, error] {
 				return c.SendStreamingMessage(ctx, req)
 			})
 		}
@@ -131,24 +152,26 @@ func runSend(ctx context.Context, o *sendOptions) error {
 	})
 }
 
-// streamEvents prints a stream (send --stream, subscribe) event by event and reports the outcome at its end.
+// streamEvents prints a stream (subscribe) event by event and reports the outcome at its end. Tool calls of a coding
+// agent left waiting for permission are listed with the commands that answer them.
 func (f *factory) streamEvents(ctx context.Context, c *conn, agentURL, save string, open func(context.Context) iter.Seq2[a2a.Event, error]) error {
 	p := f.printer()
-	var view taskView
-	err := stream(ctx, c, open, func(ev a2a.Event) error {
-		view.apply(ev)
-		return p.Event(ev)
-	})
+	t := newTurn(f, c, agentURL, &devtoolOptions{answerTimeout: defaultAnswerTimeout}, p)
+	err := t.run(ctx, open)
 	if cerr := p.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
 		return err
 	}
-	if err := f.saveFiles(save, taskArtifacts(view.task)); err != nil {
+	if err := f.saveFiles(save, taskArtifacts(t.view.task)); err != nil {
 		return err
 	}
-	return f.outcome(agentURL, view.task)
+	if t.stopped {
+		// Not our turn to hold: the connection that started it belongs to another process.
+		return t.stopAtPrompt(ctx, false)
+	}
+	return f.outcome(agentURL, t.view.task)
 }
 
 func taskArtifacts(t *a2a.Task) []*a2a.Artifact {

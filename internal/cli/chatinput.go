@@ -1,0 +1,148 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"io"
+	"sync/atomic"
+
+	"golang.org/x/term"
+)
+
+// chatInput reads the chat's terminal in raw mode. In raw mode Ctrl-C is not a signal but byte 0x03 on stdin, and
+// term.Terminal reports Ctrl-C and Ctrl-D alike (io.EOF): a filter under the terminal notices the 0x03 byte, so
+// that the two can be told apart.
+//
+// One goroutine calls ReadLine, once per request on want (carrying the prompt to draw): x/term lets output be
+// written while a line is read, and a read must be outstanding during a turn so that Ctrl-C is seen at all. While a
+// turn runs (busy) that read has the empty prompt, so anything may be written around it: Ctrl-C then goes to intr
+// (which cancels the turn), and a permission question is written as output with the answer read on its line.
+// Everything else (lines, Ctrl-C at the prompt, the end of input) goes to lines. Only the chat goroutine calls the
+// methods; reading says whether a read is outstanding.
+type chatInput struct {
+	t       *term.Terminal
+	filter  *ctrlCFilter
+	want    chan string
+	lines   chan inputEvent
+	intr    chan struct{}
+	busy    atomic.Bool
+	reading bool
+}
+
+type inputKind int
+
+const (
+	inputLine inputKind = iota
+	inputCtrlC
+	inputEOF
+)
+
+type inputEvent struct {
+	kind inputKind
+	line string
+}
+
+func newChatInput(in io.Reader, out io.Writer) *chatInput {
+	f := &ctrlCFilter{r: in}
+	rw := struct {
+		io.Reader
+		io.Writer
+	}{f, out}
+	return &chatInput{
+		t:      term.NewTerminal(rw, ""),
+		filter: f,
+		want:   make(chan string),
+		lines:  make(chan inputEvent, 16),
+		intr:   make(chan struct{}, 1),
+	}
+}
+
+// loop reads one line per request until the input ends. It runs in its own goroutine for the whole session and
+// ends when want is closed or the input ends.
+func (ci *chatInput) loop() {
+	for prompt := range ci.want {
+		ci.t.SetPrompt(prompt)
+		for {
+			line, err := ci.t.ReadLine()
+			ctrlC := errors.Is(err, io.EOF) && ci.filter.takeCtrlC()
+			if ctrlC && ci.busy.Load() {
+				select {
+				case ci.intr <- struct{}{}:
+				default:
+				}
+				continue // the turn is cancelled; keep reading
+			}
+			switch {
+			case ctrlC:
+				ci.lines <- inputEvent{kind: inputCtrlC}
+			case err != nil && !errors.Is(err, term.ErrPasteIndicator):
+				ci.lines <- inputEvent{kind: inputEOF}
+				return
+			default:
+				ci.lines <- inputEvent{kind: inputLine, line: line}
+			}
+			break
+		}
+	}
+}
+
+// prompt makes sure a read is outstanding with prompt p showing. A read already outstanding has the empty prompt
+// (it was started for a turn) and drew nothing: p is written in its place.
+func (ci *chatInput) prompt(p string) {
+	if ci.reading {
+		ci.t.SetPrompt(p)
+		ci.t.Write([]byte(p)) //nolint:errcheck // a broken terminal shows up on the next read
+		return
+	}
+	ci.reading = true
+	ci.want <- p
+}
+
+// next waits for the next input event.
+func (ci *chatInput) next(ctx context.Context) (inputEvent, error) {
+	select {
+	case ev := <-ci.lines:
+		ci.reading = false
+		return ev, nil
+	case <-ctx.Done():
+		return inputEvent{}, ctx.Err()
+	}
+}
+
+// ask implements asker for permission prompts inside a turn.
+func (ci *chatInput) ask(ctx context.Context, question string) (string, error) {
+	ci.prompt("")
+	if _, err := ci.t.Write([]byte(question)); err != nil {
+		return "", err
+	}
+	ev, err := ci.next(ctx)
+	if err != nil {
+		return "", err
+	}
+	switch ev.kind {
+	case inputEOF:
+		return "", io.EOF
+	case inputCtrlC:
+		return "", context.Canceled
+	}
+	return ev.line, nil
+}
+
+// ctrlCFilter passes bytes through and remembers whether a Ctrl-C (0x03) went by.
+type ctrlCFilter struct {
+	r     io.Reader
+	ctrlC atomic.Bool
+}
+
+func (f *ctrlCFilter) Read(p []byte) (int, error) {
+	n, err := f.r.Read(p)
+	for _, b := range p[:n] {
+		if b == 0x03 {
+			f.ctrlC.Store(true)
+		}
+	}
+	return n, err
+}
+
+// takeCtrlC reports whether a Ctrl-C went by since the last call.
+func (f *ctrlCFilter) takeCtrlC() bool { return f.ctrlC.Swap(false) }

@@ -1,0 +1,160 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/a2acli/a2a/internal/output"
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestParseCommands(t *testing.T) {
+	t.Parallel()
+	want := []output.SlashCommand{{Name: "memory", Description: "Memory.", SubCommands: []output.SlashCommand{
+		{Name: "add", Description: "Add.", Arguments: []output.SlashArgument{{Name: "text", Description: "What.", Required: true}}},
+	}}}
+	tests := map[string]string{
+		"gemini": `{"commands":[{"name":"memory","description":"Memory.","arguments":[],"subCommands":[{"name":"add","description":"Add.","arguments":[{"name":"text","description":"What.","isRequired":true}],"subCommands":[]}]}]}`,
+		"rfc":    `{"commands":[{"name":"memory","description":"Memory.","sub_commands":[{"name":"add","description":"Add.","arguments":[{"name":"text","description":"What.","is_required":true}]}]}]}`,
+		"array":  `[{"name":"memory","description":"Memory.","subCommands":[{"name":"add","description":"Add.","arguments":[{"name":"text","description":"What.","required":true}]}]}]`,
+	}
+	for name, raw := range tests {
+		got, err := parseCommands(json.RawMessage(raw))
+		if err != nil {
+			t.Fatalf("parseCommands(%s) = %v", name, err)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("parseCommands(%s) (-want +got):\n%s", name, diff)
+		}
+	}
+	if _, err := parseCommands(json.RawMessage(`{"commands":"x"}`)); err == nil || !strings.Contains(err.Error(), "want a list") {
+		t.Errorf("parseCommands(bad) = %v, want a 'want a list' error", err)
+	}
+}
+
+func TestSplitCommandLine(t *testing.T) {
+	t.Parallel()
+	cmds := []output.SlashCommand{{Name: "memory", SubCommands: []output.SlashCommand{{Name: "add"}, {Name: "show"}}}, {Name: "init"}}
+	tests := []struct {
+		words      []string
+		path, args []string
+	}{
+		{[]string{"memory", "show"}, []string{"memory", "show"}, []string{}},
+		{[]string{"memory", "add", "use", "tabs"}, []string{"memory", "add"}, []string{"use", "tabs"}},
+		{[]string{"init", "now"}, []string{"init"}, []string{"now"}},
+		{[]string{"unknown", "x"}, []string{"unknown"}, []string{"x"}},
+	}
+	for _, tt := range tests {
+		path, args := splitCommandLine(tt.words, cmds)
+		if diff := cmp.Diff(tt.path, path); diff != "" {
+			t.Errorf("splitCommandLine(%q) path (-want +got):\n%s", tt.words, diff)
+		}
+		if diff := cmp.Diff(tt.args, args); diff != "" {
+			t.Errorf("splitCommandLine(%q) args (-want +got):\n%s", tt.words, diff)
+		}
+	}
+}
+
+// commandAgent is an httptest agent: a JSON-RPC endpoint at /rpc (commands/get only when rfc is set) and, when
+// gemini is set, GET /listCommands. It records the requests it saw.
+type commandAgent struct {
+	rfc, gemini bool
+	mu          sync.Mutex
+	seen        []string
+	headers     []string
+}
+
+func (a *commandAgent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body) // a test agent: a short body is fine
+	var rpc struct{ Method string }
+	json.Unmarshal(body, &rpc) //nolint:errcheck // GET has no body
+	a.mu.Lock()
+	a.seen = append(a.seen, strings.TrimSpace(r.Method+" "+r.URL.Path+" "+rpc.Method))
+	a.headers = append(a.headers, r.Header.Get("X-Test"))
+	a.mu.Unlock()
+	w.Header().Set("Content-Type", "application/json")
+	switch {
+	case r.URL.Path == "/rpc" && rpc.Method == "commands/get" && a.rfc:
+		io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{"commands":[{"name":"rfc-cmd"}]}}`)
+	case r.URL.Path == "/rpc":
+		io.WriteString(w, `{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found"}}`)
+	case r.URL.Path == "/listCommands" && a.gemini:
+		io.WriteString(w, `{"commands":[{"name":"gemini-cmd"}]}`)
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+func TestFetchCommands(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		agent    *commandAgent
+		want     string
+		wantErr  error
+		wantSeen []string
+	}{
+		{name: "rfc", agent: &commandAgent{rfc: true, gemini: true}, want: "rfc-cmd",
+			wantSeen: []string{"POST /rpc commands/get"}},
+		{name: "gemini after -32601", agent: &commandAgent{gemini: true}, want: "gemini-cmd",
+			wantSeen: []string{"POST /rpc commands/get", "GET /listCommands"}},
+		{name: "neither", agent: &commandAgent{}, wantErr: errNoCommands,
+			wantSeen: []string{"POST /rpc commands/get", "GET /listCommands"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := httptest.NewServer(tt.agent)
+			defer srv.Close()
+			f := &factory{opts: &globalOptions{}, log: &verboseLog{}}
+			c := &conn{
+				iface:   &a2a.AgentInterface{URL: srv.URL + "/rpc", ProtocolBinding: a2a.TransportProtocolJSONRPC},
+				hc:      f.httpClient(),
+				params:  map[string][]string{"X-Test": {"yes"}},
+				timeout: 10 * time.Second,
+			}
+			cmds, _, err := fetchCommands(context.Background(), f, c)
+			if tt.wantErr != nil {
+				if !errors.Is(err, tt.wantErr) {
+					t.Fatalf("fetchCommands() = %v, want %v", err, tt.wantErr)
+				}
+			} else if err != nil || len(cmds) != 1 || cmds[0].Name != tt.want {
+				t.Fatalf("fetchCommands() = %v, %v, want [%s]", cmds, err, tt.want)
+			}
+			if diff := cmp.Diff(tt.wantSeen, tt.agent.seen); diff != "" {
+				t.Errorf("requests (-want +got):\n%s", diff)
+			}
+			for i, h := range tt.agent.headers {
+				if h != "yes" {
+					t.Errorf("request %d (%s) lacks the --svc-param header", i, tt.agent.seen[i])
+				}
+			}
+		})
+	}
+}
+
+func TestDecodeEvent(t *testing.T) {
+	t.Parallel()
+	v03 := `{"jsonrpc":"2.0","id":1,"result":{"kind":"status-update","taskId":"t1","contextId":"c1","status":{"state":"working"},"final":false}}`
+	ev, err := decodeEvent([]byte(v03))
+	if err != nil {
+		t.Fatal(err)
+	}
+	su, ok := ev.(*a2a.TaskStatusUpdateEvent)
+	if !ok || su.TaskID != "t1" || su.Status.State != a2a.TaskStateWorking {
+		t.Errorf("decodeEvent(v0.3) = %#v, want a working status update of t1", ev)
+	}
+	_, err = decodeEvent([]byte(`{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"canceled"}}`))
+	if !errors.Is(err, a2a.ErrInvalidRequest) {
+		t.Errorf("decodeEvent(error) = %v, want ErrInvalidRequest", err)
+	}
+}

@@ -1,0 +1,115 @@
+package cli
+
+import (
+	"context"
+	"iter"
+
+	"github.com/a2acli/a2a/internal/output"
+	"github.com/a2aproject/a2a-go/v2/a2a"
+)
+
+// checkDevtool validates the coding-agent flags of send and their combinations.
+func (o *sendOptions) checkDevtool() error {
+	if err := o.dt.check(o.msg.taskID); err != nil {
+		return err
+	}
+	if len(o.dt.answers) == 0 {
+		return nil
+	}
+	if o.msg.hasText || o.msg.json != "" || o.msg.parts != "" || o.msg.file != "" || len(o.msg.files) > 0 || o.msg.data != "" {
+		return usagef("--confirm sends only the answers: drop the message")
+	}
+	if o.immediate {
+		return usagef("--confirm streams the rest of the turn: drop --immediate")
+	}
+	return nil
+}
+
+// streamsTurn reports whether a send without --stream streams anyway: a coding agent's turn stops for permission
+// in the middle, which only a stream shows. That is when a development-tool flag is given or the card declares the
+// extension, and the agent streams at all.
+func (o *sendOptions) streamsTurn(c *conn) bool {
+	if o.immediate || c.card == nil || !c.card.Capabilities.Streaming {
+		return false
+	}
+	return o.dt.any() || cardSpeaksDevtool(c.card)
+}
+
+// terminalAsker asks permission on the terminal: stdin and stderr both are one, and no flag answered already.
+func (f *factory) terminalAsker(dt *devtoolOptions) asker {
+	if !f.io.InTTY || !f.io.ErrTTY || dt.approve || dt.reject {
+		return nil
+	}
+	return newLineAsker(f.io.In, f.io.Err)
+}
+
+// sendTurn streams a turn, answering permission prompts. Without --stream and with -o json it prints only the final
+// task, as a unary send would.
+func (o *sendOptions) sendTurn(ctx context.Context, c *conn, open func(context.Context) iter.Seq2[a2a.Event, error]) error {
+	return o.runTurn(ctx, c, func(t *turn) error { return t.run(ctx, open) })
+}
+
+// sendAnswers is send --task ID --confirm CALLID=OPTION…: a later process answers tool calls and streams the rest of
+// the turn.
+func (o *sendOptions) sendAnswers(ctx context.Context, c *conn) error {
+	return o.runTurn(ctx, c, func(t *turn) error {
+		id := a2a.TaskID(o.msg.taskID)
+		// The task's history tells the dialect, the pending calls and their options; the RFC also wants the context
+		// id on the answer. Best effort: without it the card decides the dialect.
+		hist := 100
+		task, err := unary(ctx, c, func(ctx context.Context) (*a2a.Task, error) {
+			return c.GetTask(ctx, &a2a.GetTaskRequest{ID: id, HistoryLength: &hist, Tenant: o.f.opts.tenant})
+		})
+		contextID := o.msg.contextID
+		if err != nil {
+			o.f.log.printf("get task %s: %v", id, err)
+		} else if task != nil {
+			t.learn(task)
+			if contextID == "" {
+				contextID = task.ContextID
+			}
+		}
+		t.view.task = &a2a.Task{ID: id, ContextID: contextID}
+		return t.run(ctx, nil)
+	})
+}
+
+func (o *sendOptions) runTurn(ctx context.Context, c *conn, run func(*turn) error) error {
+	p := o.f.printer()
+	t := newTurn(o.f, c, o.url, &o.dt, p)
+	t.ask = o.f.terminalAsker(&o.dt)
+	resultOnly := !o.stream && o.f.opts.output == string(output.JSON)
+	if resultOnly {
+		t.emit = func(a2a.Event) error { return nil }
+		t.flush = func() error { return nil }
+	}
+	err := run(t)
+	if cerr := p.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	if resultOnly {
+		if err := o.printResult(p, &t.view); err != nil {
+			return err
+		}
+	}
+	if err := o.f.saveFiles(o.save, taskArtifacts(t.view.task)); err != nil {
+		return err
+	}
+	if t.stopped {
+		return t.stopAtPrompt(ctx, true)
+	}
+	return o.f.outcome(o.url, t.view.task)
+}
+
+func (o *sendOptions) printResult(p *output.Printer, v *taskView) error {
+	if v.task != nil {
+		return p.Result(v.task)
+	}
+	if v.message != nil {
+		return p.Result(v.message)
+	}
+	return nil
+}

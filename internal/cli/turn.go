@@ -1,0 +1,266 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"time"
+
+	"github.com/a2acli/a2a/internal/devtool"
+	"github.com/a2acli/a2a/internal/output"
+	"github.com/a2aproject/a2a-go/v2/a2a"
+)
+
+// turn drives one streamed turn of a task to its end, answering permission prompts of coding agents (the
+// development-tool extension) on the way: stream, and while tool calls wait for permission, decide, send the answer
+// as a new streaming message on the same task, and stream again. Every stream is read to its end: an SSE body read to
+// EOF returns its connection to the keep-alive pool, which the Gemini CLI server needs (see connTracker).
+type turn struct {
+	f       *factory
+	c       *conn
+	url     string
+	dt      *devtoolOptions
+	ask     asker                 // nil: nobody to ask (no terminal)
+	emit    func(a2a.Event) error // renders one event
+	flush   func() error          // ends a partial line before a prompt
+	view    taskView
+	sess    *devtool.Session
+	handled map[string]bool // calls already answered in this process
+	// stopped is set when the turn stopped at a permission prompt nobody answered.
+	stopped bool
+	// shape is the dialect learnt from the task's history (learn), Plain when unknown.
+	shape devtool.Shape
+}
+
+func newTurn(f *factory, c *conn, url string, dt *devtoolOptions, p *output.Printer) *turn {
+	return &turn{
+		f: f, c: c, url: url, dt: dt,
+		emit:    p.Event,
+		flush:   p.Close,
+		sess:    devtool.NewSession(),
+		handled: map[string]bool{},
+	}
+}
+
+// apply records one event and renders it.
+func (t *turn) apply(ev a2a.Event) error {
+	t.view.apply(ev)
+	t.sess.Apply(ev)
+	return t.emit(ev)
+}
+
+// run streams the turn opened by open (nil: the turn starts with the --confirm answers) and answers prompts until
+// the turn ends or stops at a prompt nobody answers.
+func (t *turn) run(ctx context.Context, open func(context.Context) iter.Seq2[a2a.Event, error]) error {
+	if open != nil {
+		if err := stream(ctx, t.c, open, t.apply); err != nil {
+			return err
+		}
+	}
+	if err := t.confirmFlags(ctx); err != nil {
+		return err
+	}
+	for {
+		pending := t.unanswered()
+		if len(pending) == 0 {
+			return nil
+		}
+		call := pending[0]
+		choice, optionID, ok, err := t.decide(ctx, call)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			t.stopped = true
+			return nil
+		}
+		part, err := devtool.Answer(call, choice, optionID)
+		if err != nil {
+			return usagef("answer %s: %v", call.ID, err)
+		}
+		if err := t.answer(ctx, call.ID, part); err != nil {
+			return err
+		}
+	}
+}
+
+// unanswered is the session's pending calls minus those this process answered already: an agent that ignored an
+// answer must not be asked again and again.
+func (t *turn) unanswered() []*devtool.ToolCall {
+	if t.dt.autoExecute {
+		// The agent was told to run tools at once: it still announces confirmations, but never waits for them.
+		return nil
+	}
+	var out []*devtool.ToolCall
+	for _, c := range t.sess.Pending() {
+		if !t.handled[c.ID] {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// decide picks the answer for call from --approve/--reject, or asks on the terminal. ok is false when nobody can
+// answer: the turn stops at the prompt.
+func (t *turn) decide(ctx context.Context, call *devtool.ToolCall) (devtool.Choice, string, bool, error) {
+	switch {
+	case t.dt.approve:
+		return devtool.ApproveOnce, "", true, nil
+	case t.dt.reject:
+		return devtool.Reject, "", true, nil
+	case t.ask == nil:
+		return "", "", false, nil
+	}
+	if err := t.flush(); err != nil {
+		return "", "", false, err
+	}
+	return askPermission(ctx, t.ask, call)
+}
+
+// confirmFlags sends the --confirm answers of a later process, in the order given.
+func (t *turn) confirmFlags(ctx context.Context) error {
+	for _, a := range t.dt.answers {
+		if t.handled[a.callID] {
+			continue
+		}
+		call := t.knownCall(a.callID)
+		choice, optionID := parseOption(a.option)
+		part, err := devtool.Answer(call, choice, optionID)
+		if err != nil {
+			return usagef("invalid --confirm %s=%s: %v", a.callID, a.option, err)
+		}
+		if err := t.answer(ctx, a.callID, part); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// knownCall is the pending call with id from this process's session (or the task's history, see learn) or, for an
+// answer from a later process, a call standing for it in the shape the agent speaks: the shape seen in the task's
+// history, else the RFC's when the card declares the extension, Gemini's otherwise (that server declares nothing). An RFC stand-in lists no options, so that any option id the user read
+// from the agent passes; Gemini's outcomes are fixed (never modify_with_editor: it opens an editor on the agent's
+// machine).
+func (t *turn) knownCall(id string) *devtool.ToolCall {
+	for _, c := range t.sess.Pending() {
+		if c.ID == id {
+			return c
+		}
+	}
+	if t.shape == devtool.RFC || t.shape == devtool.Plain && cardSpeaksDevtool(t.c.card) {
+		return &devtool.ToolCall{ID: id, Shape: devtool.RFC, Status: devtool.Pending, Confirmation: &devtool.Confirmation{Kind: "generic"}}
+	}
+	return &devtool.ToolCall{ID: id, Shape: devtool.Gemini, Status: devtool.Pending, Confirmation: &devtool.Confirmation{
+		Kind: "generic",
+		Options: []devtool.Option{
+			{ID: "proceed_once"}, {ID: "proceed_always"}, {ID: "cancel"}, {ID: "proceed_always_server"}, {ID: "proceed_always_tool"},
+		},
+	}}
+}
+
+// parseOption reads OPTION of --confirm: approve/always/reject (and their short forms) or a verbatim option id.
+func parseOption(s string) (devtool.Choice, string) {
+	switch s {
+	case "approve", "yes", "y", "once":
+		return devtool.ApproveOnce, ""
+	case "always", "a":
+		return devtool.ApproveAlways, ""
+	case "reject", "no", "n":
+		return devtool.Reject, ""
+	}
+	return devtool.ApproveOnce, s
+}
+
+// answer sends part on the turn's task as a new streaming message and streams what follows. --answer-timeout bounds
+// the wait for the first event: an agent that does not understand an answer says nothing at all.
+func (t *turn) answer(ctx context.Context, callID string, part *a2a.Part) error {
+	t.handled[callID] = true
+	taskID, contextID := t.ids()
+	msg := a2a.NewMessage(a2a.MessageRoleUser, part)
+	msg.TaskID, msg.ContextID = taskID, contextID
+	req := &a2a.SendMessageRequest{Message: msg, Tenant: t.f.opts.tenant}
+	t.f.log.printf("answering tool call %s on task %s", callID, taskID)
+	err := streamWatched(ctx, t.c, t.dt.answerTimeout, func(ctx context.Context) iter.Seq2[a2a.Event, error] {
+		return t.c.SendStreamingMessage(ctx, req)
+	}, t.apply)
+	if errors.Is(err, errAnswerIgnored) {
+		return withHint(fmt.Errorf("no event within %s after answering tool call %s: the agent ignored the answer: %w", t.dt.answerTimeout, callID, errTimeout),
+			fmt.Sprintf("cancel the task with: a2a cancel %s %s", shellQuote(t.url), shellQuote(string(taskID))))
+	}
+	return err
+}
+
+// ids are the task and context of the turn: what the stream said, else what the flags said.
+func (t *turn) ids() (a2a.TaskID, string) {
+	if t.view.task != nil {
+		return t.view.task.ID, t.view.task.ContextID
+	}
+	return "", ""
+}
+
+var errAnswerIgnored = errors.New("answer ignored")
+
+// streamWatched is stream with a bound on the wait for the first event (errAnswerIgnored when it expires); later
+// events are bounded by --timeout as usual.
+func streamWatched(ctx context.Context, c *conn, first time.Duration, open func(context.Context) iter.Seq2[a2a.Event, error], each func(a2a.Event) error) error {
+	wctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	timer := time.AfterFunc(first, func() { cancel(errAnswerIgnored) })
+	defer timer.Stop()
+	seen := false
+	err := stream(wctx, c, open, func(ev a2a.Event) error {
+		if !seen {
+			seen = true
+			timer.Stop()
+		}
+		return each(ev)
+	})
+	if !seen && errors.Is(context.Cause(wctx), errAnswerIgnored) {
+		return errAnswerIgnored
+	}
+	return err
+}
+
+// learn replays the agent messages of a task's history (a later process answering with --confirm) through the
+// session, in the shape their data parts speak, so that the pending calls and their options are known.
+func (t *turn) learn(task *a2a.Task) {
+	t.shape = historyShape(task.History)
+	if t.shape == devtool.Plain {
+		return
+	}
+	meta := map[string]any{"coderAgent": map[string]any{"kind": "tool-call-update"}}
+	if t.shape == devtool.RFC {
+		meta = map[string]any{devtool.URI: map[string]any{"kind": "TOOL_CALL_UPDATE"}}
+	}
+	for _, m := range task.History {
+		if m.Role != a2a.MessageRoleAgent {
+			continue
+		}
+		t.sess.Apply(&a2a.TaskStatusUpdateEvent{TaskID: task.ID, ContextID: task.ContextID, Metadata: meta,
+			Status: a2a.TaskStatus{State: a2a.TaskStateWorking, Message: m}})
+	}
+}
+
+// historyShape tells the dialect from the tool calls in agent messages: Gemini's {request:{callId}} or the RFC's
+// {tool_call_id}.
+func historyShape(history []*a2a.Message) devtool.Shape {
+	for _, m := range history {
+		if m.Role != a2a.MessageRoleAgent {
+			continue
+		}
+		for _, p := range m.Parts {
+			d, ok := p.Data().(map[string]any)
+			if !ok {
+				continue
+			}
+			if _, ok := d["tool_call_id"]; ok {
+				return devtool.RFC
+			}
+			if req, ok := d["request"].(map[string]any); ok && req["callId"] != nil {
+				return devtool.Gemini
+			}
+		}
+	}
+	return devtool.Plain
+}
