@@ -67,6 +67,14 @@ func TestReadmeExamples(t *testing.T) {
 	if err := json.Unmarshal([]byte(run(t, "", "list", "tasks", srv.url, "--limit", "1", "-o", "json").stdout), &page); err != nil {
 		t.Fatal(err)
 	}
+	// localhost:41242 stands for a coding agent (the Gemini CLI server's port): a replay of real traffic.
+	recordings, err := filepath.Abs("../testdata/recordings")
+	if err != nil {
+		t.Fatal(err)
+	}
+	coder := startServe(t, "--replay", filepath.Join(recordings, "gemini-approve-write.jsonl"),
+		"--replay", filepath.Join(recordings, "gemini-reject-write.jsonl"),
+		"--replay", filepath.Join(recordings, "commands.jsonl"), "--idle-timeout", "300ms", "--quiet")
 	dir := t.TempDir()
 	files := map[string]string{
 		"message.json": `{"role":"ROLE_USER","parts":[{"text":"from a file"}]}`,
@@ -82,6 +90,9 @@ func TestReadmeExamples(t *testing.T) {
 	replacer := strings.NewReplacer(
 		"./bin/a2a", "a2a",
 		"localhost:8080", host,
+		"localhost:41242", strings.TrimPrefix(coder.url, "http://"),
+		"testdata/recordings/", recordings+"/",
+		"session.jsonl", filepath.Join(dir, "session.jsonl"),
 		"<task-id>", string(task.ID),
 		"<context-id>", task.ContextID,
 		"<ctx-id>", task.ContextID,
@@ -89,7 +100,8 @@ func TestReadmeExamples(t *testing.T) {
 		"/etc/bash_completion.d/a2a", filepath.Join(dir, "completion.bash"),
 	)
 	for _, line := range cmds {
-		if strings.Contains(line, ".example") && !strings.Contains(line, "serve --proxy") || strings.HasPrefix(line, "make") {
+		if strings.Contains(line, ".example") && !strings.Contains(line, "serve --proxy") || strings.HasPrefix(line, "make") ||
+			strings.HasPrefix(line, "a2a chat") { // chat needs a terminal: the pty tests drive it
 			continue
 		}
 		cmd := replacer.Replace(line)
