@@ -12,6 +12,8 @@ import (
 	"syscall"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/a2acli/a2a/internal/redact"
 )
 
 // Exit codes, as the README and CONTRACT.md state them.
@@ -220,7 +222,7 @@ func (o *globalOptions) hasCredentials() bool {
 		return true
 	}
 	for _, kv := range o.svcParams {
-		if k, _, _ := strings.Cut(kv, "="); secretHeader(strings.TrimSpace(k)) {
+		if k, _, _ := strings.Cut(kv, "="); redact.Sensitive(strings.TrimSpace(k)) {
 			return true
 		}
 	}

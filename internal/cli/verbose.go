@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2aclient"
+
+	"github.com/a2acli/a2a/internal/redact"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -35,21 +37,6 @@ func (l *verboseLog) printf(format string, args ...any) {
 
 const maxLoggedPayload = 16 << 10
 
-// secretHeader reports whether a header or parameter name carries a credential.
-func secretHeader(name string) bool {
-	n := strings.ToLower(name)
-	switch n {
-	case "authorization", "proxy-authorization", "cookie", "set-cookie":
-		return true
-	}
-	for _, s := range []string{"key", "token", "secret", "auth", "password", "credential", "session"} {
-		if strings.Contains(n, s) {
-			return true
-		}
-	}
-	return false
-}
-
 func redactedHeaders(h http.Header) string {
 	keys := make([]string, 0, len(h))
 	for k := range h {
@@ -58,11 +45,7 @@ func redactedHeaders(h http.Header) string {
 	sort.Strings(keys)
 	var b strings.Builder
 	for _, k := range keys {
-		v := strings.Join(h[k], ", ")
-		if secretHeader(k) {
-			v = "***"
-		}
-		fmt.Fprintf(&b, "  %s: %s\n", k, v)
+		fmt.Fprintf(&b, "  %s: %s\n", k, redact.Value(k, h[k], ", "))
 	}
 	return b.String()
 }
@@ -107,33 +90,11 @@ func payload(b []byte) string {
 	if len(b) == 0 {
 		return ""
 	}
-	s := redactJSONSecrets(string(b))
+	s := string(redact.JSON(b))
 	if len(b) >= maxLoggedPayload {
 		s += " …(truncated)"
 	}
 	return "  " + s + "\n"
-}
-
-// redactJSONSecrets hides values of JSON fields whose names look like credentials.
-func redactJSONSecrets(s string) string {
-	for _, k := range []string{"credentials", "token", "password", "apiKey", "api_key", "authorization"} {
-		for _, q := range []string{`"` + k + `":"`, `"` + k + `": "`} {
-			for i := strings.Index(s, q); i >= 0; {
-				start := i + len(q)
-				end := strings.IndexByte(s[start:], '"')
-				if end < 0 {
-					break
-				}
-				s = s[:start] + "***" + s[start+end:]
-				next := strings.Index(s[start:], q)
-				if next < 0 {
-					break
-				}
-				i = start + next
-			}
-		}
-	}
-	return s
 }
 
 type loggedBody struct {

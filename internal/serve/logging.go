@@ -12,6 +12,8 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
+
+	"github.com/a2acli/a2a/internal/redact"
 )
 
 // maxLoggedPayload bounds one payload in the verbose traffic log.
@@ -56,20 +58,6 @@ func (lw *lineWriter) Write(p []byte) (int, error) {
 	return lw.w.Write(p)
 }
 
-// sensitive reports whether a header, parameter or field name carries a credential.
-func sensitive(name string) bool {
-	n := strings.ToLower(name)
-	if n == "cookie" || n == "set-cookie" || n == "credentials" {
-		return true
-	}
-	for _, s := range []string{"key", "token", "secret", "auth", "password"} {
-		if strings.Contains(n, s) {
-			return true
-		}
-	}
-	return false
-}
-
 // formatParams renders request parameters with credentials redacted, sorted by name.
 func formatParams(params map[string][]string) string {
 	names := make([]string, 0, len(params))
@@ -79,34 +67,9 @@ func formatParams(params map[string][]string) string {
 	sort.Strings(names)
 	var b strings.Builder
 	for _, k := range names {
-		v := strings.Join(params[k], ",")
-		if sensitive(k) {
-			v = "***"
-		}
-		fmt.Fprintf(&b, " %s=%s", k, v)
+		fmt.Fprintf(&b, " %s=%s", k, redact.Value(k, params[k], ","))
 	}
 	return b.String()
-}
-
-// redactJSON replaces the values of credential-like fields anywhere in a JSON document.
-func redactJSON(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		for k, val := range x {
-			if sensitive(k) {
-				if _, isObj := val.(map[string]any); !isObj {
-					x[k] = "***"
-					continue
-				}
-			}
-			x[k] = redactJSON(val)
-		}
-	case []any:
-		for i := range x {
-			x[i] = redactJSON(x[i])
-		}
-	}
-	return v
 }
 
 func payloadText(v any) string {
@@ -114,12 +77,7 @@ func payloadText(v any) string {
 	if err != nil {
 		return fmt.Sprintf("<%v>", err)
 	}
-	var doc any
-	if json.Unmarshal(raw, &doc) == nil {
-		if red, err := json.Marshal(redactJSON(doc)); err == nil {
-			raw = red
-		}
-	}
+	raw = redact.JSON(raw)
 	if len(raw) > maxLoggedPayload {
 		return fmt.Sprintf("%s… (%d bytes)", raw[:maxLoggedPayload], len(raw))
 	}
