@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -37,18 +36,7 @@ func (l *verboseLog) printf(format string, args ...any) {
 
 const maxLoggedPayload = 16 << 10
 
-func redactedHeaders(h http.Header) string {
-	keys := make([]string, 0, len(h))
-	for k := range h {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var b strings.Builder
-	for _, k := range keys {
-		fmt.Fprintf(&b, "  %s: %s\n", k, redact.Value(k, h[k], ", "))
-	}
-	return b.String()
-}
+func redactedHeaders(h http.Header) string { return redact.Lines(h, "  %s: %s\n", ", ") }
 
 // roundTripper logs HTTP exchanges under -v and turns 401/403 into typed errors, whatever the binding.
 type roundTripper struct {

@@ -6,7 +6,9 @@ package redact
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"regexp"
+	"sort"
 	"strings"
 )
 
@@ -36,6 +38,21 @@ func Value(name string, vals []string, sep string) string {
 		return Mask
 	}
 	return strings.Join(vals, sep)
+}
+
+// Lines renders params sorted by name, one fmt.Sprintf(format, name, value) each, values joined by sep and masked
+// where the name is sensitive.
+func Lines(params map[string][]string, format, sep string) string {
+	names := make([]string, 0, len(params))
+	for k := range params {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	for _, k := range names {
+		fmt.Fprintf(&b, format, k, Value(k, params[k], sep))
+	}
+	return b.String()
 }
 
 // JSON returns raw with the values of sensitive fields replaced by Mask, at any depth (objects under a

@@ -32,3 +32,11 @@ func TestJSON(t *testing.T) {
 		}
 	}
 }
+
+func TestLines(t *testing.T) {
+	t.Parallel()
+	got := Lines(map[string][]string{"X-B": {"1", "2"}, "Authorization": {"Bearer x"}}, "%s=%s;", ",")
+	if want := "Authorization=***;X-B=1,2;"; got != want {
+		t.Errorf("Lines = %q, want %q", got, want)
+	}
+}

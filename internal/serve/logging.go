@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"sort"
 	"strings"
 	"time"
 
@@ -59,18 +58,7 @@ func (lw *lineWriter) Write(p []byte) (int, error) {
 }
 
 // formatParams renders request parameters with credentials redacted, sorted by name.
-func formatParams(params map[string][]string) string {
-	names := make([]string, 0, len(params))
-	for k := range params {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	var b strings.Builder
-	for _, k := range names {
-		fmt.Fprintf(&b, " %s=%s", k, redact.Value(k, params[k], ","))
-	}
-	return b.String()
-}
+func formatParams(params map[string][]string) string { return redact.Lines(params, " %s=%s", ",") }
 
 func payloadText(v any) string {
 	raw, err := json.Marshal(v)

@@ -1,7 +1,7 @@
 // Package serve owns the server behind `a2a serve`: one A2A request handler mounted on the chosen
 // transports (REST, JSON-RPC and gRPC together on one port), the agent card, the task store and
-// the echo, exec and proxy backends. It has no flags and no cobra, never touches os.Stdout or
-// os.Stderr (logs go to Config.Log) and never builds clients itself: the proxy gets its upstream
+// the echo, exec and proxy backends. It has no flags and no cobra, never touches the process's
+// standard streams (logs go to Config.Log) and never builds clients itself: the proxy gets its upstream
 // client from the caller.
 package serve
 
