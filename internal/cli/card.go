@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -48,7 +49,7 @@ func parseRef(raw string) (*agentRef, error) {
 		raw = "http://" + raw
 	}
 	u, err := url.Parse(raw)
-	if err != nil || u.Host == "" {
+	if err != nil || !validHost(u) {
 		return nil, usagef("invalid agent URL %q: want http(s)://host[:port][/path], host:port or a card file", ref.raw)
 	}
 	switch u.Scheme {
@@ -69,6 +70,19 @@ func parseRef(raw string) (*agentRef, error) {
 	u.Path = strings.TrimSuffix(u.Path, "/")
 	ref.base = u
 	return ref, nil
+}
+
+// validHost reports whether u names a host and, if any, a numeric port (url.Parse alone accepts "http://::::").
+func validHost(u *url.URL) bool {
+	host := u.Hostname()
+	if host == "" || strings.Contains(host, ":") && !strings.HasPrefix(u.Host, "[") {
+		return false
+	}
+	if p := u.Port(); p != "" {
+		n, err := strconv.Atoi(p)
+		return err == nil && n > 0 && n < 65536
+	}
+	return !strings.HasSuffix(u.Host, ":")
 }
 
 // cardCandidates lists the URLs to try for the card, in order.

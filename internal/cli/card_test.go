@@ -60,7 +60,7 @@ func TestParseRef(t *testing.T) {
 
 func TestParseRefErrors(t *testing.T) {
 	t.Parallel()
-	for _, in := range []string{"", "ftp://h/x", "http://", "::::"} {
+	for _, in := range []string{"", "ftp://h/x", "http://", "::::", "http://h:99999", "http://h:x", "h:"} {
 		_, err := parseRef(in)
 		var ue *usageError
 		if !errors.As(err, &ue) {
