@@ -13,8 +13,13 @@ const DefaultMax = 1 << 20
 // maxLimit caps max, so that max plus the delimiter length cannot overflow.
 const maxLimit = 1 << 30
 
-// initialBuf is the first buffer size; the buffer grows by doubling up to what max and the delimiter need.
-const initialBuf = 64 << 10
+// Buffer sizes. The buffer starts small, since a child that writes little, or waits, should cost little. It
+// doubles up to readBuf while reads fill it (more input is likely waiting, and bigger reads are cheaper), and
+// beyond that only as far as a chunk of max bytes plus the delimiter needs.
+const (
+	firstBuf = 1 << 10
+	readBuf  = 64 << 10
+)
 
 // errBadRead reports a reader that returned an impossible byte count.
 var errBadRead = errors.New("reader returned an invalid count")
@@ -30,6 +35,7 @@ type Chunker struct {
 	start, end int   // buf[start:end] is buffered input not yet returned
 	searched   int   // leading bytes of buf[start:end] known not to start a delimiter
 	err        error // first error from r (io.EOF at the end); sticky
+	filled     bool  // the last read filled the buffer: grow it towards readBuf
 }
 
 // NewChunker returns a Chunker reading r and splitting at delim (any bytes; nil or empty means no delimiter).
@@ -141,14 +147,14 @@ func (c *Chunker) consume(n int) {
 // fill reads once more into the buffer, compacting or growing it first when needed.
 func (c *Chunker) fill() {
 	if c.buf == nil {
-		c.buf = make([]byte, min(initialBuf, c.limit))
+		c.buf = make([]byte, min(firstBuf, c.limit))
 	}
 	free := len(c.buf) - c.end
 	if c.start > 0 && free < len(c.buf)/2 {
 		c.end = copy(c.buf, c.buf[c.start:c.end])
 		c.start = 0
 	}
-	if c.end == len(c.buf) {
+	if c.end == len(c.buf) || (c.filled && len(c.buf) < min(readBuf, c.limit)) {
 		// split only asks for input while fewer than limit bytes are buffered, so limit bytes always suffice.
 		nb := make([]byte, max(min(2*len(c.buf), c.limit), c.end+1))
 		c.end = copy(nb, c.buf[c.start:c.end])
@@ -160,6 +166,7 @@ func (c *Chunker) fill() {
 			c.err = errBadRead
 			return
 		}
+		c.filled = c.end+n == len(c.buf)
 		c.end += n
 		if err != nil {
 			c.err = err

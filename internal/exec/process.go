@@ -9,7 +9,6 @@ import (
 	osexec "os/exec"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 )
 
@@ -62,6 +61,8 @@ type Process struct {
 	killTimer, closeTimer *time.Timer
 	stopReq, forced       atomic.Bool
 
+	pidfd int // the child's pidfd (Linux, from clone) until reap hands it to waitExited; -1 when none
+
 	waitOnce sync.Once
 	res      Result
 	err      error
@@ -88,6 +89,7 @@ func Start(ctx context.Context, c Cmd) (*Process, error) {
 		stdinDone:  make(chan struct{}),
 		stderrDone: make(chan struct{}),
 		exited:     make(chan struct{}),
+		pidfd:      -1,
 	}
 	if p.grace <= 0 {
 		p.grace = defaultGrace
@@ -95,14 +97,17 @@ func Start(ctx context.Context, c Cmd) (*Process, error) {
 	if p.tail.max <= 0 {
 		p.tail.max = defaultStderrTail
 	}
-	cmd := osexec.CommandContext(ctx, "/bin/sh", "-c", c.Command)
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("start command: %w", err)
+	}
+	// Not exec.CommandContext: its watcher goroutine per process would only duplicate the context.AfterFunc
+	// below, and the SIGKILL timer of terminate also kills a leader that left its group.
+	cmd := osexec.Command("/bin/sh", "-c", c.Command)
 	cmd.Dir = c.Dir
 	if len(c.Env) > 0 {
 		cmd.Env = append(os.Environ(), c.Env...)
 	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { p.Stop(); return nil }
-	cmd.WaitDelay = p.grace + closeMargin // backstop: os/exec kills the leader if it outlives the group kill
+	cmd.SysProcAttr = newSysProcAttr(&p.pidfd)
 	p.cmd = cmd
 
 	// Our own pipes, not os/exec's: its copying goroutines would make cmd.Wait wait for every descendant
@@ -112,10 +117,11 @@ func Start(ctx context.Context, c Cmd) (*Process, error) {
 		return nil, err
 	}
 	p.begin = time.Now()
-	err = cmd.Start()
+	err = startOnFreshStack(cmd)
 	for _, f := range childEnds {
 		_ = f.Close() // the child has its copies (or was never started); close errors change nothing
 	}
+	cmd.Env = nil // the child has its copy; the Cmd lives as long as the child, the environment need not
 	if err != nil {
 		p.stdout.close()
 		p.stdin.close()
@@ -132,6 +138,15 @@ func Start(ctx context.Context, c Cmd) (*Process, error) {
 	go p.reap()
 	p.stopCtx = context.AfterFunc(ctx, p.Stop) // also after the leader exits, while descendants may linger
 	return p, nil
+}
+
+// startOnFreshStack starts cmd from a short-lived goroutine. Forking needs a deep stack, and a goroutine
+// keeps the stack it grew while it lives: the caller, which goes on to wait on the child's output for as
+// long as the child runs, keeps a small one.
+func startOnFreshStack(cmd *osexec.Cmd) error {
+	errc := make(chan error, 1)
+	go func() { errc <- cmd.Start() }()
+	return <-errc
 }
 
 // pipes creates the stdout, stderr and (if withStdin) stdin pipes, keeps our ends in p, attaches the child's
@@ -176,7 +191,7 @@ func (p *Process) writeStdin(data []byte) {
 // reap waits for the leader to exit, terminates what is left of its group, and reaps the leader.
 func (p *Process) reap() {
 	pid := p.cmd.Process.Pid
-	early := waitExited(pid)
+	early := waitExited(pid, p.pidfd)
 	if early {
 		p.terminate()
 	}

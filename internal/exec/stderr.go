@@ -45,7 +45,7 @@ func (t *tail) String() string {
 func drainStderr(r *os.File, t *tail, onLine func([]byte), done chan<- struct{}) {
 	defer close(done)
 	if onLine == nil {
-		_, _ = io.Copy(t, r) // the only possible error is r being closed (forced stop): the tail is kept as is
+		copyGrowing(t, r) // the only possible error is r being closed (forced stop): the tail is kept as is
 		return
 	}
 	ch := NewChunker(io.TeeReader(r, t), []byte("\n"), maxStderrLine)
@@ -55,5 +55,21 @@ func drainStderr(r *os.File, t *tail, onLine func([]byte), done chan<- struct{})
 			return
 		}
 		onLine(line)
+	}
+}
+
+// copyGrowing copies r to t until r fails or ends. Its buffer starts small, so that a child that writes
+// nothing to stderr costs little, and doubles up to 32 KiB while reads fill it.
+func copyGrowing(t *tail, r io.Reader) {
+	buf := make([]byte, 512)
+	for {
+		n, err := r.Read(buf)
+		t.Write(buf[:n])
+		if err != nil {
+			return
+		}
+		if n == len(buf) && len(buf) < 32<<10 {
+			buf = make([]byte, 2*len(buf))
+		}
 	}
 }

@@ -22,9 +22,16 @@ func (p *Process) terminate() {
 	p.termOnce.Do(func() {
 		p.termAt = time.Now()
 		p.signalGroup(syscall.SIGTERM)
-		p.killTimer = time.AfterFunc(p.grace, func() { p.signalGroup(syscall.SIGKILL) })
+		p.killTimer = time.AfterFunc(p.grace, p.kill)
 		p.closeTimer = time.AfterFunc(p.grace+closeMargin, p.forceClose)
 	})
+}
+
+// kill sends SIGKILL to the group, and to the leader in case it left the group. Process.Kill is safe to race
+// with the reaping: once the leader is reaped it signals nothing.
+func (p *Process) kill() {
+	p.signalGroup(syscall.SIGKILL)
+	_ = p.cmd.Process.Kill() // os.ErrProcessDone after reaping: nothing left to kill
 }
 
 // signalGroup sends sig to every process of the group.

@@ -11,14 +11,57 @@ import (
 // waitExited blocks until the process pid has exited, without reaping it. While the exited child is an
 // unreaped zombie its pid, and so its process group id, cannot be reused, which makes the group signal that
 // follows safe. It reports true: the caller signals the group before reaping.
-func waitExited(pid int) bool {
-	const pPID = 1     // P_PID
+//
+// With a pidfd (pidfd >= 0, which waitExited closes) the wait parks the goroutine in the runtime's network
+// poller until the pidfd becomes readable, so a thousand waiting children do not hold a thousand OS threads.
+// Without one, or where the pidfd cannot be polled, it blocks a thread in waitid.
+func waitExited(pid, pidfd int) bool {
+	if pidfd >= 0 && pollExit(pid, pidfd) {
+		return true
+	}
 	var info [128]byte // siginfo_t
 	for {
 		_, _, errno := syscall.Syscall6(syscall.SYS_WAITID, pPID, uintptr(pid),
 			uintptr(unsafe.Pointer(&info)), syscall.WEXITED|syscall.WNOWAIT, 0, 0)
 		if errno != syscall.EINTR {
 			return true
+		}
+	}
+}
+
+const pPID = 1 // waitid's P_PID
+
+// pollExit waits for pid to exit through the netpoller and closes pidfd. It reports false when the pidfd
+// could not be polled, leaving the wait to the caller.
+func pollExit(pid, pidfd int) bool {
+	if err := syscall.SetNonblock(pidfd, true); err != nil { // os.NewFile polls only non-blocking descriptors
+		_ = syscall.Close(pidfd)
+		return false
+	}
+	f := os.NewFile(uintptr(pidfd), "pidfd")
+	defer f.Close() // also removes it from the poller; a close error changes nothing
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return false
+	}
+	// Read calls the function, and while it reports false waits for the descriptor to be readable: a pidfd
+	// is readable once its process exited. An error means the descriptor is not pollable after all.
+	return rc.Read(func(uintptr) bool { return exited(pid) }) == nil
+}
+
+// exited reports whether pid has exited (or cannot be waited for), without blocking and without reaping it.
+func exited(pid int) bool {
+	var info [32]int32 // siginfo_t; si_signo, its first field, stays 0 when no child is waitable
+	for {
+		_, _, errno := syscall.Syscall6(syscall.SYS_WAITID, pPID, uintptr(pid),
+			uintptr(unsafe.Pointer(&info)), syscall.WEXITED|syscall.WNOWAIT|syscall.WNOHANG, 0, 0)
+		switch errno {
+		case syscall.EINTR:
+			continue
+		case 0:
+			return info[0] != 0
+		default:
+			return true // ECHILD: nothing to wait for here; the caller's Wait reports it
 		}
 	}
 }
@@ -76,4 +119,10 @@ func pidAlive(pid int) bool {
 	}
 	state, _, ok := procStat(strconv.Itoa(pid))
 	return !ok || (state != 'Z' && state != 'X')
+}
+
+// newSysProcAttr puts the child in its own process group and asks clone for a pidfd, stored in *pidfd
+// (-1 where the kernel has none). The os package keeps its own copy, so this one is ours to close.
+func newSysProcAttr(pidfd *int) *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Setpgid: true, PidFD: pidfd}
 }

@@ -6,10 +6,13 @@ import "syscall"
 
 // waitExited does not wait where waitid(WNOWAIT) is not used; it reports false, so the group is signalled
 // just after reaping instead.
-func waitExited(int) bool { return false }
+func waitExited(int, int) bool { return false }
 
 // groupAlive reports whether process group pgid has a member (zombies included).
 func groupAlive(pgid int) bool { return syscall.Kill(-pgid, 0) == nil }
 
 // pidAlive reports whether process pid exists (zombies included).
 func pidAlive(pid int) bool { return syscall.Kill(pid, 0) == nil }
+
+// newSysProcAttr puts the child in its own process group; there is no pidfd here.
+func newSysProcAttr(*int) *syscall.SysProcAttr { return &syscall.SysProcAttr{Setpgid: true} }

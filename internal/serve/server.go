@@ -40,6 +40,10 @@ type Config struct {
 	Grace             time.Duration    // shutdown grace; 0 => 5s
 	Ready             func(url string) // called once when listening; nil => not called
 
+	// MaxArtifactBytes bounds the artifact bytes kept per task: beyond it the oldest streamed parts are
+	// dropped from the stored task (streams still get them all); 0 => 8 MiB, negative => no bound.
+	MaxArtifactBytes int64
+
 	clock func() time.Time // tests: the task store's clock; nil => time.Now
 }
 
@@ -93,7 +97,11 @@ func Run(ctx context.Context, cfg Config) error {
 	hostport := advertisedHost(ln.Addr())
 	lw := &lockedWriter{w: cfg.Log}
 	tl := &trafficLog{w: lw, quiet: cfg.Quiet, verbose: cfg.Verbose}
-	e := &env{cfg: &cfg, store: newMemStore(cfg.MaxTasks, cfg.TaskTTL, cfg.clock), log: tl}
+	store := newMemStore(cfg.MaxTasks, cfg.TaskTTL, cfg.clock)
+	if cfg.MaxArtifactBytes != 0 {
+		store.maxArtifactBytes = cfg.MaxArtifactBytes
+	}
+	e := &env{cfg: &cfg, store: store, log: tl}
 	parts, err := cfg.Backend.setup(e)
 	if err != nil {
 		ln.Close()

@@ -31,6 +31,9 @@ type record struct {
 	updated time.Time
 	run     *turnRun // non-nil while a turn is running
 	subs    map[*subscriber]struct{}
+	// artBytes is the payload size of the task's artifacts, kept within memStore.maxArtifactBytes by
+	// applyLocked (tasks replaced through Update are not counted).
+	artBytes int64
 }
 
 // memStore keeps tasks in memory with retention: at most maxTasks finished tasks, finished tasks
@@ -43,6 +46,8 @@ type memStore struct {
 	ttl      time.Duration
 	tasks    map[a2a.TaskID]*record
 	done     finishedQueue // the finished tasks in the order they finished, for retention
+	// maxArtifactBytes bounds the artifact bytes kept per task (see artbudget.go); <= 0 means no bound.
+	maxArtifactBytes int64
 }
 
 var _ taskstore.Store = (*memStore)(nil)
@@ -57,7 +62,7 @@ func newMemStore(maxTasks int, ttl time.Duration, now func() time.Time) *memStor
 	if now == nil {
 		now = time.Now
 	}
-	return &memStore{now: now, maxTasks: maxTasks, ttl: ttl, tasks: map[a2a.TaskID]*record{}}
+	return &memStore{now: now, maxTasks: maxTasks, ttl: ttl, tasks: map[a2a.TaskID]*record{}, maxArtifactBytes: defaultMaxArtifactBytes}
 }
 
 func finished(r *record) bool {
@@ -71,7 +76,7 @@ func (s *memStore) insert(t *a2a.Task) (*record, error) {
 	if _, ok := s.tasks[t.ID]; ok {
 		return nil, taskstore.ErrTaskAlreadyExists
 	}
-	r := &record{task: t, version: 1, updated: s.now(), subs: map[*subscriber]struct{}{}}
+	r := &record{task: t, version: 1, updated: s.now(), subs: map[*subscriber]struct{}{}, artBytes: artifactsSize(t.Artifacts)}
 	s.tasks[t.ID] = r
 	s.changedLocked(r, false)
 	s.pruneLocked()
@@ -125,8 +130,7 @@ func (s *memStore) view(id a2a.TaskID, historyLength *int) (*a2a.Task, error) {
 	return snapshot(r.task, historyLength, true), nil
 }
 
-// applyLocked integrates an event into the task in place. Appended artifact parts are added to
-// the stored artifact without copying what is already there. Called with s.mu held.
+// applyLocked integrates an event into the task in place. Called with s.mu held.
 func (s *memStore) applyLocked(r *record, ev a2a.Event) {
 	defer s.changedLocked(r, finished(r))
 	t := r.task
@@ -145,34 +149,10 @@ func (s *memStore) applyLocked(r *record, ev a2a.Event) {
 			maps.Copy(t.Metadata, v.Metadata)
 		}
 	case *a2a.TaskArtifactUpdateEvent:
-		applyArtifact(t, v)
+		s.applyArtifact(r, v)
 	case *a2a.Task:
 		*t = *snapshot(v, nil, true)
-	}
-}
-
-func applyArtifact(t *a2a.Task, ev *a2a.TaskArtifactUpdateEvent) {
-	i := slices.IndexFunc(t.Artifacts, func(a *a2a.Artifact) bool { return a.ID == ev.Artifact.ID })
-	if i >= 0 && ev.Append {
-		a := t.Artifacts[i]
-		a.Parts = append(a.Parts, ev.Artifact.Parts...)
-		if ev.Artifact.Metadata != nil {
-			if a.Metadata == nil {
-				a.Metadata = map[string]any{}
-			}
-			maps.Copy(a.Metadata, ev.Artifact.Metadata)
-		}
-		return
-	}
-	// The event is shared with subscribers: store our own copy of the artifact, since its parts
-	// slice will grow with later appends.
-	a := *ev.Artifact
-	a.Parts = slices.Clone(ev.Artifact.Parts)
-	a.Metadata = maps.Clone(ev.Artifact.Metadata)
-	if i >= 0 {
-		t.Artifacts[i] = &a
-	} else {
-		t.Artifacts = append(t.Artifacts, &a)
+		r.artBytes = artifactsSize(t.Artifacts)
 	}
 }
 

@@ -155,7 +155,8 @@ func (ts *tasks) emit(rec *record, ev a2a.Event, last bool) {
 	s := ts.store
 	s.mu.Lock()
 	s.applyLocked(rec, ev)
-	subs := make([]*subscriber, 0, len(rec.subs))
+	var few [4]*subscriber // most tasks have one subscriber: no allocation per event
+	subs := few[:0]
 	for sub := range rec.subs {
 		subs = append(subs, sub)
 	}
