@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"os"
 	"strings"
@@ -36,6 +37,7 @@ type serveOptions struct {
 	quiet         bool
 	maxTasks      int
 	taskTTL       time.Duration
+	maxArtBytes   int64
 }
 
 func newServeCmd(f *factory, runF func(context.Context, *serveOptions) error) *cobra.Command {
@@ -98,6 +100,7 @@ of rest, jsonrpc, grpc, or a comma list served together on the same port). Once 
 	fl.BoolVar(&o.quiet, "quiet", false, "no traffic log on stderr")
 	fl.IntVar(&o.maxTasks, "max-tasks", 1000, "keep at most n finished tasks")
 	fl.DurationVar(&o.taskTTL, "task-ttl", time.Hour, "forget finished tasks after this long")
+	fl.Int64Var(&o.maxArtBytes, "max-artifact-bytes", 8<<20, "keep at most n bytes of a task's artifacts, dropping the oldest streamed chunks (0: no limit)")
 	o.replay.addFlags(cmd)
 	cmd.MarkFlagsMutuallyExclusive("echo", "proxy", "exec", "replay")
 	cmd.MarkFlagsOneRequired("echo", "proxy", "exec", "replay")
@@ -121,6 +124,13 @@ func (o *serveOptions) config(cmd *cobra.Command) (serve.Config, error) {
 	}
 	if o.maxTasks < 1 {
 		return cfg, usage("invalid --max-tasks %d: want at least 1", o.maxTasks)
+	}
+	cfg.MaxArtifactBytes = o.maxArtBytes
+	if o.maxArtBytes == 0 {
+		cfg.MaxArtifactBytes = -1 // serve.Config's "no bound"
+	}
+	if o.maxArtBytes < 0 {
+		return cfg, usage("invalid --max-artifact-bytes %d: want 0 or more", o.maxArtBytes)
 	}
 	if o.taskTTL <= 0 {
 		return cfg, usage("invalid --task-ttl %s: want a positive duration", o.taskTTL)
@@ -192,7 +202,15 @@ func (o *serveOptions) config(cmd *cobra.Command) (serve.Config, error) {
 		if _, err := parseRef(o.proxy); err != nil {
 			return cfg, usage("invalid --proxy: %v", err)
 		}
-		cfg.Backend = serve.Proxy(serve.ProxyConfig{Connect: o.connectUpstream, AuthInjected: o.f.opts.auth != ""})
+		headers, err := o.f.opts.serviceParams()
+		if err != nil {
+			return cfg, err
+		}
+		pc := serve.ProxyConfig{Connect: o.connectUpstream, AuthInjected: o.f.opts.auth != "", Headers: headers}
+		if o.f.opts.insecure {
+			pc.TLS = &tls.Config{InsecureSkipVerify: true} //nolint:gosec // the user asked for it with --insecure
+		}
+		cfg.Backend = serve.Proxy(pc)
 		b, err := o.replay.wrapRecord(cfg.Backend)
 		if err != nil {
 			return cfg, usage("%v", err)

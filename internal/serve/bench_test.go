@@ -146,15 +146,19 @@ func BenchmarkBareHTTP(b *testing.B) {
 	}
 }
 
-// BenchmarkProxy compares direct and proxied echo round trips: throughput at 16 clients and
-// latency at 1 client.
+// BenchmarkProxy compares direct and proxied echo round trips per HTTP front (REST and JSON-RPC,
+// each on the same binding upstream, so the byte-level fast path applies): throughput at 16
+// clients and latency at 1 client.
 func BenchmarkProxy(b *testing.B) {
-	up := startServer(b, Config{Backend: Echo(), Quiet: true})
-	px := startServer(b, Config{Backend: Proxy(ProxyConfig{Connect: benchConnector(up.url)}), Quiet: true})
-	direct := newBenchClient(b, up.url, a2a.TransportProtocolHTTPJSON)
-	proxied := newBenchClient(b, px.url, a2a.TransportProtocolHTTPJSON)
-	for _, n := range []int{1, 16} {
-		b.Run(fmt.Sprintf("direct/c%d", n), func(b *testing.B) { runClients(b, n, true, sendOp(direct)) })
-		b.Run(fmt.Sprintf("proxy/c%d", n), func(b *testing.B) { runClients(b, n, true, sendOp(proxied)) })
+	fronts := []a2a.TransportProtocol{a2a.TransportProtocolHTTPJSON, a2a.TransportProtocolJSONRPC}
+	up := startServer(b, Config{Backend: Echo(), Quiet: true, Transports: fronts})
+	px := startServer(b, Config{Backend: Proxy(ProxyConfig{Connect: benchConnector(up.url)}), Quiet: true, Transports: fronts})
+	for _, tr := range fronts {
+		direct := newBenchClient(b, up.url, tr)
+		proxied := newBenchClient(b, px.url, tr)
+		for _, n := range []int{1, 16} {
+			b.Run(fmt.Sprintf("%s/direct/c%d", tr, n), func(b *testing.B) { runClients(b, n, true, sendOp(direct)) })
+			b.Run(fmt.Sprintf("%s/proxy/c%d", tr, n), func(b *testing.B) { runClients(b, n, true, sendOp(proxied)) })
+		}
 	}
 }

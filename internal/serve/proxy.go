@@ -2,6 +2,7 @@ package serve
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"iter"
@@ -25,6 +26,11 @@ type ProxyConfig struct {
 	AuthInjected bool
 	// Upstream names the upstream (its URL) in the fallback card served while it is unreachable.
 	Upstream string
+	// Headers are set on every request of the byte-level fast path (--svc-param, --auth): they
+	// replace the caller's values of the same names, except A2A-Extensions, whose values are added.
+	Headers map[string][]string
+	// TLS configures the fast path's connections to an https upstream; nil => Go's defaults.
+	TLS *tls.Config
 }
 
 const (
@@ -32,12 +38,19 @@ const (
 	cardConnectTimeout = 2 * time.Second
 )
 
-// Proxy returns a backend that forwards every operation to an upstream agent. The caller's
-// Authorization (unless AuthInjected), A2A-Extensions and X-* headers travel upstream as service
-// parameters. Tasks live upstream, so get, list, cancel and subscribe are forwarded too.
+// Proxy returns a backend that forwards every operation to an upstream agent. A call on an HTTP
+// front whose binding and protocol version the upstream also serves is forwarded byte for byte
+// (see fastPath); any other call is decoded and re-sent with the upstream client, the caller's
+// Authorization (unless AuthInjected), A2A-Extensions and X-* headers travelling upstream as
+// service parameters. Tasks live upstream, so get, list, cancel and subscribe are forwarded too.
 func Proxy(c ProxyConfig) Backend { return proxyBackend{cfg: c} }
 
-type proxyBackend struct{ cfg ProxyConfig }
+type proxyBackend struct {
+	cfg ProxyConfig
+	// eventsOnly turns the byte-level fast path off for A2A calls (a recorder needs the events);
+	// custom endpoints are still forwarded.
+	eventsOnly bool
+}
 
 func (b proxyBackend) setup(e *env) (*backendParts, error) {
 	if b.cfg.Connect == nil {
@@ -48,7 +61,12 @@ func (b proxyBackend) setup(e *env) (*backendParts, error) {
 	if e.cfg.Card == nil && e.cfg.Name == "" && b.cfg.Upstream != "" {
 		p.fallback.Name = "proxy for " + b.cfg.Upstream
 	}
-	return &backendParts{handler: p, shutdown: p.shutdown, card: p.card}, nil
+	fp := newFastPath(p, e, !b.eventsOnly)
+	shutdown := func(ctx context.Context) error {
+		defer fp.tr.CloseIdleConnections()
+		return p.shutdown(ctx)
+	}
+	return &backendParts{handler: p, shutdown: shutdown, card: p.card, http: fp.install}, nil
 }
 
 type proxy struct {
@@ -58,19 +76,41 @@ type proxy struct {
 	fallback *a2a.AgentCard
 
 	mu      sync.Mutex
-	client  *a2aclient.Client
-	upCard  *a2a.AgentCard
+	up      *upstream // nil until connected, and again after a transport failure
 	retired []*a2aclient.Client
 }
+
+// upstream is a connected upstream: its client, its card and the fast path's routes to it.
+type upstream struct {
+	client *a2aclient.Client
+	card   *a2a.AgentCard
+	routes *fastRoutes
+}
+
+// upstreamErrKey marks a request whose upstream is known to be unreachable: the fast path hands
+// it to the A2A handler with the error, which answers it in the caller's binding.
+type upstreamErrKey struct{}
 
 var _ a2asrv.RequestHandler = (*proxy)(nil)
 
 // upstream returns the cached client, connecting first when there is none.
 func (p *proxy) upstream(ctx context.Context, timeout time.Duration) (*a2aclient.Client, error) {
+	up, err := p.connected(ctx, timeout)
+	if err != nil {
+		return nil, err
+	}
+	return up.client, nil
+}
+
+// connected returns the connected upstream, connecting first when there is none.
+func (p *proxy) connected(ctx context.Context, timeout time.Duration) (*upstream, error) {
+	if err, ok := ctx.Value(upstreamErrKey{}).(error); ok {
+		return nil, err
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.client != nil {
-		return p.client, nil
+	if p.up != nil {
+		return p.up, nil
 	}
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -78,21 +118,17 @@ func (p *proxy) upstream(ctx context.Context, timeout time.Duration) (*a2aclient
 	if err != nil {
 		return nil, a2a.NewError(a2a.ErrServerError, "upstream unreachable: "+err.Error())
 	}
-	p.client, p.upCard = c, card
-	return c, nil
+	p.up = &upstream{client: c, card: card, routes: newFastRoutes(card)}
+	return p.up, nil
 }
 
 // card is the upstream card once known, else a minimal one; Run substitutes our interfaces.
 func (p *proxy) card(ctx context.Context) (*a2a.AgentCard, error) {
-	if _, err := p.upstream(ctx, cardConnectTimeout); err != nil {
+	up, err := p.connected(ctx, cardConnectTimeout)
+	if err != nil || up.card == nil {
 		return p.fallback, nil
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.upCard == nil {
-		return p.fallback, nil
-	}
-	return p.upCard, nil
+	return up.card, nil
 }
 
 // protocolErrors are answers of the upstream agent; anything else is a transport failure.
@@ -115,13 +151,18 @@ func (p *proxy) fail(c *a2aclient.Client, err error) error {
 	if p.base.Err() != nil {
 		return a2a.NewError(a2a.ErrServerError, "proxy is shutting down")
 	}
+	p.drop(c)
+	return a2a.NewError(a2a.ErrServerError, "upstream: "+err.Error())
+}
+
+// drop forgets the upstream of client c, so that the next call reconnects (and re-reads the card).
+func (p *proxy) drop(c *a2aclient.Client) {
 	p.mu.Lock()
-	if p.client == c {
-		p.client = nil
+	defer p.mu.Unlock()
+	if p.up != nil && p.up.client == c {
+		p.up = nil
 		p.retired = append(p.retired, c)
 	}
-	p.mu.Unlock()
-	return a2a.NewError(a2a.ErrServerError, "upstream: "+err.Error())
 }
 
 // outgoing derives the upstream call context: canceled on shutdown, carrying the forwarded
@@ -192,7 +233,11 @@ func (p *proxy) shutdown(context.Context) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var errs []error
-	for _, c := range append(p.retired, p.client) {
+	clients := p.retired
+	if p.up != nil {
+		clients = append(clients, p.up.client)
+	}
+	for _, c := range clients {
 		if c != nil {
 			if err := c.Destroy(); err != nil {
 				errs = append(errs, err)

@@ -24,7 +24,12 @@ type recordBackend struct {
 }
 
 func (rb recordBackend) setup(e *env) (*backendParts, error) {
-	parts, err := rb.next.setup(e)
+	next := rb.next
+	if pb, ok := next.(proxyBackend); ok {
+		pb.eventsOnly = true // the recorder needs the events: A2A calls take the decoding path
+		next = pb
+	}
+	parts, err := next.setup(e)
 	if err != nil {
 		return nil, err
 	}

@@ -185,14 +185,20 @@ func TestReplayBranches(t *testing.T) {
 func TestReplayUnmatched(t *testing.T) {
 	t.Parallel()
 	for _, asError := range []bool{false, true} {
-		srv := startReplay(t, ReplayConfig{UnmatchedError: asError}, "gemini-approve-write.jsonl")
+		// The connection rule is off: a pooled connection closed between the two calls would abort the turn instead.
+		srv := startReplay(t, ReplayConfig{UnmatchedError: asError, ConnectionRule: "off"}, "gemini-approve-write.jsonl")
 		c := newClient(t, srv.url, a2a.TransportProtocolHTTPJSON)
 		evs, err := collect(t, c.SendStreamingMessage(context.Background(), textMessage("go")))
 		if err != nil {
 			t.Fatal(err)
 		}
 		id := evs[0].TaskInfo().TaskID
-		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+		// Ignored answers end only at the client's deadline; a rejected one must not race it on a busy machine.
+		wait := 200 * time.Millisecond
+		if asError {
+			wait = 30 * time.Second
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), wait)
 		evs, err = collect(t, c.SendStreamingMessage(ctx, answer(id, map[string]any{"tool_call_id": "x", "selected_option_id": "proceed_once"})))
 		cancel()
 		switch {

@@ -1,0 +1,221 @@
+package serve
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"io"
+	"log"
+	"net/http"
+	"net/http/httputil"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+)
+
+// fastPath forwards HTTP requests to the upstream byte for byte, without decoding them into a2a
+// types: an A2A call on a front binding whose binding and protocol version the upstream also
+// serves goes to that upstream interface, a path none of our bindings owns (the Gemini server's
+// GET /listCommands, POST /executeCommand) goes to the upstream's origin. Unknown fields,
+// extension metadata and custom endpoints survive; it costs a fraction of the decoding path.
+// Everything else (other bindings or versions, the card, calls while recording) goes to next,
+// the A2A handler. The traffic log keeps its one line per call from a cheap scan of the bytes.
+type fastPath struct {
+	p       *proxy
+	log     *trafficLog
+	fronts  httpFronts
+	a2a     bool        // A2A calls may take the fast path
+	headers http.Header // injected into every upstream request
+	tr      *http.Transport
+	rp      *httputil.ReverseProxy
+	next    http.Handler
+}
+
+// Tuning of the fast path's upstream connections.
+const (
+	fastIdleConns        = 512
+	fastIdleConnsPerHost = 128
+	fastCopyBuffer       = 32 << 10
+)
+
+var extensionsHeader = http.CanonicalHeaderKey(a2a.SvcParamExtensions)
+
+func newFastPath(p *proxy, e *env, a2aCalls bool) *fastPath {
+	f := &fastPath{p: p, log: e.log, fronts: frontsOf(e.cfg), a2a: a2aCalls, headers: http.Header{}, tr: fastTransport(p.cfg.TLS)}
+	for k, v := range p.cfg.Headers {
+		k = http.CanonicalHeaderKey(k)
+		f.headers[k] = append(f.headers[k], v...)
+	}
+	f.rp = &httputil.ReverseProxy{
+		Rewrite:        f.rewrite,
+		ModifyResponse: f.modifyResponse,
+		ErrorHandler:   f.failed,
+		Transport:      f.tr,
+		BufferPool:     &copyBuffers,
+		ErrorLog:       log.New(io.Discard, "", 0), // failures are reported on the traffic line
+		// FlushInterval 0: ReverseProxy flushes text/event-stream (and unsized) answers after
+		// every write by itself, and does not start a flush timer for every unary answer.
+	}
+	return f
+}
+
+// fastTransport keeps an idle connection per concurrent caller and forwards bytes untouched: no
+// gzip negotiated behind the caller's back.
+func fastTransport(tlsCfg *tls.Config) *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConns = fastIdleConns
+	t.MaxIdleConnsPerHost = fastIdleConnsPerHost
+	t.DisableCompression = true
+	if tlsCfg != nil {
+		t.TLSClientConfig = tlsCfg.Clone()
+	}
+	return t
+}
+
+// install puts the fast path in front of the server's handler.
+func (f *fastPath) install(s *http.Server) {
+	f.next = s.Handler
+	s.Handler = f
+}
+
+type fastCallKey struct{}
+
+func callFrom(ctx context.Context) *fastCall {
+	c, _ := ctx.Value(fastCallKey{}).(*fastCall)
+	return c
+}
+
+// ServeHTTP implements http.Handler.
+func (f *fastPath) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	fr := f.fronts.classify(r)
+	if fr.kind == frontOurs || (fr.kind == frontA2A && !f.a2a) || f.p.base.Err() != nil {
+		f.next.ServeHTTP(w, r)
+		return
+	}
+	body, err := readBody(r)
+	if err != nil {
+		return // the caller's request broke off: nobody to answer
+	}
+	c := &fastCall{f: f, front: fr, in: r, body: body}
+	up, err := f.p.connected(r.Context(), connectTimeout)
+	if err != nil {
+		c.unreachable(w, err)
+		return
+	}
+	c.up, c.target = up, up.routes.target(fr, r.URL)
+	if c.target == nil {
+		f.next.ServeHTTP(w, c.replay(r.Context()))
+		return
+	}
+	c.begin()
+	ctx, cancel := context.WithCancel(context.WithValue(r.Context(), fastCallKey{}, c))
+	stop := context.AfterFunc(f.p.base, cancel) // shutdown ends forwarded calls and streams
+	defer func() {
+		stop()
+		cancel()
+		c.finish(w)
+	}()
+	f.rp.ServeHTTP(w, r.WithContext(ctx))
+}
+
+// readBody reads the request body (small: a message or a task ID) so that it can be peeked at
+// and replayed, and puts a replayable copy in its place.
+func readBody(r *http.Request) ([]byte, error) {
+	if r.Body == nil || r.Body == http.NoBody {
+		return nil, nil
+	}
+	var buf bytes.Buffer
+	if r.ContentLength > 0 && r.ContentLength < maxRPCPeek {
+		buf.Grow(int(r.ContentLength))
+	}
+	_, err := buf.ReadFrom(r.Body)
+	r.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	body := buf.Bytes()
+	r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
+	return body, nil
+}
+
+// rewrite aims the outgoing request at the upstream and injects the configured headers.
+func (f *fastPath) rewrite(pr *httputil.ProxyRequest) {
+	c := callFrom(pr.In.Context())
+	pr.Out.URL, pr.Out.Host = c.target, ""
+	if body := c.body; body != nil {
+		pr.Out.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+	}
+	if f.p.cfg.AuthInjected {
+		pr.Out.Header.Del("Authorization")
+	}
+	for k, v := range f.headers {
+		if k == extensionsHeader {
+			pr.Out.Header[k] = mergeTokens(pr.Out.Header[k], v)
+			continue
+		}
+		pr.Out.Header[k] = slices.Clone(v)
+	}
+}
+
+// mergeTokens adds the comma-separated values of add missing from have.
+func mergeTokens(have, add []string) []string {
+	seen := map[string]bool{}
+	for _, h := range have {
+		for _, t := range strings.Split(h, ",") {
+			seen[strings.TrimSpace(t)] = true
+		}
+	}
+	out := slices.Clone(have)
+	for _, a := range add {
+		for _, t := range strings.Split(a, ",") {
+			if t = strings.TrimSpace(t); t != "" && !seen[t] {
+				seen[t] = true
+				out = append(out, t)
+			}
+		}
+	}
+	return out
+}
+
+// modifyResponse puts a scanner on the answer: always on a stream (a failing upstream must end it
+// with an error event), on a unary answer only when the call is logged.
+func (f *fastPath) modifyResponse(res *http.Response) error {
+	c := callFrom(res.Request.Context())
+	c.status = res.StatusCode
+	c.logRequest()
+	if ct := res.Header.Get("Content-Type"); strings.HasPrefix(strings.ToLower(strings.TrimSpace(ct)), "text/event-stream") {
+		res.Body = &sseTee{rc: res.Body, c: c}
+		return nil
+	}
+	if c.rec != nil && res.Header.Get("Content-Encoding") == "" {
+		c.unary = true
+		res.Body = &unaryTee{rc: res.Body, c: c}
+	}
+	return nil
+}
+
+// failed handles an upstream that could not be reached or answered nothing.
+func (f *fastPath) failed(w http.ResponseWriter, out *http.Request, err error) {
+	c := callFrom(out.Context())
+	if c.in.Context().Err() != nil {
+		c.err = err // the caller went away
+		return
+	}
+	c.answerFailure(w, c.upstreamError(err))
+}
+
+// copyBuffers are ReverseProxy's copy buffers, reused.
+var copyBuffers bufferPool
+
+type bufferPool struct{ pool sync.Pool }
+
+func (p *bufferPool) Get() []byte {
+	if b, ok := p.pool.Get().(*[]byte); ok {
+		return *b
+	}
+	return make([]byte, fastCopyBuffer)
+}
+
+func (p *bufferPool) Put(b []byte) { p.pool.Put(&b) }

@@ -1,0 +1,241 @@
+package serve
+
+import (
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
+	"github.com/a2aproject/a2a-go/v2/a2asrv"
+)
+
+// frontKey is an HTTP binding at one protocol version ("1.0" or "0.3").
+type frontKey struct {
+	binding a2a.TransportProtocol
+	version string
+}
+
+// frontKind says who answers a request reaching the proxy over HTTP.
+type frontKind int
+
+const (
+	frontOurs  frontKind = iota // served here whatever the upstream (the agent card)
+	frontA2A                    // an A2A call on one of our HTTP bindings
+	frontOther                  // a path none of our bindings owns, e.g. GET /listCommands
+)
+
+// front is a classified request: for REST calls the method and task come from the route, for
+// JSON-RPC calls they are read from the body later.
+type front struct {
+	kind   frontKind
+	key    frontKey
+	method string
+	taskID string
+}
+
+// httpFronts is what the server serves over HTTP, as buildServers mounts it.
+type httpFronts struct {
+	rest, jsonrpc bool
+	v1, v03       bool
+}
+
+func frontsOf(cfg *Config) httpFronts {
+	v03 := cfg.Protocol == "0.3"
+	return httpFronts{
+		rest:    slices.Contains(cfg.Transports, a2a.TransportProtocolHTTPJSON),
+		jsonrpc: slices.Contains(cfg.Transports, a2a.TransportProtocolJSONRPC),
+		v1:      !v03,
+		v03:     v03 || cfg.CardCompat,
+	}
+}
+
+const (
+	v1Version  = string(a2a.Version)
+	v03Version = string(a2av0.Version)
+)
+
+// classify mirrors the mux of buildServers: JSON-RPC on POST /jsonrpc and POST /, REST v0.3
+// under /v1/, REST v1.0 routes (tenant-prefixed or not) anywhere else.
+func (f httpFronts) classify(r *http.Request) front {
+	path := r.URL.Path
+	if path == a2asrv.WellKnownAgentCardPath || path == legacyCardPath {
+		return front{kind: frontOurs}
+	}
+	if f.jsonrpc && r.Method == http.MethodPost {
+		switch {
+		case path == jsonrpcPath && f.v1:
+			return front{kind: frontA2A, key: frontKey{a2a.TransportProtocolJSONRPC, v1Version}}
+		case path == "/" && f.v03:
+			return front{kind: frontA2A, key: frontKey{a2a.TransportProtocolJSONRPC, v03Version}}
+		case path == "/":
+			return front{kind: frontA2A, key: frontKey{a2a.TransportProtocolJSONRPC, v1Version}}
+		}
+	}
+	if f.rest && f.v03 && strings.HasPrefix(path, a2av0.RESTPathPrefix+"/") {
+		if m, id, ok := restRoute(r.Method, strings.TrimPrefix(path, a2av0.RESTPathPrefix)); ok {
+			return front{kind: frontA2A, key: frontKey{a2a.TransportProtocolHTTPJSON, v03Version}, method: m, taskID: id}
+		}
+	}
+	if f.rest && f.v1 {
+		if m, id, ok := restRoute(r.Method, path); ok {
+			return front{kind: frontA2A, key: frontKey{a2a.TransportProtocolHTTPJSON, v1Version}, method: m, taskID: id}
+		}
+	}
+	return front{kind: frontOther, method: r.Method + " " + path}
+}
+
+// restRoute names the A2A REST call of method and path ("/tasks/abc:cancel"), a tenant segment
+// first allowed. ok is false when the path is no A2A route.
+func restRoute(method, path string) (name, taskID string, ok bool) {
+	segs := strings.Split(strings.TrimPrefix(path, "/"), "/")
+	if !routeSegment(segs[0]) && len(segs) > 1 && routeSegment(segs[1]) {
+		segs = segs[1:] // a tenant
+	}
+	if !routeSegment(segs[0]) {
+		return "", "", false
+	}
+	name = method + " " + path // what the log shows for a shape it does not know
+	switch {
+	case segs[0] == "message:send" && len(segs) == 1:
+		name = "SendMessage"
+	case segs[0] == "message:stream" && len(segs) == 1:
+		name = "SendStreamingMessage"
+	case segs[0] == "extendedAgentCard" || segs[0] == "card":
+		name = "GetExtendedAgentCard"
+	case segs[0] == "tasks" && len(segs) == 1:
+		name = "ListTasks"
+	case segs[0] == "tasks":
+		name, taskID = taskRoute(method, segs[1:])
+	}
+	return name, taskID, true
+}
+
+func routeSegment(s string) bool {
+	return strings.HasPrefix(s, "message:") || s == "tasks" || s == "extendedAgentCard" || s == "card"
+}
+
+// taskRoute names the calls under /tasks/: segs is {"abc:cancel"}, {"abc", "pushNotificationConfigs"}, ….
+func taskRoute(method string, segs []string) (name, taskID string) {
+	id, verb, _ := strings.Cut(segs[0], ":")
+	taskID, _ = url.PathUnescape(id)
+	switch {
+	case len(segs) == 1 && verb == "cancel":
+		return "CancelTask", taskID
+	case len(segs) == 1 && verb == "subscribe":
+		return "SubscribeToTask", taskID
+	case len(segs) == 1 && verb == "":
+		return "GetTask", taskID
+	case len(segs) == 2 && method == http.MethodPost:
+		return "CreateTaskPushConfig", taskID
+	case len(segs) == 2:
+		return "ListTaskPushConfigs", taskID
+	case len(segs) == 3 && method == http.MethodDelete:
+		return "DeleteTaskPushConfig", taskID
+	case len(segs) == 3:
+		return "GetTaskPushConfig", taskID
+	}
+	return method + " /tasks/" + strings.Join(segs, "/"), taskID
+}
+
+// rpcMethods maps the JSON-RPC method names of both protocol versions to the names the traffic
+// log uses for every transport.
+var rpcMethods = map[string]string{
+	"GetTaskPushNotificationConfig":       "GetTaskPushConfig",
+	"CreateTaskPushNotificationConfig":    "CreateTaskPushConfig",
+	"ListTaskPushNotificationConfigs":     "ListTaskPushConfigs",
+	"DeleteTaskPushNotificationConfig":    "DeleteTaskPushConfig",
+	"message/send":                        "SendMessage",
+	"message/stream":                      "SendStreamingMessage",
+	"tasks/get":                           "GetTask",
+	"tasks/list":                          "ListTasks",
+	"tasks/cancel":                        "CancelTask",
+	"tasks/resubscribe":                   "SubscribeToTask",
+	"tasks/pushNotificationConfig/get":    "GetTaskPushConfig",
+	"tasks/pushNotificationConfig/set":    "CreateTaskPushConfig",
+	"tasks/pushNotificationConfig/list":   "ListTaskPushConfigs",
+	"tasks/pushNotificationConfig/delete": "DeleteTaskPushConfig",
+	"agent/getAuthenticatedExtendedCard":  "GetExtendedAgentCard",
+}
+
+func rpcMethodName(m string) string {
+	if n, ok := rpcMethods[m]; ok {
+		return n
+	}
+	if m == "" {
+		return "-"
+	}
+	return m
+}
+
+// fastRoutes are where the fast path sends requests: the upstream interface of each HTTP binding
+// and version the upstream serves, and the origin of its first HTTP interface for other paths.
+type fastRoutes struct {
+	targets map[frontKey]*url.URL
+	origin  *url.URL
+}
+
+func newFastRoutes(card *a2a.AgentCard) *fastRoutes {
+	r := &fastRoutes{targets: map[frontKey]*url.URL{}}
+	if card == nil {
+		return r
+	}
+	for _, iface := range card.SupportedInterfaces {
+		if iface == nil || (iface.ProtocolBinding != a2a.TransportProtocolJSONRPC && iface.ProtocolBinding != a2a.TransportProtocolHTTPJSON) {
+			continue
+		}
+		u, err := url.Parse(iface.URL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			continue
+		}
+		if r.origin == nil {
+			r.origin = &url.URL{Scheme: u.Scheme, Host: u.Host}
+		}
+		k := frontKey{iface.ProtocolBinding, majorMinor(string(iface.ProtocolVersion))}
+		if _, dup := r.targets[k]; !dup && iface.Tenant == "" && k.version != "" {
+			r.targets[k] = u
+		}
+	}
+	return r
+}
+
+// majorMinor reduces "0.3.0" to "0.3" and "1" to "1.0".
+func majorMinor(v string) string {
+	parts := strings.SplitN(strings.TrimPrefix(strings.TrimSpace(v), "v"), ".", 3)
+	switch {
+	case parts[0] == "":
+		return ""
+	case len(parts) == 1:
+		return parts[0] + ".0"
+	}
+	return parts[0] + "." + parts[1]
+}
+
+// target is the upstream URL of a request, or nil when it cannot take the fast path: the front's
+// JSON-RPC endpoint maps to the upstream JSON-RPC URL, REST paths go under the upstream REST base
+// URL, other paths to the upstream origin.
+func (rt *fastRoutes) target(fr front, in *url.URL) *url.URL {
+	if fr.kind == frontOther {
+		if rt.origin == nil {
+			return nil
+		}
+		u := *rt.origin
+		u.Path, u.RawPath, u.RawQuery = in.Path, in.RawPath, in.RawQuery
+		return &u
+	}
+	base := rt.targets[fr.key]
+	if base == nil {
+		return nil
+	}
+	u := *base
+	if fr.key.binding == a2a.TransportProtocolHTTPJSON {
+		u.Path = strings.TrimSuffix(base.Path, "/") + in.Path
+		u.RawPath = ""
+		if in.RawPath != "" {
+			u.RawPath = strings.TrimSuffix(base.EscapedPath(), "/") + in.RawPath
+		}
+		u.RawQuery = in.RawQuery
+	}
+	return &u
+}
