@@ -165,6 +165,8 @@ func TestProxyCredentials(t *testing.T) {
 			t.Fatalf("upstream saw X-Trace %q, want 1", got)
 		}
 	}
+	// A call's line is written once its answer went out: it may trail the client's exit.
+	eventually(t, 10*time.Second, "a log line per call", func() bool { return strings.Count(injecting.Log(), "SendMessage ") >= 2 })
 	log := injecting.Log()
 	if n := strings.Count(log, "SendMessage "); n != 2 || strings.Count(log, "\n") != 3 {
 		t.Fatalf("want 'listening on' and one line per call (2), got:\n%s", log)

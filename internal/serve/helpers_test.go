@@ -122,3 +122,19 @@ func collect(t testing.TB, seq func(yield func(a2a.Event, error) bool)) ([]a2a.E
 var allTransports = []a2a.TransportProtocol{a2a.TransportProtocolHTTPJSON, a2a.TransportProtocolJSONRPC, a2a.TransportProtocolGRPC}
 
 func errorIs(err, target error) bool { return err != nil && errors.Is(err, target) }
+
+// eventually polls cond until it holds or timeout passes, and reports whether it held.
+func eventually(timeout time.Duration, cond func() bool) bool {
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for !cond() {
+		select {
+		case <-deadline.C:
+			return cond()
+		case <-tick.C:
+		}
+	}
+	return true
+}

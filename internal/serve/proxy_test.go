@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2aclient"
@@ -163,11 +164,13 @@ func TestProxyAuthAndRedaction(t *testing.T) {
 		if gotAuth != wantAuth || gotTrace != "t1" {
 			t.Errorf("injected=%v: upstream saw Authorization=%q X-Trace=%q, want %q t1", injected, gotAuth, gotTrace, wantAuth)
 		}
+		// The call line is written once the answer went out, so it may trail the client's return.
+		hasLine := eventually(5*time.Second, func() bool { return strings.Contains(log.String(), "SendMessage task=") })
 		out := log.String()
 		if strings.Contains(out, "s3cr3t") || strings.Contains(out, "k3y") || !strings.Contains(strings.ToLower(out), "authorization=***") {
 			t.Errorf("log leaks or lacks redaction:\n%s", out)
 		}
-		if !strings.Contains(out, "SendMessage task=") {
+		if !hasLine {
 			t.Errorf("log lacks the call line:\n%s", out)
 		}
 		ts.shutdown(context.Background())
