@@ -159,12 +159,16 @@ func buildServers(cfg *Config, hostport string, parts *backendParts, tl *traffic
 	mux.Handle(a2asrv.WellKnownAgentCardPath, ch)
 	mux.Handle(legacyCardPath, ch)
 	s := &servers{}
+	_, fast := parts.handler.(*taskHandler)
+	if _, ok := parts.handler.(*replayer); ok {
+		fast = true
+	}
 	for _, tr := range cfg.Transports {
 		switch tr {
 		case a2a.TransportProtocolHTTPJSON:
-			mountREST(mux, h, ver)
+			mountREST(mux, h, ver, fast)
 		case a2a.TransportProtocolJSONRPC:
-			mountJSONRPC(mux, h, ver)
+			mountJSONRPC(mux, h, ver, fast)
 		case a2a.TransportProtocolGRPC:
 			s.grpc = newGRPCServer(h, ver)
 		}

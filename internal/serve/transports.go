@@ -14,9 +14,14 @@ import (
 // versions says which protocol versions are served.
 type versions struct{ v1, v03 bool }
 
-func mountREST(mux *http.ServeMux, h a2asrv.RequestHandler, ver versions) {
+// fast says whether the hot calls take the fast path (fastpath.go, fastroutes.go).
+func mountREST(mux *http.ServeMux, h a2asrv.RequestHandler, ver versions, fast bool) {
 	if ver.v1 {
-		mux.Handle("/", timestampAlias(tenantRouter(a2asrv.NewRESTHandler(h), a2asrv.NewTenantRESTHandler("/{*}", h))))
+		plain := a2asrv.NewRESTHandler(h)
+		if fast {
+			plain = fastREST(h)
+		}
+		mux.Handle("/", timestampAlias(tenantRouter(plain, a2asrv.NewTenantRESTHandler("/{*}", h))))
 	}
 	if ver.v03 {
 		mux.Handle(a2av0.RESTPathPrefix+"/", a2av0.NewRESTHandler(h))
@@ -54,9 +59,12 @@ func tenantRouter(plain, tenanted http.Handler) http.Handler {
 	})
 }
 
-func mountJSONRPC(mux *http.ServeMux, h a2asrv.RequestHandler, ver versions) {
+func mountJSONRPC(mux *http.ServeMux, h a2asrv.RequestHandler, ver versions, fast bool) {
 	if ver.v1 {
 		rpc := a2asrv.NewJSONRPCHandler(h)
+		if fast {
+			rpc = fastJSONRPC(h)
+		}
 		mux.Handle("POST "+jsonrpcPath, rpc)
 		if !ver.v03 {
 			mux.Handle("POST /{$}", rpc)
