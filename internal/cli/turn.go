@@ -31,15 +31,21 @@ type turn struct {
 	stopped bool
 	// shape is the dialect learnt from the task's history (learn), Plain when unknown.
 	shape devtool.Shape
+	// setWorkspace tells the printer the agent's workspace, so tool calls show paths relative to it.
+	setWorkspace func(dir string)
 }
 
 func newTurn(f *factory, c *conn, url string, dt *devtoolOptions, p *output.Printer) *turn {
+	if dt.workspace != "" {
+		p.SetWorkspace(dt.workspace)
+	}
 	return &turn{
 		f: f, c: c, url: url, dt: dt,
-		emit:    p.Event,
-		flush:   p.Close,
-		sess:    devtool.NewSession(),
-		handled: map[string]bool{},
+		emit:         p.Event,
+		flush:        p.Close,
+		setWorkspace: p.SetWorkspace,
+		sess:         devtool.NewSession(),
+		handled:      map[string]bool{},
 	}
 }
 
@@ -225,6 +231,10 @@ func streamWatched(ctx context.Context, c *conn, first time.Duration, open func(
 // learn replays the agent messages of a task's history (a later process answering with --confirm) through the
 // session, in the shape their data parts speak, so that the pending calls and their options are known.
 func (t *turn) learn(task *a2a.Task) {
+	// A later process (--confirm) sees no Task event on its stream: the workspace comes from the stored task.
+	if ws := taskWorkspace(task); ws != "" && t.dt.workspace == "" {
+		t.setWorkspace(ws)
+	}
 	t.shape = historyShape(task.History)
 	if t.shape == devtool.Plain {
 		return
@@ -240,6 +250,14 @@ func (t *turn) learn(task *a2a.Task) {
 		t.sess.Apply(&a2a.TaskStatusUpdateEvent{TaskID: task.ID, ContextID: task.ContextID, Metadata: meta,
 			Status: a2a.TaskStatus{State: a2a.TaskStateWorking, Message: m}})
 	}
+}
+
+// taskWorkspace is the workspace a coding agent recorded for the task (Gemini keeps its AgentSettings in the
+// task's metadata), or "".
+func taskWorkspace(task *a2a.Task) string {
+	s := devtool.NewSession()
+	s.Apply(task)
+	return s.Workspace()
 }
 
 // historyShape tells the dialect from the tool calls in agent messages: Gemini's {request:{callId}} or the RFC's
