@@ -36,9 +36,6 @@ type turn struct {
 }
 
 func newTurn(f *factory, c *conn, url string, dt *devtoolOptions, p *output.Printer) *turn {
-	if dt.workspace != "" {
-		p.SetWorkspace(dt.workspace)
-	}
 	return &turn{
 		f: f, c: c, url: url, dt: dt,
 		emit:         p.Event,
@@ -232,7 +229,8 @@ func streamWatched(ctx context.Context, c *conn, first time.Duration, open func(
 // session, in the shape their data parts speak, so that the pending calls and their options are known.
 func (t *turn) learn(task *a2a.Task) {
 	// A later process (--confirm) sees no Task event on its stream: the workspace comes from the stored task.
-	if ws := taskWorkspace(task); ws != "" && t.dt.workspace == "" {
+	// (The agent's own record beats --workspace: it is the path the agent's tool calls use.)
+	if ws := taskWorkspace(task); ws != "" {
 		t.setWorkspace(ws)
 	}
 	t.shape = historyShape(task.History)
