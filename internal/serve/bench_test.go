@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -117,6 +118,42 @@ func BenchmarkEchoSend(b *testing.B) {
 		c := newBenchClient(b, srv.url, tr)
 		for _, n := range benchClients {
 			b.Run(fmt.Sprintf("%s/c%d", tr, n), func(b *testing.B) { runClients(b, n, n == 1, sendOp(c)) })
+		}
+	}
+}
+
+// BenchmarkEchoRaw is BenchmarkEchoSend with BenchmarkBareHTTP's load generator: the same fixed request
+// bytes posted with plain net/http, so that beside BenchmarkBareHTTP the ratio is the server's own cost (an
+// a2a-go client in the same process spends as much CPU as the server, and shares its 2 cores).
+func BenchmarkEchoRaw(b *testing.B) {
+	srv := startServer(b, Config{Backend: Echo(), Quiet: true, Transports: allTransports})
+	hc := benchHTTPClient()
+	calls := []struct{ name, path, body string }{
+		{"HTTP+JSON", "/message:send", `{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":"ping"}]}}`},
+		{"JSONRPC", "/jsonrpc", `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":"ping"}]}}}`},
+	}
+	for _, call := range calls {
+		for _, n := range benchClients {
+			b.Run(fmt.Sprintf("%s/c%d", call.name, n), func(b *testing.B) {
+				runClients(b, n, n == 1, func() error {
+					req, err := http.NewRequest(http.MethodPost, srv.url+call.path, strings.NewReader(call.body))
+					if err != nil {
+						return err
+					}
+					req.Header.Set("Content-Type", "application/json")
+					req.Header.Set("A2A-Version", "1.0")
+					resp, err := hc.Do(req)
+					if err != nil {
+						return err
+					}
+					body, err := io.ReadAll(resp.Body)
+					resp.Body.Close()
+					if err != nil || resp.StatusCode != http.StatusOK || !bytes.Contains(body, []byte("TASK_STATE_COMPLETED")) {
+						return fmt.Errorf("echo answered %d %s: %v", resp.StatusCode, body, err)
+					}
+					return nil
+				})
+			})
 		}
 	}
 }
