@@ -1,14 +1,19 @@
 package serve
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"iter"
+	"net/http"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -236,4 +241,113 @@ func BenchmarkTaskUpdates(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkExecThroughputRaw is BenchmarkExecThroughput over REST with a light streaming client: plain net/http
+// and encoding/json into a small struct instead of the a2a-go client, whose decoding of each event costs more CPU
+// than the server spends producing it. Every line carries its number, and the client checks that all of them
+// arrive, whole and in order.
+func BenchmarkExecThroughputRaw(b *testing.B) {
+	const size = 50 << 20
+	const lineLen = 1024
+	var data []byte
+	for i := range size / lineLen {
+		data = fmt.Appendf(data, "%08d%s\n", i, bytes.Repeat([]byte("a"), lineLen-9))
+	}
+	file := filepath.Join(b.TempDir(), "numbered")
+	if err := os.WriteFile(file, data, 0o600); err != nil {
+		b.Fatal(err)
+	}
+	srv := startServer(b, Config{Backend: Exec(ExecConfig{Command: "cat " + file, Chunk: []byte("\n")}), Quiet: true, MaxTasks: 1,
+		Transports: []a2a.TransportProtocol{a2a.TransportProtocolHTTPJSON, a2a.TransportProtocolJSONRPC}})
+	hc := benchHTTPClient()
+	msg := `{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":"go"}]}}`
+	calls := []struct{ name, path, body string }{
+		{"HTTP+JSON", "/message:stream", msg},
+		{"JSONRPC", "/jsonrpc", `{"jsonrpc":"2.0","id":1,"method":"SendStreamingMessage","params":` + msg + `}`},
+	}
+	for _, call := range calls {
+		b.Run(call.name, func(b *testing.B) {
+			cpu := processCPU()
+			total := 0
+			for range b.N {
+				n, err := rawStream(hc, srv.url+call.path, call.body, size/lineLen)
+				if err != nil {
+					b.Fatal(err)
+				}
+				total += n
+			}
+			b.StopTimer()
+			reportCPU(b, cpu, float64(total)/1e6, "MB")
+			b.ReportMetric(float64(total)/1e6/b.Elapsed().Seconds(), "MB/s")
+		})
+	}
+}
+
+// rawStream reads one REST stream and checks that lines 0..want-1 arrive in order; it returns the text bytes.
+func rawStream(hc *http.Client, url, body string, want int) (int, error) {
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		return 0, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "text/event-stream")
+	resp, err := hc.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	type update struct {
+		Artifact struct {
+			Parts []struct {
+				Text string `json:"text"`
+			} `json:"parts"`
+		} `json:"artifact"`
+	}
+	var ev struct {
+		ArtifactUpdate *update `json:"artifactUpdate"` // REST
+		Result         struct {
+			ArtifactUpdate *update `json:"artifactUpdate"`
+		} `json:"result"` // JSON-RPC
+	}
+	rd := bufio.NewReaderSize(resp.Body, 64<<10)
+	next, total := 0, 0
+	for {
+		line, err := rd.ReadSlice('\n')
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return total, err
+		}
+		data, ok := bytes.CutPrefix(line, []byte("data: "))
+		if !ok {
+			continue
+		}
+		ev.ArtifactUpdate, ev.Result.ArtifactUpdate = nil, nil
+		if err := json.Unmarshal(data, &ev); err != nil {
+			return total, err
+		}
+		au := ev.ArtifactUpdate
+		if au == nil {
+			au = ev.Result.ArtifactUpdate
+		}
+		if au == nil {
+			continue
+		}
+		for _, p := range au.Artifact.Parts {
+			if p.Text == "" {
+				continue // the closing lastChunk update
+			}
+			if got := fmt.Sprintf("%08d", next); !strings.HasPrefix(p.Text, got) {
+				return total, fmt.Errorf("chunk %d starts %.8q, want %s", next, p.Text, got)
+			}
+			next++
+			total += len(p.Text)
+		}
+	}
+	if next != want {
+		return total, fmt.Errorf("got %d lines, want %d", next, want)
+	}
+	return total, nil
 }
