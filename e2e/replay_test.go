@@ -226,22 +226,33 @@ func TestReplayCommands(t *testing.T) {
 	t.Parallel()
 	srv := startServe(t, "--replay", recording("commands.jsonl"), "--replay", recording("rfc-approve-write.jsonl"),
 		"--transport", "jsonrpc", "--quiet")
-	cases := []struct {
-		method, path, body string
-		code               int
-		want               string
-	}{
-		{"GET", "/listCommands", "", 200, `"subCommands"`},
-		{"POST", "/executeCommand", `{"command":"memory show","args":[]}`, 200, "Current memory content"},
-		{"POST", "/executeCommand", `{"command":"nope","args":[]}`, 404, "Command not found"},
-		{"POST", "/", `{"jsonrpc":"2.0","id":1,"method":"commands/get"}`, 200, `"sub_commands"`},
-		{"POST", "/", `{"jsonrpc":"2.0","id":2,"method":"command/execute","params":{"command_path":["memory","show"],"args":""}}`, 200, `"STARTED"`},
-		{"POST", "/", `{"jsonrpc":"2.0","id":3,"method":"tasks/get","params":{"id":"missing"}}`, 200, `"error"`},
-	}
-	for _, tc := range cases {
-		code, body := httpBody(t, tc.method, srv.url+tc.path, tc.body)
-		if code != tc.code || !strings.Contains(body, tc.want) {
-			t.Errorf("%s %s %s = %d %s, want %d containing %s", tc.method, tc.path, tc.body, code, body, tc.code, tc.want)
+	checkCalls(t, srv.url, append(commandCalls,
+		httpCall{"POST", "/", `{"jsonrpc":"2.0","id":2,"method":"command/execute","params":{"command_path":["memory","show"],"args":""}}`, 200, `"STARTED"`},
+		httpCall{"POST", "/", `{"jsonrpc":"2.0","id":3,"method":"tasks/get","params":{"id":"missing"}}`, 200, `"error"`}))
+}
+
+// httpCall is one plain HTTP request and what its answer must be.
+type httpCall struct {
+	method, path, body string
+	code               int
+	want               string
+}
+
+// commandCalls exercise both shapes of slash-command endpoints served from testdata/recordings/commands.jsonl.
+var commandCalls = []httpCall{
+	{"GET", "/listCommands", "", 200, `"subCommands"`},
+	{"POST", "/executeCommand", `{"command":"memory show","args":[]}`, 200, "Current memory content"},
+	{"POST", "/executeCommand", `{"command":"nope","args":[]}`, 404, "Command not found"},
+	{"POST", "/", `{"jsonrpc":"2.0","id":1,"method":"commands/get"}`, 200, `"sub_commands"`},
+}
+
+// checkCalls sends each call to base and checks its status and that the body contains what it wants.
+func checkCalls(t *testing.T, base string, calls []httpCall) {
+	t.Helper()
+	for _, c := range calls {
+		code, body := httpBody(t, c.method, base+c.path, c.body)
+		if code != c.code || !strings.Contains(body, c.want) {
+			t.Errorf("%s %s %s = %d %s, want %d containing %s", c.method, c.path, c.body, code, body, c.code, c.want)
 		}
 	}
 }

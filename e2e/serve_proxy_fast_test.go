@@ -16,22 +16,7 @@ func TestProxyFastCommands(t *testing.T) {
 	t.Parallel()
 	up := startServe(t, "--replay", recording("commands.jsonl"), "--transport", "jsonrpc", "--quiet")
 	proxy := startServe(t, "--proxy", up.url, "--transport", "jsonrpc")
-	cases := []struct {
-		method, path, body string
-		code               int
-		want               string
-	}{
-		{"GET", "/listCommands", "", 200, `"subCommands"`},
-		{"POST", "/executeCommand", `{"command":"memory show","args":[]}`, 200, "Current memory content"},
-		{"POST", "/executeCommand", `{"command":"nope","args":[]}`, 404, "Command not found"},
-		{"POST", "/", `{"jsonrpc":"2.0","id":1,"method":"commands/get"}`, 200, `"sub_commands"`},
-	}
-	for _, tc := range cases {
-		code, body := httpBody(t, tc.method, proxy.url+tc.path, tc.body)
-		if code != tc.code || !strings.Contains(body, tc.want) {
-			t.Errorf("%s %s %s = %d %s, want %d containing %s", tc.method, tc.path, tc.body, code, body, tc.code, tc.want)
-		}
-	}
+	checkCalls(t, proxy.url, commandCalls)
 	proxy.stop(t)
 	wantContains(t, "proxy log", proxy.Log(), "GET /listCommands task=- state=-", "POST /executeCommand task=- state=-",
 		`error="HTTP 404"`, "commands/get task=- state=-")
