@@ -203,3 +203,25 @@ func TestChatCtrlCTwiceLeaves(t *testing.T) {
 		t.Fatalf("exit %d, want 0; screen:\n%s", code, p.text())
 	}
 }
+
+// TestChatCtrlCCancelsTurn: Ctrl-C during a running turn cancels that turn only; the chat goes on with the next
+// message and Ctrl-D leaves.
+func TestChatCtrlCCancelsTurn(t *testing.T) {
+	t.Parallel()
+	srv := startServe(t, "--exec", `read x; [ "$x" = slow ] && sleep 300; echo "got $x"`, "--chunk=\n", "--quiet")
+	p := startPTY(t, "chat", srv.url)
+	p.waitFor("> ")
+	p.write("slow\r")
+	p.waitFor("State: working")
+	p.write("\x03")
+	p.waitFor("(turn cancelled)")
+	p.waitFor("> ")
+	p.write("quick\r")
+	p.waitFor("got quick")
+	p.waitFor("State: completed")
+	p.waitFor("> ")
+	p.write("\x04")
+	if code := p.wait(); code != 0 {
+		t.Fatalf("exit %d, want 0; screen:\n%s", code, p.text())
+	}
+}

@@ -1,17 +1,18 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
+	"strings"
 	"sync/atomic"
 
 	"golang.org/x/term"
 )
 
-// chatInput reads the chat's terminal in raw mode. In raw mode Ctrl-C is not a signal but byte 0x03 on stdin, and
-// term.Terminal reports Ctrl-C and Ctrl-D alike (io.EOF): a filter under the terminal notices the 0x03 byte, so
-// that the two can be told apart.
+// chatInput reads the chat's terminal in raw mode. In raw mode Ctrl-C is not a signal but byte 0x03 on stdin,
+// which a filter under the terminal turns into an empty line that it notes as a Ctrl-C.
 //
 // One goroutine calls ReadLine, once per request on want (carrying the prompt to draw): x/term lets output be
 // written while a line is read, and a read must be outstanding during a turn so that Ctrl-C is seen at all. While a
@@ -48,8 +49,10 @@ func newChatInput(in io.Reader, out io.Writer) *chatInput {
 		io.Reader
 		io.Writer
 	}{f, out}
+	t := term.NewTerminal(rw, "")
+	t.History = lineHistory{t.History}
 	return &chatInput{
-		t:      term.NewTerminal(rw, ""),
+		t:      t,
 		filter: f,
 		want:   make(chan string),
 		lines:  make(chan inputEvent, 16),
@@ -64,7 +67,7 @@ func (ci *chatInput) loop() {
 		ci.t.SetPrompt(prompt)
 		for {
 			line, err := ci.t.ReadLine()
-			ctrlC := errors.Is(err, io.EOF) && ci.filter.takeCtrlC()
+			ctrlC := err == nil && ci.filter.takeCtrlC()
 			if ctrlC && ci.busy.Load() {
 				select {
 				case ci.intr <- struct{}{}:
@@ -128,21 +131,55 @@ func (ci *chatInput) ask(ctx context.Context, question string) (string, error) {
 	return ev.line, nil
 }
 
-// ctrlCFilter passes bytes through and remembers whether a Ctrl-C (0x03) went by.
+// ctrlCFilter passes bytes through, except Ctrl-C (0x03). x/term's ReadLine returns io.EOF for a Ctrl-C without
+// consuming it: the next ReadLine sees the same byte again (and every key before it in the same read), so a single
+// Ctrl-C would look like two, and the half-typed line would survive. The filter hands x/term, in a read of its own,
+// keys that clear the line and end it instead (Ctrl-K, Ctrl-U, Enter), and notes the Ctrl-C: ReadLine only reads
+// when no whole line is left over, so the line that read ends is the Ctrl-C's empty line.
 type ctrlCFilter struct {
-	r     io.Reader
-	ctrlC atomic.Bool
+	r       io.Reader
+	buf     [256]byte
+	pending []byte // read from r, not passed on yet
+	err     error  // r's error, returned once pending is empty
+	ctrlC   atomic.Bool
 }
 
+// ctrlCKeys is what x/term gets for a Ctrl-C: kill to the end of the line, kill to its start, Enter.
+const ctrlCKeys = "\x0b\x15\r"
+
 func (f *ctrlCFilter) Read(p []byte) (int, error) {
-	n, err := f.r.Read(p)
-	for _, b := range p[:n] {
-		if b == 0x03 {
-			f.ctrlC.Store(true)
+	if len(f.pending) == 0 {
+		if f.err != nil {
+			return 0, f.err
+		}
+		n, err := f.r.Read(f.buf[:])
+		f.pending, f.err = f.buf[:n], err
+		if n == 0 {
+			return 0, err
 		}
 	}
-	return n, err
+	if f.pending[0] == 0x03 && len(p) >= len(ctrlCKeys) {
+		f.pending = f.pending[1:]
+		f.ctrlC.Store(true)
+		return copy(p, ctrlCKeys), nil
+	}
+	i := bytes.IndexByte(f.pending[1:], 0x03) + 1 // the first byte goes out even if it is a Ctrl-C p cannot hold
+	if i == 0 {
+		i = len(f.pending)
+	}
+	n := copy(p, f.pending[:i])
+	f.pending = f.pending[n:]
+	return n, nil
 }
 
 // takeCtrlC reports whether a Ctrl-C went by since the last call.
 func (f *ctrlCFilter) takeCtrlC() bool { return f.ctrlC.Swap(false) }
+
+// lineHistory is the chat's line history: x/term's own keeps empty lines too (and a Ctrl-C ends one).
+type lineHistory struct{ term.History }
+
+func (h lineHistory) Add(entry string) {
+	if strings.TrimSpace(entry) != "" {
+		h.History.Add(entry)
+	}
+}

@@ -1,0 +1,92 @@
+package cli
+
+import (
+	"context"
+	"io"
+	"testing"
+	"time"
+)
+
+// TestChatInputCtrlC feeds the chat's line reader the bytes a terminal in raw mode sends: each Ctrl-C is one event
+// (x/term alone would report it again on the next read), it throws away the half-typed line, and keys after it in
+// the same read are kept.
+func TestChatInputCtrlC(t *testing.T) {
+	pr, pw := io.Pipe()
+	ci := newChatInput(pr, io.Discard)
+	go ci.loop()
+	defer close(ci.want)
+	go func() {
+		pw.Write([]byte("half typed\x03next\r\x03\x03last line\r"))
+		pw.Close()
+	}()
+	want := []inputEvent{
+		{kind: inputCtrlC},
+		{kind: inputLine, line: "next"},
+		{kind: inputCtrlC},
+		{kind: inputCtrlC},
+		{kind: inputLine, line: "last line"},
+		{kind: inputEOF},
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for i, w := range want {
+		ci.prompt("> ")
+		ev, err := ci.next(ctx)
+		if err != nil {
+			t.Fatalf("event %d: %v (want %+v)", i, err, w)
+		}
+		if ev != w {
+			t.Fatalf("event %d = %+v, want %+v", i, ev, w)
+		}
+	}
+}
+
+// TestChatInputCtrlCWhileBusy: a Ctrl-C during a turn interrupts it once, and the read goes on.
+func TestChatInputCtrlCWhileBusy(t *testing.T) {
+	pr, pw := io.Pipe()
+	ci := newChatInput(pr, io.Discard)
+	go ci.loop()
+	defer close(ci.want)
+	ci.busy.Store(true)
+	ci.prompt("")
+	go pw.Write([]byte("\x03"))
+	select {
+	case <-ci.intr:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no interrupt for a Ctrl-C during a turn")
+	}
+	ci.busy.Store(false)
+	go func() {
+		pw.Write([]byte("after\r"))
+		pw.Close()
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	ev, err := ci.next(ctx)
+	if err != nil || ev != (inputEvent{kind: inputLine, line: "after"}) {
+		t.Fatalf("after the interrupt got %+v, %v; want the line \"after\"", ev, err)
+	}
+	select {
+	case <-ci.intr:
+		t.Fatal("one Ctrl-C interrupted twice")
+	default:
+	}
+}
+
+// TestChatHistorySkipsEmptyLines: neither Enter on an empty prompt nor a Ctrl-C puts a blank line in the history.
+func TestChatHistorySkipsEmptyLines(t *testing.T) {
+	ci := newChatInput(eofReader{}, io.Discard)
+	for _, l := range []string{"one", "", "  ", "two"} {
+		ci.t.History.Add(l)
+	}
+	if n := ci.t.History.Len(); n != 2 {
+		t.Fatalf("history holds %d entries, want 2", n)
+	}
+	if got := ci.t.History.At(0); got != "two" {
+		t.Fatalf("latest entry %q, want two", got)
+	}
+}
+
+type eofReader struct{}
+
+func (eofReader) Read([]byte) (int, error) { return 0, io.EOF }
