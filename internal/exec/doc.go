@@ -2,6 +2,8 @@
 // stdin, drains its stderr into a bounded tail, and splits its stdout into delimiter-separated chunks with
 // [Chunker]. It owns the whole life of the process group: every path (normal exit, [Process.Stop], context
 // cancellation) ends with the group terminated and the child reaped, so no zombie or orphan is left behind.
+// On Linux a running child costs no goroutine here: its exit (pidfd) and its stderr are watched by the one
+// shared goroutine of package fdwatch.
 //
-// The package must not know that A2A exists and imports the standard library only.
+// The package must not know that A2A exists and imports the standard library and internal/fdwatch only.
 package exec

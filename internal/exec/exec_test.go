@@ -151,6 +151,7 @@ func TestStartErrors(t *testing.T) {
 // TestNoGoroutineLeak runs every ending path and checks that the goroutine count returns to where it was.
 // It is not parallel, so no other test's goroutines come and go meanwhile.
 func TestNoGoroutineLeak(t *testing.T) {
+	runLines(t, context.Background(), Cmd{Command: "true"}) // starts the shared watcher, which stays
 	before := runtime.NumGoroutine()
 	ctx, cancel := context.WithCancel(context.Background())
 	runLines(t, ctx, Cmd{Command: "echo a; echo b >&2", Stdin: []byte("x"), OnStderrLine: func([]byte) {}})

@@ -29,8 +29,10 @@ type Cmd struct {
 
 	// StderrTail is how many bytes at the end of stderr are kept for Result.StderrTail; 0 means 4096.
 	StderrTail int
-	// OnStderrLine, when not nil, is called from a separate goroutine with each non-empty stderr line,
-	// newline removed and cut into pieces of at most 4 KiB. The slice is valid only during the call.
+	// OnStderrLine, when not nil, is called with each non-empty stderr line, newline removed and cut into
+	// pieces of at most 4 KiB. The slice is valid only during the call. Calls come one at a time but, on
+	// Linux, from the goroutine shared by the stderr and exit of every process (the last line may come from
+	// the one that stops the process), so it must return quickly: copy the line and hand it off, never block.
 	OnStderrLine func(line []byte)
 }
 
@@ -49,19 +51,20 @@ type Process struct {
 	begin time.Time
 	tail  *tail
 
-	stdout, stdin, stderr closer // our ends of the pipes
-	stdinDone, stderrDone chan struct{}
-	exited                chan struct{} // closed once the child is reaped; then exitedAt and waitErr are set
-	exitedAt              time.Time
-	waitErr               error
-	stopCtx               func() bool
+	stdout, stdin closer  // our ends of the pipes
+	stderr        errPipe // our end of stderr, and its draining
+	stdinDone     chan struct{}
+	exited        chan struct{} // closed once the child is reaped; then exitedAt and waitErr are set
+	exitedAt      time.Time
+	waitErr       error
+	stopCtx       func() bool
 
 	termOnce              sync.Once // the group was sent SIGTERM and the timers below were armed
 	termAt                time.Time
 	killTimer, closeTimer *time.Timer
 	stopReq, forced       atomic.Bool
 
-	pidfd int // the child's pidfd (Linux, from clone) until reap hands it to waitExited; -1 when none
+	pidfd int // the child's pidfd (Linux, from clone) until watchExit hands it on; -1 when none
 
 	waitOnce sync.Once
 	res      Result
@@ -84,12 +87,11 @@ func (c *closer) close() {
 // The caller must read Stdout to its end (or call Stop) and then call Wait.
 func Start(ctx context.Context, c Cmd) (*Process, error) {
 	p := &Process{
-		grace:      c.Grace,
-		tail:       &tail{max: c.StderrTail},
-		stdinDone:  make(chan struct{}),
-		stderrDone: make(chan struct{}),
-		exited:     make(chan struct{}),
-		pidfd:      -1,
+		grace:     c.Grace,
+		tail:      &tail{max: c.StderrTail},
+		stdinDone: make(chan struct{}),
+		exited:    make(chan struct{}),
+		pidfd:     -1,
 	}
 	if p.grace <= 0 {
 		p.grace = defaultGrace
@@ -97,6 +99,8 @@ func Start(ctx context.Context, c Cmd) (*Process, error) {
 	if p.tail.max <= 0 {
 		p.tail.max = defaultStderrTail
 	}
+	p.stderr = errPipe{tail: p.tail, onLine: c.OnStderrLine, lines: lineSplitter{on: c.OnStderrLine},
+		done: make(chan struct{}), fd: -1}
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("start command: %w", err)
 	}
@@ -129,13 +133,13 @@ func Start(ctx context.Context, c Cmd) (*Process, error) {
 		return nil, fmt.Errorf("start command: %w", err)
 	}
 	track(cmd.Process.Pid)
-	go drainStderr(p.stderr.f, p.tail, c.OnStderrLine, p.stderrDone)
+	p.stderr.start()
 	if p.stdin.f != nil {
 		go p.writeStdin(c.Stdin)
 	} else {
 		close(p.stdinDone)
 	}
-	go p.reap()
+	p.watchExit()
 	p.stopCtx = context.AfterFunc(ctx, p.Stop) // also after the leader exits, while descendants may linger
 	return p, nil
 }
@@ -166,11 +170,11 @@ func (p *Process) pipes(cmd *osexec.Cmd, withStdin bool) ([]*os.File, error) {
 		return fail(err)
 	}
 	p.stdout.f, cmd.Stdout, child = outR, outW, append(child, outW)
-	errR, errW, err := os.Pipe()
+	errW, err := p.stderr.open()
 	if err != nil {
 		return fail(err)
 	}
-	p.stderr.f, cmd.Stderr, child = errR, errW, append(child, errW)
+	cmd.Stderr, child = errW, append(child, errW)
 	if withStdin {
 		inR, inW, err := os.Pipe()
 		if err != nil {
@@ -188,10 +192,16 @@ func (p *Process) writeStdin(data []byte) {
 	p.stdin.close()
 }
 
-// reap waits for the leader to exit, terminates what is left of its group, and reaps the leader.
+// reap waits for the leader to exit, terminates what is left of its group, and reaps the leader. It is the
+// way without the shared watcher: a goroutine for as long as the child runs.
 func (p *Process) reap() {
-	pid := p.cmd.Process.Pid
-	early := waitExited(pid, p.pidfd)
+	p.reaped(waitExited(p.cmd.Process.Pid, p.pidfd))
+}
+
+// reaped terminates what is left of the group of the leader, which exited, and reaps the leader. When early
+// is true the leader is known to be an unreaped zombie, which keeps its group id from being reused, so the
+// group is signalled first.
+func (p *Process) reaped(early bool) {
 	if early {
 		p.terminate()
 	}

@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"bytes"
 	"io"
 	"os"
 )
@@ -71,5 +72,55 @@ func copyGrowing(t *tail, r io.Reader) {
 		if n == len(buf) && len(buf) < 32<<10 {
 			buf = make([]byte, 2*len(buf))
 		}
+	}
+}
+
+// lineSplitter cuts stderr into lines as it arrives, as a [Chunker] with delimiter "\n" and max maxStderrLine
+// would: non-empty lines, newline removed, cut at maxStderrLine bytes (not mid-rune where avoidable). It
+// buffers at most one partial line, and nothing until a write leaves one.
+type lineSplitter struct {
+	on  func([]byte)
+	buf []byte // the start of a line whose end has not arrived, shorter than maxStderrLine
+}
+
+// write passes each line completed by b to on and keeps the rest.
+func (s *lineSplitter) write(b []byte) {
+	for len(b) > 0 {
+		room := maxStderrLine - len(s.buf)
+		i := bytes.IndexByte(b[:min(len(b), room)], '\n')
+		switch {
+		case i >= 0 && len(s.buf) == 0: // a whole line in b: no copy
+			s.emit(b[:i])
+			b = b[i+1:]
+		case i >= 0:
+			s.buf = append(s.buf, b[:i]...)
+			s.emit(s.buf)
+			s.buf, b = s.buf[:0], b[i+1:]
+		case len(b) < room:
+			s.buf = append(s.buf, b...)
+			return
+		case len(s.buf) == 0: // maxStderrLine bytes without a newline, all in b
+			n := cut(b, maxStderrLine)
+			s.emit(b[:n])
+			b = b[n:]
+		default:
+			s.buf = append(s.buf, b[:room]...)
+			b = b[room:]
+			n := cut(s.buf, maxStderrLine)
+			s.emit(s.buf[:n])
+			s.buf = append(s.buf[:0], s.buf[n:]...) // at most the 3 bytes of an incomplete rune
+		}
+	}
+}
+
+// flush passes the unterminated last line, if any, to on.
+func (s *lineSplitter) flush() {
+	s.emit(s.buf)
+	s.buf = nil
+}
+
+func (s *lineSplitter) emit(line []byte) {
+	if len(line) > 0 {
+		s.on(line)
 	}
 }

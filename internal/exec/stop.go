@@ -63,7 +63,7 @@ func (p *Process) Wait() (Result, error) {
 func (p *Process) wait() {
 	p.stdout.close() // unblocks a group member stuck writing to a full pipe nobody reads any more
 	<-p.exited
-	<-p.stderrDone
+	<-p.stderr.done
 	p.awaitGroupGone()
 	untrack(p.cmd.Process.Pid)
 	p.killTimer.Stop()

@@ -6,7 +6,29 @@ import (
 	"strconv"
 	"syscall"
 	"unsafe"
+
+	"github.com/a2acli/a2a/internal/fdwatch"
 )
+
+// watchExit arranges for the leader's exit to be handled. The shared watcher watches its pidfd, which turns
+// readable when the leader exits, and only then is a goroutine started, briefly, to finish the job: a running
+// child costs no goroutine. Without a pidfd or a watcher, a goroutine waits as long as the child runs.
+func (p *Process) watchExit() {
+	if pid, pidfd := p.cmd.Process.Pid, p.pidfd; pidfd >= 0 {
+		_, err := fdwatch.Watch(pidfd, fdwatch.Readable, func(fdwatch.Events) bool {
+			if !exited(pid) {
+				return true // not yet (a pidfd is readable only once its process exited): wait again
+			}
+			_ = syscall.Close(pidfd) // ours alone; the os package closes its own copy
+			go p.reaped(true)
+			return false
+		})
+		if err == nil {
+			return
+		}
+	}
+	go p.reap()
+}
 
 // waitExited blocks until the process pid has exited, without reaping it. While the exited child is an
 // unreaped zombie its pid, and so its process group id, cannot be reused, which makes the group signal that

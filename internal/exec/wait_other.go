@@ -8,6 +8,9 @@ import "syscall"
 // just after reaping instead.
 func waitExited(int, int) bool { return false }
 
+// watchExit starts the goroutine that waits for the leader to exit.
+func (p *Process) watchExit() { go p.reap() }
+
 // groupAlive reports whether process group pgid has a member (zombies included).
 func groupAlive(pgid int) bool { return syscall.Kill(-pgid, 0) == nil }
 
