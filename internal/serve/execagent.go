@@ -58,8 +58,15 @@ type execAgent struct {
 
 func (a *execAgent) reply(*a2a.Message) *a2a.Message { return nil }
 
+// queue implements queuer: --max-concurrent admits turns in the order their messages arrived.
+func (a *execAgent) queue(t *turn) { t.place = a.sem.take() }
+
 func (a *execAgent) run(ctx context.Context, t *turn) (a2a.TaskState, *a2a.Message) {
-	if err := a.sem.acquire(ctx); err != nil {
+	place := t.place
+	if place == nil {
+		place = a.sem.take()
+	}
+	if err := place.wait(ctx); err != nil {
 		return a2a.TaskStateCanceled, nil
 	}
 	defer a.sem.release()

@@ -15,27 +15,45 @@ type fifoSem struct {
 
 func newFIFOSem(limit int) *fifoSem { return &fifoSem{limit: limit} }
 
-func (s *fifoSem) acquire(ctx context.Context) error {
+// ticket is a place in a fifoSem's queue. Taking one records the arrival; waiting on it may happen
+// later, on another goroutine, without losing the place.
+type ticket struct {
+	s  *fifoSem
+	ch chan struct{} // closed when admitted; nil when admitted on arrival
+}
+
+// take takes a place in the queue: a slot at once when one is free and nobody waits.
+func (s *fifoSem) take() *ticket {
+	t := &ticket{s: s}
 	if s.limit <= 0 {
-		return nil
+		return t
 	}
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.running < s.limit && len(s.queue) == 0 {
 		s.running++
-		s.mu.Unlock()
+		return t
+	}
+	t.ch = make(chan struct{})
+	s.queue = append(s.queue, t.ch)
+	return t
+}
+
+// wait waits until the ticket is admitted. On ctx's end it gives the place up (or passes on a slot
+// admitted meanwhile) and returns ctx's error; after a nil return the holder must call release.
+func (t *ticket) wait(ctx context.Context) error {
+	if t.ch == nil {
 		return nil
 	}
-	ch := make(chan struct{})
-	s.queue = append(s.queue, ch)
-	s.mu.Unlock()
+	s := t.s
 	select {
-	case <-ch:
+	case <-t.ch:
 		return nil
 	case <-ctx.Done():
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		for i, q := range s.queue {
-			if q == ch {
+			if q == t.ch {
 				s.queue = append(s.queue[:i], s.queue[i+1:]...)
 				return ctx.Err()
 			}
@@ -45,6 +63,9 @@ func (s *fifoSem) acquire(ctx context.Context) error {
 		return ctx.Err()
 	}
 }
+
+// acquire takes a place and waits for it.
+func (s *fifoSem) acquire(ctx context.Context) error { return s.take().wait(ctx) }
 
 func (s *fifoSem) release() {
 	if s.limit <= 0 {

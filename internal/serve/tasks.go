@@ -24,6 +24,13 @@ type turn struct {
 	info    a2a.TaskInfo
 	Message *a2a.Message
 	emit    func(a2a.Event)
+	place   *ticket // the turn's place in the agent's queue (see queuer); nil when it has none
+}
+
+// queuer is an agent whose turns wait for a slot in arrival order: queue runs in the order the
+// messages arrived, before the turns' goroutines start (and race each other to the queue).
+type queuer interface {
+	queue(t *turn)
 }
 
 // turnRun tracks a running turn. The execution context is detached from the request that started
@@ -123,16 +130,19 @@ func (ts *tasks) start(msg *a2a.Message, sub *subscriber) (*a2a.Task, error) {
 	ctx, cancel := context.WithCancelCause(ts.base)
 	run.cancel = cancel
 	ts.wg.Add(1)
+	t := &turn{info: a2a.TaskInfo{TaskID: rec.task.ID, ContextID: msg.ContextID}, Message: msg}
+	if q, ok := ts.agent.(queuer); ok {
+		q.queue(t)
+	}
 	s.mu.Unlock()
-	go ts.runTurn(ctx, rec, run, msg)
+	go ts.runTurn(ctx, rec, run, t)
 	return snap, nil
 }
 
-func (ts *tasks) runTurn(ctx context.Context, rec *record, run *turnRun, msg *a2a.Message) {
+func (ts *tasks) runTurn(ctx context.Context, rec *record, run *turnRun, t *turn) {
 	defer ts.wg.Done()
 	defer close(run.done)
 	defer run.cancel(nil)
-	t := &turn{info: a2a.TaskInfo{TaskID: rec.task.ID, ContextID: msg.ContextID}, Message: msg}
 	t.emit = func(ev a2a.Event) { ts.emit(rec, ev, false) }
 	state, status := ts.agent.run(ctx, t)
 	if cause := context.Cause(ctx); errors.Is(cause, errCanceledByClient) || errors.Is(cause, errShutdown) {
