@@ -25,6 +25,7 @@ import (
 type hotPath struct {
 	h        a2asrv.RequestHandler
 	fallback http.Handler
+	detach   *detacher // nil: streams stay on net/http's goroutine
 }
 
 // stash carries what the fast path's call produced to the a2asrv handler that reports it.
@@ -121,6 +122,17 @@ func (f *hotPath) unary(w http.ResponseWriter, r *http.Request, body []byte, res
 	_, _ = w.Write(append(out, '\n'))
 }
 
+// serveStream serves a streaming call: on a connection of its own when it can (see detacher), else
+// on the handler's goroutine.
+func (f *hotPath) serveStream(w http.ResponseWriter, r *http.Request, body []byte, call streamCall, enc encodeFunc) {
+	if f.detach.stream(f, w, r, body, call, enc) {
+		return
+	}
+	ctx, cancel := context.WithCancel(callContext(r.Context(), r.Header))
+	defer cancel()
+	f.stream(w, r, body, call(ctx), enc)
+}
+
 // stream writes the events of seq as SSE frames, framed as a2a-go's sse writer frames them.
 // The first error (or an event that does not encode) goes to the fallback handler, which writes
 // it as a2a-go does and ends the stream.
@@ -128,16 +140,16 @@ func (f *hotPath) stream(w http.ResponseWriter, r *http.Request, body []byte, se
 	fl, _ := w.(http.Flusher)
 	ids := newEventIDs()
 	started := false
-	buf := make([]byte, 0, 2048)
 	for ev, err := range seq {
 		if err != nil {
 			f.handOver(w, r, body, &stash{rest: one(nil, err)}, started)
 			return
 		}
-		buf = append(buf[:0], "id: "...)
+		buf := append(getBuf(), "id: "...) // pooled: a stream waiting for its next event holds no buffer
 		buf = ids.append(buf)
 		buf = append(buf, "\ndata: "...)
 		if buf, err = enc(buf, ev); err != nil {
+			putBuf(buf)
 			f.handOver(w, r, body, &stash{rest: one(ev, nil)}, started)
 			return
 		}
@@ -150,7 +162,10 @@ func (f *hotPath) stream(w http.ResponseWriter, r *http.Request, body []byte, se
 			w.WriteHeader(http.StatusOK)
 			started = true
 		}
-		if _, err := w.Write(append(buf, '\n', '\n')); err != nil {
+		buf = append(buf, '\n', '\n')
+		_, err = w.Write(buf)
+		putBuf(buf)
+		if err != nil {
 			return
 		}
 		fl.Flush()
@@ -187,9 +202,9 @@ func slurpBody(r *http.Request) ([]byte, bool) {
 	return body, err == nil
 }
 
-// callContext is the context a2asrv's transports give a call.
-func callContext(r *http.Request) context.Context {
-	ctx, _ := a2asrv.NewCallContext(r.Context(), a2asrv.NewServiceParams(r.Header))
+// callContext is the context a2asrv's transports give a call with request headers h.
+func callContext(ctx context.Context, h http.Header) context.Context {
+	ctx, _ = a2asrv.NewCallContext(ctx, a2asrv.NewServiceParams(h))
 	return ctx
 }
 

@@ -3,6 +3,7 @@ package serve
 import (
 	"context"
 	"encoding/json"
+	"iter"
 	"net/http"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -12,8 +13,8 @@ import (
 // fastREST serves POST /message:send, POST /message:stream and /tasks/{id}:subscribe of the
 // plain (untenanted) v1.0 REST binding; the rest goes to the a2asrv REST handler built on
 // stashing{h}.
-func fastREST(h a2asrv.RequestHandler) http.Handler {
-	f := &hotPath{h: h, fallback: a2asrv.NewRESTHandler(stashing{h})}
+func fastREST(h a2asrv.RequestHandler, d *detacher) http.Handler {
+	f := &hotPath{h: h, fallback: a2asrv.NewRESTHandler(stashing{h}), detach: d}
 	return http.HandlerFunc(f.serveREST)
 }
 
@@ -34,14 +35,16 @@ func (f *hotPath) serveREST(w http.ResponseWriter, r *http.Request) {
 			f.handOverRaw(w, r, body)
 			return
 		}
-		ctx, cancel := context.WithCancel(callContext(r))
-		defer cancel()
-		if r.URL.Path == "/message:send" {
-			res, err := f.h.SendMessage(ctx, req)
-			f.unary(w, r, body, res, err, appendStreamResponse)
+		if r.URL.Path == "/message:stream" {
+			f.serveStream(w, r, body, func(ctx context.Context) iter.Seq2[a2a.Event, error] {
+				return f.h.SendStreamingMessage(ctx, req)
+			}, appendStreamResponse)
 			return
 		}
-		f.stream(w, r, body, f.h.SendStreamingMessage(ctx, req), appendStreamResponse)
+		ctx, cancel := context.WithCancel(callContext(r.Context(), r.Header))
+		defer cancel()
+		res, err := f.h.SendMessage(ctx, req)
+		f.unary(w, r, body, res, err, appendStreamResponse)
 		return
 	case r.Method == http.MethodGet || r.Method == http.MethodPost:
 		id, ok := subscribeID(r.URL.Path)
@@ -53,9 +56,9 @@ func (f *hotPath) serveREST(w http.ResponseWriter, r *http.Request) {
 			f.handOverRaw(w, r, body)
 			return
 		}
-		ctx, cancel := context.WithCancel(callContext(r))
-		defer cancel()
-		f.stream(w, r, body, f.h.SubscribeToTask(ctx, &a2a.SubscribeToTaskRequest{ID: a2a.TaskID(id)}), appendStreamResponse)
+		f.serveStream(w, r, body, func(ctx context.Context) iter.Seq2[a2a.Event, error] {
+			return f.h.SubscribeToTask(ctx, &a2a.SubscribeToTaskRequest{ID: a2a.TaskID(id)})
+		}, appendStreamResponse)
 		return
 	}
 	f.fallback.ServeHTTP(w, r)
@@ -76,8 +79,8 @@ type rpcRequest struct {
 
 // fastJSONRPC serves the v1.0 JSON-RPC methods SendMessage, SendStreamingMessage and
 // SubscribeToTask; the rest goes to the a2asrv JSON-RPC handler built on stashing{h}.
-func fastJSONRPC(h a2asrv.RequestHandler) http.Handler {
-	f := &hotPath{h: h, fallback: a2asrv.NewJSONRPCHandler(stashing{h})}
+func fastJSONRPC(h a2asrv.RequestHandler, d *detacher) http.Handler {
+	f := &hotPath{h: h, fallback: a2asrv.NewJSONRPCHandler(stashing{h}), detach: d}
 	return http.HandlerFunc(f.serveJSONRPC)
 }
 
@@ -104,8 +107,6 @@ func (f *hotPath) serveJSONRPC(w http.ResponseWriter, r *http.Request) {
 		b, err := appendStreamResponse(b, ev)
 		return append(b, '}'), err
 	}
-	ctx, cancel := context.WithCancel(callContext(r))
-	defer cancel()
 	switch env.Method {
 	case "SendMessage", "SendStreamingMessage":
 		var req a2a.SendMessageRequest
@@ -113,10 +114,14 @@ func (f *hotPath) serveJSONRPC(w http.ResponseWriter, r *http.Request) {
 			break
 		}
 		if env.Method == "SendMessage" {
+			ctx, cancel := context.WithCancel(callContext(r.Context(), r.Header))
+			defer cancel()
 			res, err := f.h.SendMessage(ctx, &req)
 			f.unary(w, r, body, res, err, enc)
 		} else {
-			f.stream(w, r, body, f.h.SendStreamingMessage(ctx, &req), enc)
+			f.serveStream(w, r, body, func(ctx context.Context) iter.Seq2[a2a.Event, error] {
+				return f.h.SendStreamingMessage(ctx, &req)
+			}, enc)
 		}
 		return
 	case "SubscribeToTask":
@@ -124,7 +129,9 @@ func (f *hotPath) serveJSONRPC(w http.ResponseWriter, r *http.Request) {
 		if json.Unmarshal(env.Params, &req) != nil {
 			break
 		}
-		f.stream(w, r, body, f.h.SubscribeToTask(ctx, &req), enc)
+		f.serveStream(w, r, body, func(ctx context.Context) iter.Seq2[a2a.Event, error] {
+			return f.h.SubscribeToTask(ctx, &req)
+		}, enc)
 		return
 	}
 	f.handOverRaw(w, r, body)

@@ -40,12 +40,14 @@ type testServer struct {
 	stop   context.CancelFunc
 	done   chan error
 	stopMu sync.Once
+	err    error // Run's, once it returned
 }
 
 // shutdown stops the server and returns Run's error.
 func (s *testServer) shutdown() error {
 	s.stop()
-	return <-s.done
+	s.stopMu.Do(func() { s.err = <-s.done })
+	return s.err
 }
 
 // startServer runs cfg on 127.0.0.1:0 and stops it when the test ends.
@@ -65,7 +67,7 @@ func startServer(t testing.TB, cfg Config) *testServer {
 		cancel()
 		s.stopMu.Do(func() {
 			select {
-			case <-s.done:
+			case s.err = <-s.done:
 			case <-time.After(30 * time.Second):
 				t.Errorf("Run did not return after cancel")
 			}

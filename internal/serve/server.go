@@ -109,6 +109,9 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	srv := buildServers(&cfg, hostport, parts, tl)
 	sp := newSplitter(ln, srv.grpc != nil)
+	if srv.detach != nil {
+		srv.detach.requeue = sp.http.put
+	}
 	go sp.serve()
 	errc := make(chan error, 2)
 	go func() { errc <- srv.http.Serve(sp.http) }()
@@ -136,8 +139,9 @@ func Run(ctx context.Context, cfg Config) error {
 }
 
 type servers struct {
-	http *http.Server
-	grpc *grpc.Server
+	http   *http.Server
+	grpc   *grpc.Server
+	detach *detacher // streams taken off the HTTP server; nil when none are
 }
 
 func buildServers(cfg *Config, hostport string, parts *backendParts, tl *trafficLog) *servers {
@@ -160,15 +164,19 @@ func buildServers(cfg *Config, hostport string, parts *backendParts, tl *traffic
 	mux.Handle(legacyCardPath, ch)
 	s := &servers{}
 	_, fast := parts.handler.(*taskHandler)
+	if fast {
+		// Not the replay agent's streams: it follows its connections through net/http (replayconn.go).
+		s.detach = newDetacher()
+	}
 	if _, ok := parts.handler.(*replayer); ok {
 		fast = true
 	}
 	for _, tr := range cfg.Transports {
 		switch tr {
 		case a2a.TransportProtocolHTTPJSON:
-			mountREST(mux, h, ver, fast)
+			mountREST(mux, h, ver, fast, s.detach)
 		case a2a.TransportProtocolJSONRPC:
-			mountJSONRPC(mux, h, ver, fast)
+			mountJSONRPC(mux, h, ver, fast, s.detach)
 		case a2a.TransportProtocolGRPC:
 			s.grpc = newGRPCServer(h, ver)
 		}
@@ -177,6 +185,9 @@ func buildServers(cfg *Config, hostport string, parts *backendParts, tl *traffic
 		Handler:           gateFlushes(mux),
 		ReadHeaderTimeout: readHeaderTimeout,
 		ErrorLog:          log.New(io.Discard, "", 0),
+	}
+	if s.detach != nil {
+		s.http.ConnState = s.detach.connState
 	}
 	if cfg.Verbose && !cfg.Quiet {
 		s.http.ErrorLog = log.New(cfg.Log, "http: ", 0)
@@ -198,6 +209,9 @@ func (s *servers) shutdown(grace time.Duration, backend func(context.Context) er
 		if err := backend(ctx); err != nil {
 			errs = append(errs, err)
 		}
+	}
+	if err := s.detach.wait(ctx); err != nil {
+		errs = append(errs, fmt.Errorf("end detached streams: %w", err))
 	}
 	grpcDone := make(chan struct{})
 	go func() {

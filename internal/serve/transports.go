@@ -14,12 +14,13 @@ import (
 // versions says which protocol versions are served.
 type versions struct{ v1, v03 bool }
 
-// fast says whether the hot calls take the fast path (fastpath.go, fastroutes.go).
-func mountREST(mux *http.ServeMux, h a2asrv.RequestHandler, ver versions, fast bool) {
+// fast says whether the hot calls take the fast path (fastpath.go, fastroutes.go), d (when not nil)
+// detaches its streams from net/http.
+func mountREST(mux *http.ServeMux, h a2asrv.RequestHandler, ver versions, fast bool, d *detacher) {
 	if ver.v1 {
 		plain := a2asrv.NewRESTHandler(h)
 		if fast {
-			plain = fastREST(h)
+			plain = fastREST(h, d)
 		}
 		mux.Handle("/", timestampAlias(tenantRouter(plain, a2asrv.NewTenantRESTHandler("/{*}", h))))
 	}
@@ -59,11 +60,11 @@ func tenantRouter(plain, tenanted http.Handler) http.Handler {
 	})
 }
 
-func mountJSONRPC(mux *http.ServeMux, h a2asrv.RequestHandler, ver versions, fast bool) {
+func mountJSONRPC(mux *http.ServeMux, h a2asrv.RequestHandler, ver versions, fast bool, d *detacher) {
 	if ver.v1 {
 		rpc := a2asrv.NewJSONRPCHandler(h)
 		if fast {
-			rpc = fastJSONRPC(h)
+			rpc = fastJSONRPC(h, d)
 		}
 		mux.Handle("POST "+jsonrpcPath, rpc)
 		if !ver.v03 {
