@@ -185,7 +185,7 @@ func BenchmarkBareHTTP(b *testing.B) {
 
 // BenchmarkProxy compares direct and proxied echo round trips per HTTP front (REST and JSON-RPC,
 // each on the same binding upstream, so the byte-level fast path applies): throughput at 16
-// clients and latency at 1 client.
+// clients and latency at 1 client; then the same at 16 clients with an exec upstream.
 func BenchmarkProxy(b *testing.B) {
 	fronts := []a2a.TransportProtocol{a2a.TransportProtocolHTTPJSON, a2a.TransportProtocolJSONRPC}
 	up := startServer(b, Config{Backend: Echo(), Quiet: true, Transports: fronts})
@@ -198,4 +198,14 @@ func BenchmarkProxy(b *testing.B) {
 			b.Run(fmt.Sprintf("%s/proxy/c%d", tr, n), func(b *testing.B) { runClients(b, n, true, sendOp(proxied)) })
 		}
 	}
+	// Echo does next to nothing per call, so on a small machine the proxy's own hop (a second HTTP
+	// exchange, on the same cores) weighs as much as the upstream. An upstream that does work per
+	// call, here a subprocess as `serve --exec cat` runs one, shows the share the hop takes of a
+	// real call.
+	work := startServer(b, Config{Backend: Exec(ExecConfig{Command: "cat"}), Quiet: true, Transports: fronts[:1]})
+	workPx := startServer(b, Config{Backend: Proxy(ProxyConfig{Connect: benchConnector(work.url)}), Quiet: true, Transports: fronts[:1]})
+	direct := newBenchClient(b, work.url, fronts[0])
+	proxied := newBenchClient(b, workPx.url, fronts[0])
+	b.Run(fmt.Sprintf("%s/exec/direct/c16", fronts[0]), func(b *testing.B) { runClients(b, 16, true, sendOp(direct)) })
+	b.Run(fmt.Sprintf("%s/exec/proxy/c16", fronts[0]), func(b *testing.B) { runClients(b, 16, true, sendOp(proxied)) })
 }

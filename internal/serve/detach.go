@@ -49,7 +49,7 @@ type streamCall func(ctx context.Context) iter.Seq2[a2a.Event, error]
 // stream serves call on a connection of its own when it can take r's connection over, and reports
 // whether it did; false leaves w and r untouched for the caller to serve as usual.
 func (d *detacher) stream(f *hotPath, w http.ResponseWriter, r *http.Request, body []byte, call streamCall, enc encodeFunc) bool {
-	if d == nil || r.ProtoMajor != 1 || r.Close {
+	if d == nil || r.ProtoMajor != 1 || r.ProtoMinor < 1 || r.Close { // chunked needs HTTP/1.1
 		return false
 	}
 	conn, brw, err := http.NewResponseController(w).Hijack()

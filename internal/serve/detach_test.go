@@ -239,3 +239,27 @@ func TestDetachedClientHangup(t *testing.T) {
 		t.Fatal("the call went on 10s after its client hung up")
 	}
 }
+
+// TestDetachedHTTP10: an HTTP/1.0 client, which cannot read a chunked answer, gets its stream from
+// net/http as before.
+func TestDetachedHTTP10(t *testing.T) {
+	t.Parallel()
+	ts := &scripted{events: []a2a.Event{&a2a.Task{ID: "t1", ContextID: "c1", Status: a2a.TaskStatus{State: a2a.TaskStateCompleted}}}}
+	url, _ := detachedServer(t, func(d *detacher) http.Handler { return fastREST(ts, d) })
+	conn, err := net.Dial("tcp", strings.TrimPrefix(url, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := io.WriteString(conn, "GET /tasks/t1:subscribe HTTP/1.0\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	b, err := io.ReadAll(conn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp := string(b)
+	if !strings.HasPrefix(resp, "HTTP/1.0 200") || strings.Contains(resp, "chunked") || !strings.Contains(resp, `"state":"TASK_STATE_COMPLETED"`) {
+		t.Fatalf("HTTP/1.0 stream answered:\n%s", resp)
+	}
+}
