@@ -29,6 +29,7 @@ type detacher struct {
 
 	wg      sync.WaitGroup
 	mu      sync.Mutex
+	closing bool                    // wait has begun: no more streams are taken over
 	live    map[net.Conn]liveStream // connections of running streams
 	waiting map[net.Conn]struct{}   // handed back, before their next request
 }
@@ -52,8 +53,17 @@ func (d *detacher) stream(f *hotPath, w http.ResponseWriter, r *http.Request, bo
 	if d == nil || r.ProtoMajor != 1 || r.ProtoMinor < 1 || r.Close { // chunked needs HTTP/1.1
 		return false
 	}
-	conn, brw, err := http.NewResponseController(w).Hijack()
+	// The stream counts from here: wait sets closing under mu before it waits, so no Add follows it.
+	d.mu.Lock()
+	if d.closing {
+		d.mu.Unlock()
+		return false // shutting down: net/http's own shutdown covers the call
+	}
+	d.wg.Add(1)
+	d.mu.Unlock()
+	conn, brw, err := http.NewResponseController(w).Hijack() // not under mu: it runs the ConnState hook
 	if err != nil {
+		d.wg.Done()
 		return false
 	}
 	// Bytes the client sent after the request (a pipelined next one) are read before the connection.
@@ -73,7 +83,6 @@ func (d *detacher) stream(f *hotPath, w http.ResponseWriter, r *http.Request, bo
 	d.mu.Lock()
 	d.live[conn] = liveStream{hangup: hangup, cancel: cancel}
 	d.mu.Unlock()
-	d.wg.Add(1)
 	var out http.ResponseWriter = rw
 	if g := flushGateFrom(ctx); g != nil {
 		out = &gatedWriter{ResponseWriter: rw, g: g}
@@ -145,6 +154,9 @@ func (d *detacher) wait(ctx context.Context) error {
 	if d == nil {
 		return nil
 	}
+	d.mu.Lock()
+	d.closing = true
+	d.mu.Unlock()
 	done := make(chan struct{})
 	go func() {
 		d.wg.Wait()

@@ -142,16 +142,23 @@ func TestDetachedKeepsConnection(t *testing.T) {
 	}
 }
 
-// TestDetachedPipelined: a request the client sent right behind a stream's is answered after it.
-func TestDetachedPipelined(t *testing.T) {
-	t.Parallel()
+// dialCompletedTask serves a REST fast path whose streams carry one completed task, and dials it.
+func dialCompletedTask(t *testing.T) net.Conn {
+	t.Helper()
 	ts := &scripted{events: []a2a.Event{&a2a.Task{ID: "t1", ContextID: "c1", Status: a2a.TaskStatus{State: a2a.TaskStateCompleted}}}}
 	url, _ := detachedServer(t, func(d *detacher) http.Handler { return fastREST(ts, d) })
 	conn, err := net.Dial("tcp", strings.TrimPrefix(url, "http://"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer conn.Close()
+	t.Cleanup(func() { conn.Close() })
+	return conn
+}
+
+// TestDetachedPipelined: a request the client sent right behind a stream's is answered after it.
+func TestDetachedPipelined(t *testing.T) {
+	t.Parallel()
+	conn := dialCompletedTask(t)
 	send := `{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":"hi"}]}}`
 	reqs := "POST /message:stream HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: " +
 		strconv.Itoa(len(send)) + "\r\n\r\n" + send + "GET /tasks/t1 HTTP/1.1\r\nHost: x\r\n\r\n"
@@ -244,13 +251,7 @@ func TestDetachedClientHangup(t *testing.T) {
 // net/http as before.
 func TestDetachedHTTP10(t *testing.T) {
 	t.Parallel()
-	ts := &scripted{events: []a2a.Event{&a2a.Task{ID: "t1", ContextID: "c1", Status: a2a.TaskStatus{State: a2a.TaskStateCompleted}}}}
-	url, _ := detachedServer(t, func(d *detacher) http.Handler { return fastREST(ts, d) })
-	conn, err := net.Dial("tcp", strings.TrimPrefix(url, "http://"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
+	conn := dialCompletedTask(t)
 	if _, err := io.WriteString(conn, "GET /tasks/t1:subscribe HTTP/1.0\r\n\r\n"); err != nil {
 		t.Fatal(err)
 	}
