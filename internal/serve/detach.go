@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"bytes"
 	"context"
 	"iter"
 	"net"
@@ -237,8 +238,9 @@ func (w *rawResponse) WriteHeader(code int) {
 	w.grow()
 	w.buf = append(w.buf, "HTTP/1.1 "...)
 	w.buf = appendStatusLine(w.buf, code)
-	hw := appendWriter{&w.buf}
-	_ = w.h.Write(hw) // writes into memory: cannot fail
+	hb := bytes.NewBuffer(w.buf)
+	_ = w.h.Write(hb) // writes into memory: cannot fail
+	w.buf = hb.Bytes()
 	w.buf = append(w.buf, "\r\n"...)
 }
 
@@ -311,14 +313,6 @@ func appendStatusLine(b []byte, code int) []byte {
 	b = append(b, ' ')
 	b = append(b, http.StatusText(code)...)
 	return append(b, "\r\n"...)
-}
-
-// appendWriter appends what is written to a byte slice.
-type appendWriter struct{ b *[]byte }
-
-func (a appendWriter) Write(p []byte) (int, error) {
-	*a.b = append(*a.b, p...)
-	return len(p), nil
 }
 
 // bufPool holds the write buffers of streams between events: an idle stream holds none.

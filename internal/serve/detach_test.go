@@ -81,12 +81,13 @@ func fetchHTTP(t *testing.T, c *http.Client, method, url, body string) (int, htt
 func TestDetachedMatchesA2asrv(t *testing.T) {
 	t.Parallel()
 	for _, c := range fastCases() {
-		lib, _, _, got := c.handlers(nil)
-		libSrv := httptest.NewServer(lib)
+		var lib http.Handler
 		url, _ := detachedServer(t, func(d *detacher) http.Handler {
-			_, fast, _, _ := fastCase{script: func() *scripted { return got }, rest: c.rest}.handlers(d)
+			var fast http.Handler
+			lib, fast, _, _ = c.handlers(d)
 			return fast
 		})
+		libSrv := httptest.NewServer(lib)
 		wc, wh, wb := fetchHTTP(t, libSrv.Client(), c.method, libSrv.URL+c.path, c.body)
 		libSrv.Close()
 		client := &http.Client{Transport: &http.Transport{}}

@@ -64,9 +64,6 @@ func (t *ticket) wait(ctx context.Context) error {
 	}
 }
 
-// acquire takes a place and waits for it.
-func (s *fifoSem) acquire(ctx context.Context) error { return s.take().wait(ctx) }
-
 func (s *fifoSem) release() {
 	if s.limit <= 0 {
 		return
