@@ -28,7 +28,7 @@ type fastPath struct {
 	fronts  httpFronts
 	a2a     bool        // A2A calls may take the fast path
 	headers http.Header // injected into every upstream request
-	tr      *http.Transport
+	tr      *leanTransport
 	rp      *httputil.ReverseProxy
 	next    http.Handler
 }
@@ -43,7 +43,7 @@ const (
 var extensionsHeader = http.CanonicalHeaderKey(a2a.SvcParamExtensions)
 
 func newFastPath(p *proxy, e *env, a2aCalls bool) *fastPath {
-	f := &fastPath{p: p, log: e.log, fronts: frontsOf(e.cfg), a2a: a2aCalls, headers: http.Header{}, tr: fastTransport(p.cfg.TLS)}
+	f := &fastPath{p: p, log: e.log, fronts: frontsOf(e.cfg), a2a: a2aCalls, headers: http.Header{}, tr: newLeanTransport(fastTransport(p.cfg.TLS), fastIdleConnsPerHost)}
 	for k, v := range p.cfg.Headers {
 		k = http.CanonicalHeaderKey(k)
 		f.headers[k] = append(f.headers[k], v...)
