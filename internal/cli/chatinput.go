@@ -112,8 +112,20 @@ func (ci *chatInput) next(ctx context.Context) (inputEvent, error) {
 	}
 }
 
-// ask implements asker for permission prompts inside a turn.
+// ask implements asker for permission prompts inside a turn. A line typed during the turn, before the question
+// showed, is not its answer (an Enter pressed early would approve): it is dropped, and said so.
 func (ci *chatInput) ask(ctx context.Context, question string) (string, error) {
+	select {
+	case ev := <-ci.lines:
+		ci.reading = false
+		if ev.kind == inputEOF {
+			return "", io.EOF
+		}
+		if _, err := ci.t.Write([]byte("(dropped what was typed before the question)\n")); err != nil {
+			return "", err
+		}
+	default:
+	}
 	ci.prompt("")
 	if _, err := ci.t.Write([]byte(question)); err != nil {
 		return "", err

@@ -1,8 +1,12 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"io"
+	"runtime"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -90,3 +94,67 @@ func TestChatHistorySkipsEmptyLines(t *testing.T) {
 type eofReader struct{}
 
 func (eofReader) Read([]byte) (int, error) { return 0, io.EOF }
+
+// TestChatInputDropsTypeahead: a line typed during a turn, before a permission question showed, does not answer
+// it (an early Enter would approve); the answer typed after the question does.
+func TestChatInputDropsTypeahead(t *testing.T) {
+	pr, pw := io.Pipe()
+	var out syncWriter
+	ci := newChatInput(pr, &out)
+	go ci.loop()
+	defer close(ci.want)
+	ci.busy.Store(true)
+	ci.prompt("") // the turn's outstanding read
+	go pw.Write([]byte("early\r"))
+	waitQueued(t, ci)
+	answers := make(chan string, 1)
+	go func() {
+		a, err := ci.ask(context.Background(), "Allow WriteFile? ")
+		if err != nil {
+			a = "error: " + err.Error()
+		}
+		answers <- a
+	}()
+	go pw.Write([]byte("n\r"))
+	select {
+	case a := <-answers:
+		if a != "n" {
+			t.Fatalf("ask() = %q, want the answer typed after the question (n)", a)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no answer within 10s")
+	}
+	if !strings.Contains(out.String(), "dropped what was typed before the question") {
+		t.Errorf("the dropped line was not reported; terminal shows %q", out.String())
+	}
+}
+
+// waitQueued waits until the chat input has a line waiting.
+func waitQueued(t *testing.T, ci *chatInput) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for len(ci.lines) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the typed line never reached the chat input")
+		}
+		runtime.Gosched()
+	}
+}
+
+// syncWriter is a bytes.Buffer safe for the terminal's writes from several goroutines.
+type syncWriter struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (w *syncWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.Write(p)
+}
+
+func (w *syncWriter) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.String()
+}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/term"
+
 	"github.com/a2acli/a2a/internal/devtool"
 	"github.com/a2acli/a2a/internal/output"
 )
@@ -23,6 +25,7 @@ type asker interface {
 type lineAsker struct {
 	w     io.Writer
 	br    *bufio.Reader
+	tty   int // r's descriptor when it is a terminal, else -1
 	lines chan lineResult
 	busy  bool
 }
@@ -33,10 +36,22 @@ type lineResult struct {
 }
 
 func newLineAsker(r io.Reader, w io.Writer) *lineAsker {
-	return &lineAsker{w: w, br: bufio.NewReader(r), lines: make(chan lineResult, 1)}
+	a := &lineAsker{w: w, br: bufio.NewReader(r), tty: -1, lines: make(chan lineResult, 1)}
+	if f, ok := r.(fdReader); ok && term.IsTerminal(int(f.Fd())) {
+		a.tty = int(f.Fd())
+	}
+	return a
 }
 
+// ask asks prompt and reads the answer. What was typed on the terminal before the question showed is not its
+// answer (an Enter pressed early would approve): it is dropped first.
 func (a *lineAsker) ask(ctx context.Context, prompt string) (string, error) {
+	if !a.busy {
+		a.br.Discard(a.br.Buffered()) //nolint:errcheck // discarding what is buffered cannot fail
+		if a.tty >= 0 {
+			discardTypeahead(a.tty)
+		}
+	}
 	fmt.Fprint(a.w, prompt)
 	if !a.busy {
 		a.busy = true
