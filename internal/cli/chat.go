@@ -84,6 +84,7 @@ func runChat(ctx context.Context, o *chatOptions) error {
 	if o.f.io.Width > 0 {
 		ci.t.SetSize(o.f.io.Width, 0) //nolint:errcheck // only the width matters to line editing
 	}
+	defer followResize(int(in.Fd()), ci.t)()
 	// Everything goes through the terminal writer: it turns \n into \r\n (raw mode) and keeps the input line intact.
 	cf := *o.f
 	cf.io = &Streams{In: in, Out: ci.t, Err: ci.t, InTTY: true, OutTTY: true, ErrTTY: true, Getenv: o.f.io.Getenv, Width: o.f.io.Width}
