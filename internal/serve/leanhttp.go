@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"sync"
 	"time"
 )
@@ -16,10 +17,12 @@ import (
 // hands every request to a per-connection writer goroutine and every answer back from a reader
 // goroutine: two goroutine switches per call, a large share of what a proxied call costs on top
 // of a direct one. Here the calling goroutine writes the request and reads the answer on a pooled
-// keep-alive connection itself. Anything else (https) goes to next.
+// keep-alive connection itself. Anything else (https, or a call the environment sends through an
+// HTTP proxy) goes to next.
 type leanTransport struct {
 	next    http.RoundTripper
-	maxIdle int // idle connections kept per upstream address
+	proxy   func(*http.Request) (*url.URL, error) // next's proxy choice, when next has one
+	maxIdle int                                   // idle connections kept per upstream address
 	dialer  net.Dialer
 
 	mu     sync.Mutex
@@ -35,13 +38,17 @@ type leanConn struct {
 }
 
 func newLeanTransport(next http.RoundTripper, maxIdle int) *leanTransport {
-	return &leanTransport{next: next, maxIdle: maxIdle, idle: map[string][]*leanConn{},
+	t := &leanTransport{next: next, maxIdle: maxIdle, idle: map[string][]*leanConn{},
 		dialer: net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}}
+	if tr, ok := next.(*http.Transport); ok {
+		t.proxy = tr.Proxy
+	}
+	return t
 }
 
 // RoundTrip implements http.RoundTripper.
 func (t *leanTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if req.URL.Scheme != "http" || req.URL.Host == "" {
+	if req.URL.Scheme != "http" || req.URL.Host == "" || t.viaProxy(req) {
 		return t.next.RoundTrip(req)
 	}
 	addr := req.URL.Host
@@ -75,6 +82,15 @@ func (t *leanTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			req.Body = body
 		}
 	}
+}
+
+// viaProxy says whether next would send req through an HTTP proxy (HTTP_PROXY and friends).
+func (t *leanTransport) viaProxy(req *http.Request) bool {
+	if t.proxy == nil {
+		return false
+	}
+	u, err := t.proxy(req)
+	return err != nil || u != nil // an error is next's to report
 }
 
 // errStaleConn marks a kept connection that answered nothing at all.

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -182,5 +183,29 @@ func TestLeanTransportHTTPSGoesToNext(t *testing.T) {
 	}
 	if got := readAll(t, resp); got != "secure" {
 		t.Fatalf("https call = %q, want secure", got)
+	}
+}
+
+// TestLeanTransportHonoursHTTPProxy: a call the environment routes through an HTTP proxy goes to the wrapped
+// transport, which knows how to speak to proxies.
+func TestLeanTransportHonoursHTTPProxy(t *testing.T) {
+	t.Parallel()
+	var proxied atomic.Int32
+	proxySrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		proxied.Add(1)
+		io.WriteString(w, "via proxy to "+r.URL.Host)
+	}))
+	defer proxySrv.Close()
+	next := http.DefaultTransport.(*http.Transport).Clone()
+	proxyURL, _ := url.Parse(proxySrv.URL)
+	next.Proxy = http.ProxyURL(proxyURL)
+	lt := newLeanTransport(next, 4)
+	defer lt.CloseIdleConnections()
+	resp, err := leanGet(context.Background(), t, lt, "GET", "http://upstream.invalid/x", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := readAll(t, resp); got != "via proxy to upstream.invalid" || proxied.Load() != 1 {
+		t.Fatalf("call = %q (%d through the proxy), want it answered by the proxy", got, proxied.Load())
 	}
 }
