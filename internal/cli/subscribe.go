@@ -43,7 +43,7 @@ func runSubscribe(ctx context.Context, o *subscribeOptions) error {
 	return o.withClient(ctx, o.url, func(ctx context.Context, c *conn) error {
 		id := a2a.TaskID(o.id)
 		err := o.f.streamEvents(ctx, c, o.url, o.save, func(ctx context.Context) iter.Seq2[a2a.Event, error] {
-			return c.SubscribeToTask(ctx, &a2a.SubscribeToTaskRequest{ID: id, Tenant: o.f.opts.tenant})
+			return emptyStreamRefusal(c.SubscribeToTask(ctx, &a2a.SubscribeToTaskRequest{ID: id, Tenant: o.f.opts.tenant}))
 		})
 		if err == nil || !finishedTaskRefusal(err) {
 			return err
@@ -79,4 +79,22 @@ func finishedTaskRefusal(err error) bool {
 		}
 	}
 	return false
+}
+
+// emptyStreamRefusal turns a stream that ends without a single event into an error. A server refuses a subscription
+// to a finished task before its stream starts (UnsupportedOperationError); over JSON-RPC that is a plain JSON answer,
+// which a2a-go's client reads as an empty event stream. The error sends runSubscribe to GetTask.
+func emptyStreamRefusal(seq iter.Seq2[a2a.Event, error]) iter.Seq2[a2a.Event, error] {
+	return func(yield func(a2a.Event, error) bool) {
+		got := false
+		for ev, err := range seq {
+			got = true
+			if !yield(ev, err) {
+				return
+			}
+		}
+		if !got {
+			yield(nil, a2a.NewError(a2a.ErrUnsupportedOperation, "the agent ended the stream without sending an event"))
+		}
+	}
 }

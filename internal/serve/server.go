@@ -195,6 +195,7 @@ func buildServers(cfg *Config, hostport string, parts *backendParts, tl *traffic
 	if parts.http != nil {
 		parts.http(s.http)
 	}
+	s.http.Handler = conformHTTP(s.http.Handler, frontsOf(cfg)) // in front of every backend's handlers (conform.go)
 	return s
 }
 
