@@ -122,8 +122,14 @@ func (s *server) Log() string {
 // startServe starts `a2a serve --port 0 args…`, waits for its "listening on" line and stops it at cleanup.
 func startServe(t testing.TB, args ...string) *server {
 	t.Helper()
+	return startServeEnv(t, nil, args...)
+}
+
+// startServeEnv is startServe with extra environment variables (KEY=value).
+func startServeEnv(t testing.TB, env []string, args ...string) *server {
+	t.Helper()
 	cmd := exec.Command(bin, append([]string{"serve", "--port", "0"}, args...)...)
-	cmd.Env = cmdEnv()
+	cmd.Env = cmdEnv(env...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
