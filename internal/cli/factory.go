@@ -33,6 +33,8 @@ type globalOptions struct {
 	insecure   bool
 	fail       bool
 	extensions []string
+	// wait is --poll-interval and --wait of the verbs that wait for a task (send, subscribe); zero elsewhere.
+	wait waitOptions
 }
 
 // factory builds connected clients. Every verb reaches agents through withClient and nothing else.

@@ -81,12 +81,16 @@ func (f *factory) report(err error) int {
 	msg := err.Error()
 	if f.opts.output == string(output.JSON) {
 		p := output.New(f.io.Out, output.Options{Format: output.JSON})
-		if perr := p.Error(output.ErrorDoc{Code: c.code, Message: msg, Hint: c.hint, A2ACode: c.a2aCode}); perr == nil {
+		if perr := p.Error(output.ErrorDoc{Code: c.code, Message: msg, Hint: c.hint, A2ACode: c.a2aCode, TaskID: c.taskID}); perr == nil {
 			return c.exit
 		}
 	}
 	if c.exit == exitInterrupted {
 		fmt.Fprintln(f.io.Err, "a2a: interrupted")
+		if c.taskID != "" {
+			// A live task was given up on: say how to follow it.
+			fmt.Fprintf(f.io.Err, "hint: %s\n", c.hint)
+		}
 		return c.exit
 	}
 	fmt.Fprintf(f.io.Err, "a2a: %s\n", output.Sanitize(oneLine(msg)))

@@ -28,6 +28,9 @@ send --stream (JSON Lines with -o json). Subscribing to a task that already ende
 		Args: exactArgs("<url>", "<task-id>"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.url, o.id = args[0], args[1]
+			if err := o.f.opts.wait.check(cmd.CommandPath()); err != nil {
+				return err
+			}
 			if runF != nil {
 				return runF(cmd.Context(), o)
 			}
@@ -36,11 +39,14 @@ send --stream (JSON Lines with -o json). Subscribing to a task that already ende
 	}
 	cmd.Flags().StringVar(&o.save, "save", "", "write file parts of the task's artifacts into `dir`")
 	cmd.Flags().BoolVar(&f.opts.fail, "fail", false, "exit 6 when the task fails, is rejected or canceled; 7 when it needs input or auth")
+	addWaitFlags(cmd, &f.opts.wait)
 	return cmd
 }
 
 func runSubscribe(ctx context.Context, o *subscribeOptions) error {
 	return o.withClient(ctx, o.url, func(ctx context.Context, c *conn) error {
+		ctx, cancel := o.f.waits().waitContext(ctx)
+		defer cancel()
 		id := a2a.TaskID(o.id)
 		err := o.f.streamEvents(ctx, c, o.url, o.save, func(ctx context.Context) iter.Seq2[a2a.Event, error] {
 			return c.SubscribeToTask(ctx, &a2a.SubscribeToTaskRequest{ID: id, Tenant: o.f.opts.tenant})

@@ -39,6 +39,9 @@ const (
 	// REST201 (HTTP+JSON, v0.3) answers POST /v1/message:send with 201 Created, like the a2a-js SDK 0.3 line; the
 	// other calls answer 200. Tasks complete at once with an artifact "echo: <text>".
 	REST201
+	// Silent (JSON-RPC, v1.0, streaming) streams the task working, then says nothing more and keeps the stream
+	// open; GetTask reports it working Options.Polls times, then completed.
+	Silent
 	// HTMLError answers every A2A call with an HTML page and HTTP 502, as a proxy in front of a dead agent does.
 	// Options.REST serves the HTTP+JSON binding in the card, else JSON-RPC.
 	HTMLError
@@ -245,7 +248,7 @@ func (a *Agent) getTask(w http.ResponseWriter, req rpcRequest) {
 	n := a.polls[id]
 	a.mu.Unlock()
 	switch a.opts.Kind {
-	case NonBlocking:
+	case NonBlocking, Silent:
 		done = a.opts.Polls >= 0 && n > a.opts.Polls
 	case CutStream:
 		done = a.streamCount() > a.opts.Cuts || a.opts.After == PollOnly
@@ -276,6 +279,12 @@ func (a *Agent) stream(w http.ResponseWriter, r *http.Request, rpcID json.RawMes
 		fl.Flush()
 	}
 	switch a.opts.Kind {
+	case Silent:
+		event(`{"task":` + a.task(id, "TASK_STATE_WORKING", false) + `}`)
+		select {
+		case <-r.Context().Done():
+		case <-a.down:
+		}
 	case HoldInput:
 		event(`{"task":` + a.task(id, "TASK_STATE_WORKING", false) + `}`)
 		event(`{"statusUpdate":{"taskId":"` + id + `","contextId":"ctx-` + id + `","status":{"state":"TASK_STATE_INPUT_REQUIRED",` +
