@@ -31,6 +31,15 @@ func TestGRPCOnlyPort(t *testing.T) {
 		t.Fatalf("get task over the gRPC-only port\n%s", r)
 	}
 
+	// A gRPC error names its status, not only the message a2a-go keeps.
+	r = run(t, "", "get", "task", "--transport", "grpc", grpcURL, "no-such-task", "-o", "json")
+	wantCode(t, r, 1)
+	doc := errorDoc(t, r)
+	if doc["code"] != "TaskNotFoundError" {
+		t.Fatalf("error document %v, want TaskNotFoundError", doc)
+	}
+	wantContains(t, "message", doc["message"].(string), "(gRPC status NotFound)")
+
 	r = run(t, "", "send", grpcURL, "no transport")
 	wantCode(t, r, 1)
 	wantContains(t, "stderr", r.stderr, "the port answers in HTTP/2 frames", "hint: add --transport grpc")

@@ -186,3 +186,29 @@ func TestSilenceAsksTheAgent(t *testing.T) {
 		t.Fatalf("GetTask called %d times, want 2 (working, completed)", n)
 	}
 }
+
+// TestTurnJSONCarriesPendingToolCalls: send -o json of a coding agent's turn that stops at a permission prompt
+// accumulates the task as the A2A SDKs do, so the pending tool call (in a status message the final input-required
+// replaced) is in the task's history, not only in the text output.
+func TestTurnJSONCarriesPendingToolCalls(t *testing.T) {
+	t.Parallel()
+	ag := wire.Start(t, wire.Options{Kind: wire.ToolPrompt})
+	r := run(t, "", "send", ag.URL, "write hello.txt", "-o", "json")
+	wantCode(t, r, 0)
+	task := sendTask(t, r)
+	if task.Status.State != a2a.TaskStateInputRequired {
+		t.Fatalf("state %s, want input-required\n%s", task.Status.State, r)
+	}
+	found := false
+	for _, m := range task.History {
+		for _, p := range m.Parts {
+			if d, ok := p.Data().(map[string]any); ok && d["tool_call_id"] == "write_file-1" && d["status"] == "PENDING" {
+				found = true
+			}
+		}
+	}
+	if !found {
+		t.Fatalf("the pending tool call is not in the task's history\n%s", r)
+	}
+	wantContains(t, "stderr", r.stderr, "permission needed: 1 tool call(s)", "--confirm write_file-1=approve")
+}

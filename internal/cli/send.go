@@ -31,6 +31,10 @@ The message is the text argument ("-" reads it from stdin), or a whole Message o
 parts array (--parts). --file adds file parts and --data a data part. With --stream, events are printed as they
 arrive (JSON Lines with -o json). A task that stops for input prints the command that continues it.
 
+Without --immediate, send waits until the task ends or stops for input: a task the agent answers while still
+working is polled with GetTask (--poll-interval, backing off), a stream that breaks is resumed (resubscribe, then
+polling). --wait bounds the whole wait (exit 5, with the commands that follow the task up).
+
 Coding agents (the development-tool extension, e.g. the Gemini CLI A2A server): --workspace and --auto-execute
 send AgentSettings on a task's first message. When a tool call waits for permission, a2a asks on the terminal
 (y: yes once, the default; a: always; n: no; or an agent option by number), answers as the agent understands it,
@@ -40,6 +44,7 @@ or an agent card that declares the extension, send streams the turn.`,
 		Example: `  a2a send localhost:8080 "Hello, what can you do?"
   a2a send localhost:8080 --stream "Summarize this document"
   a2a send localhost:8080 --immediate "Start a long analysis"
+  a2a send localhost:8080 --wait 10m --poll-interval 5s "Start a long analysis"
   a2a send localhost:8080 --json '{"role":"ROLE_USER","parts":[{"text":"analyze this"},{"fileUrl":"s3://bucket/doc.pdf"}]}'
   a2a send localhost:8080 --parts '[{"text":"analyze this"},{"fileUrl":"s3://bucket/doc.pdf"}]'
   a2a send localhost:8080 -f message.json

@@ -22,7 +22,8 @@ func newSubscribeCmd(f *factory, runF func(context.Context, *subscribeOptions) e
 		Use:   "subscribe <url> <task-id>",
 		Short: "Stream a task's events until it ends",
 		Long: `Stream a task's events to stdout until the task reaches a terminal or interrupted state. Output matches
-send --stream (JSON Lines with -o json). Subscribing to a task that already ended prints its final state.`,
+send --stream (JSON Lines with -o json). Subscribing to a task that already ended prints its final state.
+A stream that breaks is resumed (resubscribe, then GetTask polling every --poll-interval); --wait bounds the wait.`,
 		Example: `  a2a subscribe localhost:8080 <task-id>
   a2a subscribe localhost:8080 <task-id> -o json | jq -c .statusUpdate.status.state`,
 		Args: exactArgs("<url>", "<task-id>"),

@@ -42,6 +42,10 @@ const (
 	// Silent (JSON-RPC, v1.0, streaming) streams the task working, then says nothing more and keeps the stream
 	// open; GetTask reports it working Options.Polls times, then completed.
 	Silent
+	// ToolPrompt (JSON-RPC, v1.0, streaming, a card declaring the development-tool extension) streams a turn in the
+	// RFC shape that stops for permission: a tool call "write_file-1" PENDING in a working status message, then
+	// input-required without a message; the stream then ends and idle connections close after IdleClose.
+	ToolPrompt
 	// HTMLError answers every A2A call with an HTML page and HTTP 502, as a proxy in front of a dead agent does.
 	// Options.REST serves the HTTP+JSON binding in the card, else JSON-RPC.
 	HTMLError
@@ -58,6 +62,12 @@ const (
 	// Down: the agent stops listening, as a server that went away.
 	Down
 )
+
+// IdleClose is how long an agent keeps an idle keep-alive connection.
+const IdleClose = 300 * time.Millisecond
+
+// DevtoolURI is the development-tool extension's URI.
+const DevtoolURI = "https://github.com/google-gemini/gemini-cli/blob/main/docs/a2a/developer-profile/v0/spec.md"
 
 // Options configure an agent.
 type Options struct {
@@ -111,7 +121,9 @@ func Start(t testing.TB, o Options) *Agent {
 	default:
 		mux.HandleFunc("POST /", a.jsonrpc)
 	}
-	a.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	// Idle connections close soon, like Node's keep-alive timeout: a client honouring a coding agent's connection
+	// rule waits for that.
+	a.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: IdleClose}
 	go a.srv.Serve(ln) //nolint:errcheck // ends with ErrServerClosed at cleanup
 	t.Cleanup(a.Stop)
 	return a
@@ -157,14 +169,17 @@ func (a *Agent) card(w http.ResponseWriter, _ *http.Request) {
 			`"protocolVersion":"0.3.0","url":%q,"preferredTransport":"HTTP+JSON",`+
 			`"capabilities":{"streaming":true},"defaultInputModes":["text/plain"],"defaultOutputModes":["text/plain"],"skills":[]}`, a.URL)
 	default:
-		binding := "JSONRPC"
+		binding, exts := "JSONRPC", ""
+		if a.opts.Kind == ToolPrompt {
+			exts = `,"extensions":[{"uri":"` + DevtoolURI + `"}]`
+		}
 		if a.opts.REST {
 			binding = "HTTP+JSON"
 		}
 		card = fmt.Sprintf(`{"name":"Wire Agent","description":"hand-written","version":"1.0.0",`+
 			`"supportedInterfaces":[{"url":%q,"protocolBinding":%q,"protocolVersion":"1.0"}],`+
-			`"capabilities":{"streaming":%t},"defaultInputModes":["text/plain"],"defaultOutputModes":["text/plain"],"skills":[]}`,
-			a.URL, binding, a.opts.Kind != NonBlocking)
+			`"capabilities":{"streaming":%t%s},"defaultInputModes":["text/plain"],"defaultOutputModes":["text/plain"],"skills":[]}`,
+			a.URL, binding, a.opts.Kind != NonBlocking, exts)
 	}
 	w.Header().Set("Content-Type", "application/json")
 	fmt.Fprint(w, card)
@@ -285,6 +300,14 @@ func (a *Agent) stream(w http.ResponseWriter, r *http.Request, rpcID json.RawMes
 		case <-r.Context().Done():
 		case <-a.down:
 		}
+	case ToolPrompt:
+		meta := `"metadata":{"` + DevtoolURI + `":{"kind":"TOOL_CALL_UPDATE"}}`
+		event(`{"task":{"id":"` + id + `","contextId":"ctx-` + id + `","status":{"state":"TASK_STATE_SUBMITTED"}}}`)
+		event(`{"statusUpdate":{"taskId":"` + id + `","contextId":"ctx-` + id + `",` + meta + `,"status":{"state":"TASK_STATE_WORKING",` +
+			`"message":{"messageId":"call-` + id + `","role":"ROLE_AGENT","parts":[{"data":{"tool_call_id":"write_file-1","tool_name":"WriteFile",` +
+			`"status":"PENDING","input_parameters":{"file_path":"hello.txt"},"confirmation_request":{"options":[` +
+			`{"id":"proceed_once","name":"Allow once"},{"id":"cancel","name":"Reject"}]}}}]}}}}`)
+		event(`{"statusUpdate":{"taskId":"` + id + `","contextId":"ctx-` + id + `",` + meta + `,"status":{"state":"TASK_STATE_INPUT_REQUIRED"}}}`)
 	case HoldInput:
 		event(`{"task":` + a.task(id, "TASK_STATE_WORKING", false) + `}`)
 		event(`{"statusUpdate":{"taskId":"` + id + `","contextId":"ctx-` + id + `","status":{"state":"TASK_STATE_INPUT_REQUIRED",` +
