@@ -42,6 +42,7 @@ const (
 	codeInternal           = "A2ACLI_ERR_INTERNAL"
 	codeTaskFailed         = "A2ACLI_ERR_TASK_FAILED"
 	codeTaskPaused         = "A2ACLI_ERR_TASK_INTERRUPTED"
+	codeStreamLost         = "A2ANC_ERR_STREAM_LOST"
 )
 
 var (
@@ -147,12 +148,13 @@ var protocolErrors = []struct {
 	{a2a.ErrServerError, "ServerError", -32000},
 }
 
-// classified is what an error means to the user: exit code, error code, hint.
+// classified is what an error means to the user: exit code, error code, hint, the task it concerns.
 type classified struct {
 	exit    int
 	code    string
 	hint    string
 	a2aCode *int
+	taskID  string
 }
 
 // classify maps an error to its exit code and error code. It is the only place that decides exit codes.
@@ -161,6 +163,10 @@ func classify(err error) classified {
 	var h *hinted
 	if errors.As(err, &h) {
 		c.hint = h.hint
+	}
+	var lt *liveTaskError
+	if errors.As(err, &lt) {
+		c.taskID = string(lt.id)
 	}
 	set := func(exit int, code, hint string) classified {
 		c.exit, c.code = exit, code
@@ -188,6 +194,11 @@ func classify(err error) classified {
 		return set(te.code, code, "")
 	case errors.Is(err, errInterrupted):
 		return set(exitInterrupted, codeInterrupted, "")
+	case lt != nil && lt.lost:
+		if isUnreachable(err) {
+			return set(exitUnreachable, codeStreamLost, "")
+		}
+		return set(exitFailure, codeStreamLost, "")
 	case errors.Is(err, errTimeout):
 		return set(exitTimeout, codeTimeout, "raise --timeout, or use --timeout 0 for no limit")
 	case errors.Is(err, errCredentialsMissing):

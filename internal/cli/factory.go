@@ -33,6 +33,8 @@ type globalOptions struct {
 	insecure   bool
 	fail       bool
 	extensions []string
+	// wait is --poll-interval and --wait of the verbs that wait for a task (send, subscribe); zero elsewhere.
+	wait waitOptions
 }
 
 // factory builds connected clients. Every verb reaches agents through withClient and nothing else.
@@ -176,11 +178,13 @@ func (f *factory) resolve(ctx context.Context, rawURL string) (*resolved, error)
 	defer cancel()
 	card, cardURL, err := fetchCard(cctx, r.hc, ref, http.Header(params))
 	if err != nil {
-		ce, ok := asCardError(err)
-		if !ok || !ce.notFound || forced == "" || ref.base == nil {
-			return nil, timeoutCause(cctx, err)
+		if ce, ok := asCardError(err); ok && ce.notFound && forced != "" && ref.base != nil {
+			f.log.printf("no agent card (%v): using %s as the %s endpoint", ce.err, ref.raw, forced)
+			return r, nil
 		}
-		f.log.printf("no agent card (%v): using %s as the %s endpoint", ce.err, ref.raw, forced)
+		if gerr := f.grpcOnlyPort(ctx, ref, forced, err); gerr != nil {
+			return nil, timeoutCause(cctx, gerr)
+		}
 		return r, nil
 	}
 	r.card, r.cardURL = card, cardURL
@@ -204,13 +208,16 @@ func (f *factory) connect(ctx context.Context, rawURL string) (*conn, error) {
 	}
 	c.iface = iface
 	f.log.printf("interface: %s %s %s (%s)", iface.ProtocolBinding, iface.ProtocolVersion, iface.URL, why)
+	// The bindings share the process's one transport, each behind the answer check of its wire format.
+	rpcHC := &http.Client{Transport: &answerCheck{base: hc.Transport, jsonrpc: true}}
+	restHC := &http.Client{Transport: &answerCheck{base: hc.Transport}}
 	opts := []a2aclient.FactoryOption{
 		a2aclient.WithDefaultsDisabled(),
-		a2aclient.WithJSONRPCTransport(hc),
-		a2aclient.WithRESTTransport(hc),
+		a2aclient.WithJSONRPCTransport(rpcHC),
+		a2aclient.WithRESTTransport(restHC),
 		a2aclient.WithTransport(a2a.TransportProtocolGRPC, f.grpcFactory(false)),
-		a2aclient.WithCompatTransport(a2av0.Version, a2a.TransportProtocolJSONRPC, a2av0.NewJSONRPCTransportFactory(a2av0.JSONRPCTransportConfig{Client: hc})),
-		a2aclient.WithCompatTransport(a2av0.Version, a2a.TransportProtocolHTTPJSON, a2av0.NewRESTTransportFactory(a2av0.RESTTransportConfig{Client: hc})),
+		a2aclient.WithCompatTransport(a2av0.Version, a2a.TransportProtocolJSONRPC, a2av0.NewJSONRPCTransportFactory(a2av0.JSONRPCTransportConfig{Client: rpcHC})),
+		a2aclient.WithCompatTransport(a2av0.Version, a2a.TransportProtocolHTTPJSON, a2av0.NewRESTTransportFactory(a2av0.RESTTransportConfig{Client: restHC})),
 		a2aclient.WithCompatTransport(a2av0.Version, a2a.TransportProtocolGRPC, f.grpcFactory(true)),
 		a2aclient.WithCallInterceptors(&paramsInterceptor{params: params}, &callLogger{log: f.log}),
 	}

@@ -81,12 +81,16 @@ func (f *factory) report(err error) int {
 	msg := err.Error()
 	if f.opts.output == string(output.JSON) {
 		p := output.New(f.io.Out, output.Options{Format: output.JSON})
-		if perr := p.Error(output.ErrorDoc{Code: c.code, Message: msg, Hint: c.hint, A2ACode: c.a2aCode}); perr == nil {
+		if perr := p.Error(output.ErrorDoc{Code: c.code, Message: msg, Hint: c.hint, A2ACode: c.a2aCode, TaskID: c.taskID}); perr == nil {
 			return c.exit
 		}
 	}
 	if c.exit == exitInterrupted {
 		fmt.Fprintln(f.io.Err, "a2a: interrupted")
+		if c.taskID != "" {
+			// A live task was given up on: say how to follow it.
+			fmt.Fprintf(f.io.Err, "hint: %s\n", c.hint)
+		}
 		return c.exit
 	}
 	fmt.Fprintf(f.io.Err, "a2a: %s\n", output.Sanitize(oneLine(msg)))
@@ -156,7 +160,7 @@ Exit codes: 0 done, 1 failure, 2 usage, 3 unreachable or no card, 4 authenticati
 	pf.StringArrayVar(&f.opts.svcParams, "svc-param", nil, "service parameter `key=value`, sent as a header or gRPC metadata (repeatable)")
 	pf.StringVar(&f.opts.auth, "auth", "", "credentials, shorthand for --svc-param \"Authorization=<creds>\"")
 	pf.StringVar(&f.opts.tenant, "tenant", "", "tenant id, passed on every request")
-	pf.DurationVar(&f.opts.timeout, "timeout", 30*time.Second, "bound on connecting and each call; on streams, on the silence between events (0: none)")
+	pf.DurationVar(&f.opts.timeout, "timeout", 30*time.Second, "bound on connecting and each call (0: none); on streams, silence this long asks GetTask whether the task is alive")
 	pf.BoolVarP(&f.opts.verbose, "verbose", "v", false, "print what travels to stderr (credentials redacted)")
 	pf.BoolVar(&f.opts.insecure, "insecure", false, "skip TLS certificate verification")
 	pf.StringArrayVar(&f.opts.extensions, "extension", nil, "activate an extension by `URI` (A2A-Extensions header, repeatable); the card's required ones are always on")

@@ -175,8 +175,22 @@ func grpcConnErr(err error) error {
 	if err == nil {
 		return nil
 	}
-	if st, ok := status.FromError(err); ok && st.Code() == codes.Unavailable {
-		return &unreachableError{err: fmt.Errorf("grpc: %s", st.Message())}
+	st, ok := status.FromError(err)
+	if !ok {
+		return err
 	}
-	return err
+	switch st.Code() {
+	case codes.Unavailable:
+		return &unreachableError{err: fmt.Errorf("grpc: %s", st.Message())}
+	case codes.OK, codes.Canceled, codes.DeadlineExceeded:
+		return err
+	}
+	// a2a-go keeps only the status message, which may be empty or generic: name the status too.
+	p := st.Proto()
+	if p.Message == "" {
+		p.Message = "gRPC status " + st.Code().String()
+	} else {
+		p.Message += " (gRPC status " + st.Code().String() + ")"
+	}
+	return status.ErrorProto(p)
 }
