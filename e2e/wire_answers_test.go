@@ -122,7 +122,7 @@ func TestErrorNamesTheAnswer(t *testing.T) {
 			}
 			r := run(t, "", "send", ag.URL, "hi", "-v")
 			wantCode(t, r, 1)
-			wantContains(t, "stderr -v", r.stderr, "< 502 Bad Gateway", "Content-Type: text/html")
+			wantContains(t, "stderr -v", r.stderr, "< 502 Bad Gateway", "Content-Type: text/html", "< body", "<h1>502 Bad Gateway</h1>")
 		})
 	}
 }

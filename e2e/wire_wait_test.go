@@ -66,6 +66,18 @@ func TestWaitBoundsTheWait(t *testing.T) {
 	if r.stdout != "" {
 		t.Fatalf("stdout not empty\n%s", r)
 	}
+
+	// On a stream too: the task stays alive (GetTask on silence says working) until --wait runs out.
+	quiet := wire.Start(t, wire.Options{Kind: wire.Silent, Polls: -1})
+	r = run(t, "", "send", "--stream", quiet.URL, "forever", "--timeout", "200ms", "--wait", "700ms", "-o", "json")
+	wantCode(t, r, 5)
+	events, errDoc := jsonLines(t, r.stdout)
+	if len(events) == 0 || errDoc == nil || errDoc["code"] != "A2ACLI_ERR_TIMEOUT" || errDoc["taskId"] != "task-1" {
+		t.Fatalf("want the events, then A2ACLI_ERR_TIMEOUT for task-1\n%s", r)
+	}
+	if quiet.Count("GetTask") == 0 {
+		t.Fatalf("silence longer than --timeout did not ask GetTask: %v", quiet.Calls())
+	}
 }
 
 // TestCutStreamResubscribes: a stream that ends (or breaks) before the task is done is resumed with SubscribeToTask,
