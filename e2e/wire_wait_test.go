@@ -70,7 +70,7 @@ func TestWaitBoundsTheWait(t *testing.T) {
 
 	// On a stream too: the task stays alive (GetTask on silence says working) until --wait runs out.
 	quiet := wire.Start(t, wire.Options{Kind: wire.Silent, Polls: -1})
-	r = run(t, "", "send", "--stream", quiet.URL, "forever", "--timeout", "200ms", "--wait", "700ms", "-o", "json")
+	r = run(t, "", "send", "--stream", quiet.URL, "forever", "--timeout", "300ms", "--wait", "2s", "-o", "json")
 	wantCode(t, r, 5)
 	events, errDoc := jsonLines(t, r.stdout)
 	if len(events) == 0 || errDoc == nil || errDoc["code"] != "A2ACLI_ERR_TIMEOUT" || errDoc["taskId"] != "task-1" {
