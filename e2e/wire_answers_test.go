@@ -43,6 +43,17 @@ func TestGRPCOnlyPort(t *testing.T) {
 	r = run(t, "", "send", grpcURL, "no transport")
 	wantCode(t, r, 1)
 	wantContains(t, "stderr", r.stderr, "the port answers in HTTP/2 frames", "hint: add --transport grpc")
+
+	// Most gRPC agents in the wild speak v0.3 (service a2a.v1.A2AService): without a card to say so, the endpoint
+	// is asked.
+	v03 := testagent.Start(t, testagent.Options{Transport: a2a.TransportProtocolGRPC, V03: true})
+	r = run(t, "", "send", "--transport", "grpc", "http://"+v03.Endpoint, "old grpc", "-v")
+	wantCode(t, r, 0)
+	wantContains(t, "stdout", r.stdout, "State: completed", "echo: old grpc")
+	wantContains(t, "stderr", r.stderr, "speaking A2A v0.3")
+	r = run(t, "", "send", "--stream", "--transport", "grpc", "http://"+v03.Endpoint, "old grpc stream")
+	wantCode(t, r, 0)
+	wantContains(t, "stdout", r.stdout, "State: completed", "echo: old grpc stream")
 }
 
 // TestREST201 runs every verb against a v0.3 REST agent that answers POST /v1/message:send with 201 Created, as the
@@ -122,7 +133,7 @@ func TestErrorNamesTheAnswer(t *testing.T) {
 			}
 			r := run(t, "", "send", ag.URL, "hi", "-v")
 			wantCode(t, r, 1)
-			wantContains(t, "stderr -v", r.stderr, "< 502 Bad Gateway", "Content-Type: text/html")
+			wantContains(t, "stderr -v", r.stderr, "< 502 Bad Gateway", "Content-Type: text/html", "< body", "<h1>502 Bad Gateway</h1>")
 		})
 	}
 }

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -65,6 +66,18 @@ func TestWaitBoundsTheWait(t *testing.T) {
 		"hint: the task may still be running; follow it with: a2a subscribe "+ag.URL+" task-2")
 	if r.stdout != "" {
 		t.Fatalf("stdout not empty\n%s", r)
+	}
+
+	// On a stream too: the task stays alive (GetTask on silence says working) until --wait runs out.
+	quiet := wire.Start(t, wire.Options{Kind: wire.Silent, Polls: -1})
+	r = run(t, "", "send", "--stream", quiet.URL, "forever", "--timeout", "300ms", "--wait", "2s", "-o", "json")
+	wantCode(t, r, 5)
+	events, errDoc := jsonLines(t, r.stdout)
+	if len(events) == 0 || errDoc == nil || errDoc["code"] != "A2ACLI_ERR_TIMEOUT" || errDoc["taskId"] != "task-1" {
+		t.Fatalf("want the events, then A2ACLI_ERR_TIMEOUT for task-1\n%s", r)
+	}
+	if quiet.Count("GetTask") == 0 {
+		t.Fatalf("silence longer than --timeout did not ask GetTask: %v", quiet.Calls())
 	}
 }
 
@@ -211,4 +224,33 @@ func TestTurnJSONCarriesPendingToolCalls(t *testing.T) {
 		t.Fatalf("the pending tool call is not in the task's history\n%s", r)
 	}
 	wantContains(t, "stderr", r.stderr, "permission needed: 1 tool call(s)", "--confirm write_file-1=approve")
+}
+
+// TestInterruptNamesTheTask: Ctrl-C while a live task streams exits 130 and says how to follow the task up; the
+// JSON error document carries its taskId.
+func TestInterruptNamesTheTask(t *testing.T) {
+	t.Parallel()
+	ag := wire.Start(t, wire.Options{Kind: wire.Silent, Polls: -1})
+	c := startClient(t, "send", "--stream", ag.URL, "long", "-o", "json")
+	if ev := c.event(t, 10*time.Second); ev == nil {
+		t.Fatal("no first event")
+	}
+	c.cmd.Process.Signal(syscall.SIGINT)
+	rest, code := c.wait(t, 10*time.Second)
+	if code != 130 || len(rest) == 0 {
+		t.Fatalf("exit %d, lines %q; want 130 and the error document\nstderr:\n%s", code, rest, c.Stderr())
+	}
+	_, doc := jsonLines(t, rest[len(rest)-1])
+	if doc == nil || doc["code"] != "A2ACLI_ERR_INTERRUPTED" || doc["taskId"] != "task-1" {
+		t.Fatalf("error document %v, want A2ACLI_ERR_INTERRUPTED for task-1", doc)
+	}
+	wantContains(t, "hint", doc["hint"].(string), "a2a subscribe "+ag.URL+" task-1")
+
+	c = startClient(t, "send", "--stream", ag.URL, "long")
+	c.next(t, 10*time.Second)
+	c.cmd.Process.Signal(syscall.SIGINT)
+	if _, code := c.wait(t, 10*time.Second); code != 130 {
+		t.Fatalf("exit %d, want 130", code)
+	}
+	wantContains(t, "stderr", c.Stderr(), "a2a: interrupted\n", "hint: the task may still be running; follow it with: a2a subscribe "+ag.URL+" task-2")
 }

@@ -56,6 +56,9 @@ func (a *answerCheck) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp.Body = readCloser{Reader: br, Closer: resp.Body}
 	isJSON := startsJSON(br)
 	switch {
+	case ok && streaming && startsSSE(br):
+		// An event stream with a wrong or missing content type.
+		return resp, nil
 	case ok && isJSON && !streaming:
 		return resp, nil
 	case ok && isJSON:
@@ -174,7 +177,8 @@ func (e *answerError) Error() string {
 
 func describeAnswer(resp *http.Response) error {
 	defer resp.Body.Close()
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, bodyExcerpt+1)) // best effort: what was read is quoted
+	// Read well past the excerpt, so that -v logs the whole of a short page. Best effort: what was read is quoted.
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 	return answerErr(resp, body)
 }
 
@@ -219,6 +223,17 @@ func startsJSON(br *bufio.Reader) bool {
 			return true
 		}
 		return false
+	}
+	return false
+}
+
+// startsSSE reports whether the buffered body starts with an SSE field or comment line.
+func startsSSE(br *bufio.Reader) bool {
+	b, _ := br.Peek(6) // fewer bytes only at the end of the body
+	for _, field := range []string{"data:", "event:", "id:", "retry:", ":"} {
+		if bytes.HasPrefix(b, []byte(field)) {
+			return true
+		}
 	}
 	return false
 }

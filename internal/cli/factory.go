@@ -206,6 +206,9 @@ func (f *factory) connect(ctx context.Context, rawURL string) (*conn, error) {
 	if err != nil {
 		return nil, err
 	}
+	if card == nil && iface.ProtocolBinding == a2a.TransportProtocolGRPC {
+		iface.ProtocolVersion = f.grpcVersion(ctx, iface.URL, params)
+	}
 	c.iface = iface
 	f.log.printf("interface: %s %s %s (%s)", iface.ProtocolBinding, iface.ProtocolVersion, iface.URL, why)
 	// The bindings share the process's one transport, each behind the answer check of its wire format.
@@ -306,25 +309,35 @@ func fixLocalhost(card *a2a.AgentCard, ref *agentRef) {
 // grpcFactory dials gRPC interfaces: http:// and bare host:port in plaintext, https:// with TLS.
 func (f *factory) grpcFactory(v03 bool) a2aclient.TransportFactory {
 	return a2aclient.TransportFactoryFn(func(ctx context.Context, _ *a2a.AgentCard, iface *a2a.AgentInterface) (a2aclient.Transport, error) {
-		target, useTLS := grpcTarget(iface.URL)
-		creds := insecure.NewCredentials()
-		if useTLS {
-			creds = credentials.NewTLS(&tls.Config{InsecureSkipVerify: f.opts.insecure}) //nolint:gosec // only with --insecure
-		}
-		cc, err := grpc.NewClient(target,
-			grpc.WithTransportCredentials(creds),
-			grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(1<<30), grpc.MaxCallSendMsgSize(1<<30)),
-			grpc.WithChainUnaryInterceptor(grpcUnaryErrors),
-			grpc.WithChainStreamInterceptor(grpcStreamErrors),
-		)
+		cc, err := f.dialGRPC(iface.URL)
 		if err != nil {
-			return nil, fmt.Errorf("grpc dial %s: %w", target, err)
+			return nil, err
 		}
 		if v03 {
 			return a2agrpcv0.NewGRPCTransport(cc), nil
 		}
 		return a2agrpc.NewGRPCTransport(cc), nil
 	})
+}
+
+// dialGRPC opens a client connection to the gRPC endpoint raw: plaintext for http:// and bare host:port, TLS for
+// https://.
+func (f *factory) dialGRPC(raw string) (*grpc.ClientConn, error) {
+	target, useTLS := grpcTarget(raw)
+	creds := insecure.NewCredentials()
+	if useTLS {
+		creds = credentials.NewTLS(&tls.Config{InsecureSkipVerify: f.opts.insecure}) //nolint:gosec // only with --insecure
+	}
+	cc, err := grpc.NewClient(target,
+		grpc.WithTransportCredentials(creds),
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(1<<30), grpc.MaxCallSendMsgSize(1<<30)),
+		grpc.WithChainUnaryInterceptor(grpcUnaryErrors),
+		grpc.WithChainStreamInterceptor(grpcStreamErrors),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("grpc dial %s: %w", target, err)
+	}
+	return cc, nil
 }
 
 func grpcTarget(raw string) (target string, useTLS bool) {

@@ -144,7 +144,7 @@ func (t *turn) streamOnce(ctx context.Context, open func(context.Context) iter.S
 	if id, _ := t.ids(); id != "" {
 		w.id = id
 	}
-	stop := w.start(ctx)
+	stop := w.start(sctx)
 	defer stop()
 	for ev, err := range open(sctx) {
 		if err != nil {
@@ -172,19 +172,22 @@ type silenceWatch struct {
 	id     a2a.TaskID
 	timer  *time.Timer
 	final  *a2a.Task // the settled task GetTask found while the stream was silent
+	done   bool      // the stream is over: a check still running must not re-arm the timer
 }
 
-func (w *silenceWatch) start(ctx context.Context) func() {
+// start arms the watch on the stream's context sctx: a check still asking when the stream ends is cancelled with it.
+func (w *silenceWatch) start(sctx context.Context) func() {
 	d := w.t.c.timeout
 	if d <= 0 {
 		return func() {}
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.timer = time.AfterFunc(d, func() { w.silent(ctx, d) })
+	w.timer = time.AfterFunc(d, func() { w.silent(sctx, d) })
 	return func() {
 		w.mu.Lock()
 		defer w.mu.Unlock()
+		w.done = true
 		w.timer.Stop()
 	}
 }
@@ -195,7 +198,7 @@ func (w *silenceWatch) event(ev a2a.Event) {
 	if ti := ev.TaskInfo(); ti.TaskID != "" {
 		w.id = ti.TaskID
 	}
-	if w.timer != nil {
+	if w.timer != nil && !w.done {
 		w.timer.Reset(w.t.c.timeout)
 	}
 }
@@ -215,7 +218,7 @@ func (w *silenceWatch) silent(ctx context.Context, d time.Duration) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	switch {
-	case ctx.Err() != nil:
+	case ctx.Err() != nil, w.done:
 	case err != nil:
 		w.t.f.log.printf("get task %s: %v", id, err)
 		w.cancel(errSilentLost)

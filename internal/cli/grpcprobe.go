@@ -8,9 +8,16 @@ import (
 	"io"
 	"net"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
+	a2apb "github.com/a2aproject/a2a-go/v2/a2apb/v1"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/emptypb"
 )
 
 // http2Preface opens an HTTP/2 connection with prior knowledge (RFC 9113 §3.4), followed by an empty SETTINGS frame.
@@ -69,4 +76,28 @@ func (f *factory) grpcOnlyPort(ctx context.Context, ref *agentRef, forced a2a.Tr
 		return nil
 	}
 	return withHint(fmt.Errorf("%w (the port answers in HTTP/2 frames: a gRPC server?)", err), "add --transport grpc to use the URL as the gRPC endpoint")
+}
+
+// grpcVersion tells which A2A gRPC service a card-less endpoint serves: v1.0 (lf.a2a.v1.A2AService) unless the
+// server does not know that service, then v0.3 (a2a.v1.A2AService, what most gRPC agents of the v0.3 SDKs serve).
+// The probe is a GetTask with an empty request, bounded by --timeout; any answer but UNIMPLEMENTED means v1.0.
+func (f *factory) grpcVersion(ctx context.Context, raw string, params map[string][]string) a2a.ProtocolVersion {
+	cc, err := f.dialGRPC(raw)
+	if err != nil {
+		return a2a.Version
+	}
+	defer cc.Close()
+	ctx, cancel := timeoutContext(ctx, f.opts.timeout)
+	defer cancel()
+	md := metadata.MD{}
+	for k, v := range params {
+		md[strings.ToLower(k)] = v
+	}
+	ctx = metadata.NewOutgoingContext(ctx, md)
+	err = cc.Invoke(ctx, a2apb.A2AService_GetTask_FullMethodName, &emptypb.Empty{}, &emptypb.Empty{})
+	if status.Code(err) == codes.Unimplemented {
+		f.log.printf("the endpoint does not serve %s (%v): speaking A2A v0.3", a2apb.A2AService_GetTask_FullMethodName, err)
+		return a2av0.Version
+	}
+	return a2a.Version
 }

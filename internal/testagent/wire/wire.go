@@ -131,10 +131,25 @@ func Start(t testing.TB, o Options) *Agent {
 
 // Stop closes the listener and every connection: the agent is gone.
 func (a *Agent) Stop() {
+	a.goDown()
+	a.srv.Close() //nolint:errcheck // closing a server has nothing useful to report
+}
+
+// goDown makes the agent unreachable at once: the listener closes, and a request on a connection still open is cut.
+func (a *Agent) goDown() {
 	a.once.Do(func() {
 		close(a.down)
-		a.srv.Close() //nolint:errcheck // closing a server has nothing useful to report
+		a.ln.Close() //nolint:errcheck // the server's Serve reports it
 	})
+}
+
+func (a *Agent) isDown() bool {
+	select {
+	case <-a.down:
+		return true
+	default:
+		return false
+	}
 }
 
 // Calls returns the requests answered so far.
@@ -212,6 +227,9 @@ func (r *rpcRequest) text() string {
 }
 
 func (a *Agent) jsonrpc(w http.ResponseWriter, r *http.Request) {
+	if a.isDown() {
+		panic(http.ErrAbortHandler) // a keep-alive connection to an agent that went away
+	}
 	var req rpcRequest
 	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
 		http.Error(w, "bad JSON", http.StatusBadRequest)
@@ -322,7 +340,7 @@ func (a *Agent) stream(w http.ResponseWriter, r *http.Request, rpcID json.RawMes
 			event(`{"statusUpdate":{"taskId":"` + id + `","contextId":"ctx-` + id + `","status":{"state":"TASK_STATE_WORKING",` +
 				`"message":{"messageId":"w-` + id + `","role":"ROLE_AGENT","parts":[{"text":"working on it"}]}}}}`)
 			if a.opts.After == Down {
-				go a.Stop()
+				a.goDown()
 			}
 			if a.opts.Abrupt {
 				panic(http.ErrAbortHandler)
