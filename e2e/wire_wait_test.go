@@ -241,8 +241,8 @@ func TestInterruptNamesTheTask(t *testing.T) {
 		t.Fatalf("exit %d, lines %q; want 130 and the error document\nstderr:\n%s", code, rest, c.Stderr())
 	}
 	_, doc := jsonLines(t, rest[len(rest)-1])
-	if doc == nil || doc["code"] != "A2ACLI_ERR_INTERRUPTED" || doc["taskId"] != "task-1" {
-		t.Fatalf("error document %v, want A2ACLI_ERR_INTERRUPTED for task-1", doc)
+	if doc == nil || doc["code"] != "A2ANC_ERR_INTERRUPTED" || doc["taskId"] != "task-1" {
+		t.Fatalf("error document %v, want A2ANC_ERR_INTERRUPTED for task-1", doc)
 	}
 	wantContains(t, "hint", doc["hint"].(string), "a2a subscribe "+ag.URL+" task-1")
 

@@ -38,10 +38,10 @@ const (
 	codeCredentialsMissing = "A2ACLI_ERR_CREDENTIALS_MISSING"
 	codeAuthFailed         = "A2ACLI_ERR_AUTH_FAILED"
 	codeTimeout            = "A2ACLI_ERR_TIMEOUT"
-	codeInterrupted        = "A2ACLI_ERR_INTERRUPTED"
+	codeInterrupted        = "A2ANC_ERR_INTERRUPTED"
 	codeInternal           = "A2ACLI_ERR_INTERNAL"
-	codeTaskFailed         = "A2ACLI_ERR_TASK_FAILED"
-	codeTaskPaused         = "A2ACLI_ERR_TASK_INTERRUPTED"
+	codeTaskFailed         = "A2ANC_ERR_TASK_FAILED"
+	codeTaskPaused         = "A2ANC_ERR_TASK_INTERRUPTED"
 	codeStreamLost         = "A2ANC_ERR_STREAM_LOST"
 )
 
