@@ -42,6 +42,8 @@ const (
 	codeInternal           = "A2ACLI_ERR_INTERNAL"
 	codeTaskFailed         = "A2ACLI_ERR_TASK_FAILED"
 	codeTaskPaused         = "A2ACLI_ERR_TASK_INTERRUPTED"
+	// codeTooLarge is ours, not the specification's: the A2ACLI_ namespace is closed to new codes.
+	codeTooLarge = "A2ANC_ERR_RESPONSE_TOO_LARGE"
 )
 
 var (
@@ -173,6 +175,7 @@ func classify(err error) classified {
 	var ce *cardError
 	var he *httpStatusError
 	var te *taskOutcomeError
+	var tl *responseTooLargeError
 	switch {
 	case errors.As(err, &ue):
 		cmd := "a2a"
@@ -201,6 +204,8 @@ func classify(err error) classified {
 			return set(exitUnreachable, codeCardNotFound, ce.hint)
 		}
 		return set(exitFailure, codeCardInvalid, ce.hint)
+	case errors.As(err, &tl):
+		return set(exitFailure, codeTooLarge, "raise --max-response-bytes if the agent is trusted (0: no limit)")
 	case isUnreachable(err):
 		return set(exitUnreachable, codeUnreachable, "is the agent running, and is the URL right?")
 	}
