@@ -95,7 +95,8 @@ func TestServiceParamsTravel(t *testing.T) {
 		t.Run(tr.name, func(t *testing.T) {
 			t.Parallel()
 			ag := testagent.Start(t, testagent.Options{Transport: tr.t})
-			r := run(t, "", "send", ag.URL, "hi", "--svc-param", "X-Trace-Id=abc=1", "--auth", "Bearer sekret", "--tenant", "acme")
+			r := run(t, "", append([]string{"send", ag.URL, "hi", "--svc-param", "X-Trace-Id=abc=1", "--auth", "Bearer sekret", "--tenant", "acme"},
+				otherOrigin(tr.t)...)...)
 			wantCode(t, r, 0)
 			calls := ag.Calls()
 			if len(calls) == 0 {
@@ -389,18 +390,27 @@ func TestAuth(t *testing.T) {
 			if code := errorDoc(t, r)["code"]; code != "A2ACLI_ERR_CREDENTIALS_MISSING" {
 				t.Fatalf("code %v without --auth, want A2ACLI_ERR_CREDENTIALS_MISSING", code)
 			}
-			r = run(t, "", "send", ag.URL, "x", "--auth", "Bearer wrong", "-o", "json")
+			r = run(t, "", append([]string{"send", ag.URL, "x", "--auth", "Bearer wrong", "-o", "json"}, otherOrigin(tr.t)...)...)
 			wantCode(t, r, 4)
 			if code := errorDoc(t, r)["code"]; code != "A2ACLI_ERR_AUTH_FAILED" {
 				t.Fatalf("code %v with a wrong --auth, want A2ACLI_ERR_AUTH_FAILED", code)
 			}
-			r = run(t, "", "send", ag.URL, "x", "--auth", "Bearer wrong")
+			r = run(t, "", append([]string{"send", ag.URL, "x", "--auth", "Bearer wrong"}, otherOrigin(tr.t)...)...)
 			wantCode(t, r, 4)
 			wantContains(t, "stderr", r.stderr, "--auth")
-			r = run(t, "", "send", ag.URL, "x", "--auth", "Bearer right")
+			r = run(t, "", append([]string{"send", ag.URL, "x", "--auth", "Bearer right"}, otherOrigin(tr.t)...)...)
 			wantCode(t, r, 0)
 		})
 	}
+}
+
+// otherOrigin is what a test adds to send credentials to the reference gRPC agent: it serves its card on one port and
+// gRPC on another, another origin, which gets no credentials unless the user says so (see security_test.go).
+func otherOrigin(tr a2a.TransportProtocol) []string {
+	if tr == a2a.TransportProtocolGRPC {
+		return []string{"--auth-all-origins"}
+	}
+	return nil
 }
 
 func TestExtendedCard(t *testing.T) {

@@ -23,6 +23,9 @@ import (
 var bin string
 
 func TestMain(m *testing.M) {
+	if os.Getenv(rssEnv) != "" {
+		os.Exit(reportPeakRSS(os.Args[1:]))
+	}
 	flag.Parse()
 	if testing.Short() {
 		fmt.Println("e2e: skipped with -short")

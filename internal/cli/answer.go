@@ -40,6 +40,10 @@ func (a *answerCheck) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
+	if isRedirect(resp) {
+		// http.Client follows it (the credential guard under us decides what the next hop gets).
+		return resp, nil
+	}
 	streaming := strings.Contains(req.Header.Get("Accept"), "text/event-stream")
 	ct := mediaType(resp.Header.Get("Content-Type"))
 	ok := resp.StatusCode >= 200 && resp.StatusCode < 300
@@ -241,4 +245,13 @@ func startsSSE(br *bufio.Reader) bool {
 type readCloser struct {
 	io.Reader
 	io.Closer
+}
+
+// isRedirect reports an answer http.Client follows by itself.
+func isRedirect(resp *http.Response) bool {
+	switch resp.StatusCode {
+	case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther, http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
+		return resp.Header.Get("Location") != ""
+	}
+	return false
 }

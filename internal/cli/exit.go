@@ -43,6 +43,8 @@ const (
 	codeTaskFailed         = "A2ANC_ERR_TASK_FAILED"
 	codeTaskPaused         = "A2ANC_ERR_TASK_INTERRUPTED"
 	codeStreamLost         = "A2ANC_ERR_STREAM_LOST"
+	// codeTooLarge is ours, not the specification's: the A2ACLI_ namespace is closed to new codes.
+	codeTooLarge = "A2ANC_ERR_RESPONSE_TOO_LARGE"
 )
 
 var (
@@ -179,6 +181,7 @@ func classify(err error) classified {
 	var ce *cardError
 	var he *httpStatusError
 	var te *taskOutcomeError
+	var tl *responseTooLargeError
 	switch {
 	case errors.As(err, &ue):
 		cmd := "a2a"
@@ -212,6 +215,8 @@ func classify(err error) classified {
 			return set(exitUnreachable, codeCardNotFound, ce.hint)
 		}
 		return set(exitFailure, codeCardInvalid, ce.hint)
+	case errors.As(err, &tl):
+		return set(exitFailure, codeTooLarge, "raise --max-response-bytes if the agent is trusted (0: no limit)")
 	case isUnreachable(err):
 		return set(exitUnreachable, codeUnreachable, "is the agent running, and is the URL right?")
 	}

@@ -35,6 +35,10 @@ type globalOptions struct {
 	extensions []string
 	// wait is --poll-interval and --wait of the verbs that wait for a task (send, subscribe); zero elsewhere.
 	wait waitOptions
+	// authAllOrigins sends credentials to every origin, not only the named one (see credGuard).
+	authAllOrigins bool
+	// maxResponseBytes bounds every reply but an event stream (0: no bound; see capResponse).
+	maxResponseBytes int64
 }
 
 // factory builds connected clients. Every verb reaches agents through withClient and nothing else.
@@ -49,6 +53,8 @@ type factory struct {
 	// hc is the one HTTP client of the process (see httpClient); conns tracks its connections.
 	hc    *http.Client
 	conns *connTracker
+	// guard keeps credentials on the named origin; built with hc.
+	guard *credGuard
 }
 
 // withClient connects to the agent named by rawURL, runs fn, and closes the client.
@@ -145,7 +151,8 @@ func (f *factory) httpClient() *http.Client {
 	f.conns = newConnTracker()
 	dialer := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
 	base.DialContext = f.conns.wrapDial(dialer.DialContext)
-	f.hc = &http.Client{Transport: &roundTripper{base: base, log: f.log}}
+	f.guard = newCredGuard(f)
+	f.hc = &http.Client{Transport: &roundTripper{base: base, log: f.log, guard: f.guard, maxBody: f.opts.maxResponseBytes}}
 	return f.hc
 }
 
@@ -174,6 +181,7 @@ func (f *factory) resolve(ctx context.Context, rawURL string) (*resolved, error)
 		return nil, err
 	}
 	r := &resolved{ref: ref, forced: forced, params: params, hc: f.httpClient()}
+	f.guard.name(refOrigin(ref))
 	cctx, cancel := timeoutContext(ctx, f.opts.timeout)
 	defer cancel()
 	card, cardURL, err := fetchCard(cctx, r.hc, ref, http.Header(params))
@@ -210,6 +218,10 @@ func (f *factory) connect(ctx context.Context, rawURL string) (*conn, error) {
 		iface.ProtocolVersion = f.grpcVersion(ctx, iface.URL, params)
 	}
 	c.iface = iface
+	if ref.file != "" {
+		// A card file names no origin: the interface the user's own file points at is the one.
+		f.guard.name(ifaceOrigin(iface.URL))
+	}
 	f.log.printf("interface: %s %s %s (%s)", iface.ProtocolBinding, iface.ProtocolVersion, iface.URL, why)
 	// The bindings share the process's one transport, each behind the answer check of its wire format.
 	rpcHC := &http.Client{Transport: &answerCheck{base: hc.Transport, jsonrpc: true}}
@@ -328,11 +340,13 @@ func (f *factory) dialGRPC(raw string) (*grpc.ClientConn, error) {
 	if useTLS {
 		creds = credentials.NewTLS(&tls.Config{InsecureSkipVerify: f.opts.insecure}) //nolint:gosec // only with --insecure
 	}
+	guardUnary, guardStream := f.guard.grpcInterceptors(ifaceOrigin(raw))
+	limit := f.opts.maxResponseBytes
 	cc, err := grpc.NewClient(target,
 		grpc.WithTransportCredentials(creds),
-		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(1<<30), grpc.MaxCallSendMsgSize(1<<30)),
-		grpc.WithChainUnaryInterceptor(grpcUnaryErrors),
-		grpc.WithChainStreamInterceptor(grpcStreamErrors),
+		grpc.WithDefaultCallOptions(grpcRecvLimit(limit), grpc.MaxCallSendMsgSize(1<<30)),
+		grpc.WithChainUnaryInterceptor(grpcUnaryErrors(limit), guardUnary),
+		grpc.WithChainStreamInterceptor(grpcStreamErrors(limit), guardStream),
 	)
 	if err != nil {
 		return nil, fmt.Errorf("grpc dial %s: %w", target, err)
