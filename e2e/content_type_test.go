@@ -74,7 +74,7 @@ func wantRefused(t *testing.T, base string, ep endpoint, ct string) {
 	st, rct, body := postRaw(t, base+ep.path, ct, ep.body)
 	var doc struct {
 		Error struct {
-			Code    int `json:"code"`
+			Code    int                       `json:"code"`
 			Data    []struct{ Reason string } `json:"data"`
 			Details []struct{ Reason string } `json:"details"`
 		} `json:"error"`
