@@ -66,6 +66,12 @@ func conformHTTP(next http.Handler, fronts httpFronts) http.Handler {
 		if fr.key.version == v03Version {
 			r = r.WithContext(withLegacyCall(r.Context()))
 		}
+		if fr.key == (frontKey{a2a.TransportProtocolHTTPJSON, v03Version}) {
+			r = withProtoQuery(r)
+			if hasBody(r) {
+				r = withProtoNames(r)
+			}
+		}
 		if fr.key == (frontKey{a2a.TransportProtocolJSONRPC, v03Version}) {
 			// a2a-go's v0.3 JSON-RPC handler writes its errors without a content type.
 			w = &defaultContentType{ResponseWriter: w, ct: "application/json"}
@@ -99,6 +105,99 @@ func (w *defaultContentType) Flush() { _ = http.NewResponseController(w.Response
 
 // Unwrap lets http.ResponseController reach the underlying writer.
 func (w *defaultContentType) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// withProtoNames gives a v0.3 REST request a body whose proto field names (task_id) are written as their JSON names
+// (taskId). The v0.3 REST binding is ProtoJSON, whose parsers accept both; a2a-go's v0.3 REST handler reads only the
+// JSON names and silently drops the others (the v0.3 TCK sends the proto names). Keys under metadata and data (free-form
+// structs) are left alone.
+func withProtoNames(r *http.Request) *http.Request {
+	body, err := io.ReadAll(io.LimitReader(r.Body, 64<<20))
+	r.Body.Close()
+	r2 := *r
+	r2.Body = io.NopCloser(bytes.NewReader(body))
+	if err != nil || !bytes.Contains(body, []byte("_")) {
+		return &r2
+	}
+	d := json.NewDecoder(bytes.NewReader(body))
+	d.UseNumber()
+	var v any
+	if d.Decode(&v) != nil {
+		return &r2
+	}
+	out, err := json.Marshal(jsonNames(v))
+	if err != nil {
+		return &r2
+	}
+	r2.Body = io.NopCloser(bytes.NewReader(out))
+	r2.ContentLength = int64(len(out))
+	r2.Header = r.Header.Clone()
+	r2.Header.Set("Content-Length", strconv.Itoa(len(out)))
+	return &r2
+}
+
+// withProtoQuery does the same for query parameters (history_length -> historyLength): HTTP transcoding accepts both.
+func withProtoQuery(r *http.Request) *http.Request {
+	if !strings.Contains(r.URL.RawQuery, "_") {
+		return r
+	}
+	q := r.URL.Query()
+	for k, v := range q {
+		if name := lowerCamel(k); name != k && !q.Has(name) {
+			q[name] = v
+			delete(q, k)
+		}
+	}
+	r2 := *r
+	u := *r.URL
+	u.RawQuery = q.Encode()
+	r2.URL = &u
+	return &r2
+}
+
+func jsonNames(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, val := range x {
+			if k != "metadata" && k != "data" {
+				val = jsonNames(val)
+			}
+			name := lowerCamel(k)
+			if _, taken := x[name]; taken {
+				name = k
+			}
+			out[name] = val
+		}
+		return out
+	case []any:
+		for i := range x {
+			x[i] = jsonNames(x[i])
+		}
+	}
+	return v
+}
+
+// lowerCamel turns a proto field name into its JSON name: task_id -> taskId.
+func lowerCamel(s string) string {
+	if !strings.Contains(s, "_") {
+		return s
+	}
+	var b strings.Builder
+	up := false
+	for _, c := range s {
+		switch {
+		case c == '_':
+			up = true
+		case up && c >= 'a' && c <= 'z':
+			b.WriteRune(c - 'a' + 'A')
+			up = false
+		default:
+			b.WriteRune(c)
+			up = false
+		}
+	}
+	return b.String()
+}
 
 // withPath returns r with its URL path replaced.
 func withPath(r *http.Request, path string) *http.Request {
