@@ -76,8 +76,76 @@ func conformHTTP(next http.Handler, fronts httpFronts) http.Handler {
 			// a2a-go's v0.3 JSON-RPC handler writes its errors without a content type.
 			w = &defaultContentType{ResponseWriter: w, ct: "application/json"}
 		}
+		if fr.key.binding == a2a.TransportProtocolHTTPJSON && r.Method != http.MethodGet {
+			sw := &restStatus{ResponseWriter: w}
+			next.ServeHTTP(sw, r)
+			sw.finish()
+			return
+		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// restStatus gives REST error answers the HTTP status of the specification's mapping table where a2a-go's differs:
+// TaskNotCancelableError is 409 Conflict (a2a-go: 400), InvalidAgentResponseError 502 Bad Gateway (a2a-go: 500).
+// Only a 400 or 500 answer is held back (errors are small); anything else, streams included, passes straight through.
+type restStatus struct {
+	http.ResponseWriter
+	status int // held: the answer is an error whose status may change
+	body   bytes.Buffer
+	passed bool
+}
+
+func (w *restStatus) WriteHeader(code int) {
+	if w.status != 0 || w.passed {
+		return
+	}
+	if code == http.StatusBadRequest || code == http.StatusInternalServerError {
+		w.status = code
+		return
+	}
+	w.passed = true
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *restStatus) Write(p []byte) (int, error) {
+	if w.status == 0 && !w.passed {
+		w.WriteHeader(http.StatusOK)
+	}
+	if w.status != 0 {
+		return w.body.Write(p)
+	}
+	return w.ResponseWriter.Write(p)
+}
+
+// Flush implements http.Flusher; an error answer held back is written by finish.
+func (w *restStatus) Flush() {
+	if w.status == 0 {
+		_ = http.NewResponseController(w.ResponseWriter).Flush()
+	}
+}
+
+// Unwrap lets http.ResponseController reach the underlying writer.
+func (w *restStatus) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// finish writes an error answer held back, with the status its ErrorInfo reason maps to.
+func (w *restStatus) finish() {
+	if w.status == 0 {
+		return
+	}
+	code, body := w.status, w.body.Bytes()
+	switch {
+	case code == http.StatusBadRequest && bytes.Contains(body, []byte(`"reason":"TASK_NOT_CANCELABLE"`)):
+		code = http.StatusConflict
+	case code == http.StatusInternalServerError && bytes.Contains(body, []byte(`"reason":"INVALID_AGENT_RESPONSE"`)):
+		code = http.StatusBadGateway
+	}
+	if code != w.status {
+		body = bytes.Replace(body, []byte(`"code":`+strconv.Itoa(w.status)), []byte(`"code":`+strconv.Itoa(code)), 1)
+		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	}
+	w.ResponseWriter.WriteHeader(code)
+	_, _ = w.ResponseWriter.Write(body)
 }
 
 // defaultContentType sets a Content-Type on a response whose handler set none.

@@ -444,3 +444,21 @@ func TestV03RESTProtoQuery(t *testing.T) {
 		}
 	}
 }
+
+// TestTaskNotCancelable: canceling a task that ended answers the mapping table's TaskNotCancelableError on each
+// binding (HTTP 409 Conflict, where a2a-go writes 400).
+func TestTaskNotCancelable(t *testing.T) {
+	t.Parallel()
+	srv := startServer(t, Config{Quiet: true, Transports: allTransports})
+	id := completedTask(t, srv.url)
+	st, ct, body := rawPost(t, srv.url+"/tasks/"+id+":cancel", "", nil)
+	wantRESTError(t, "REST CancelTask", st, ct, body, http.StatusConflict, "TASK_NOT_CANCELABLE")
+	st, ct, body = rawPost(t, srv.url+"/jsonrpc", `{"jsonrpc":"2.0","id":1,"method":"CancelTask","params":{"id":"`+id+`"}}`,
+		map[string]string{"Content-Type": jsonCT})
+	wantRPCError(t, "JSON-RPC CancelTask", st, ct, body, -32002, "TASK_NOT_CANCELABLE")
+	// a2a-go's client reads the 409 as the same error.
+	c := newClient(t, srv.url, a2a.TransportProtocolHTTPJSON)
+	if _, err := c.CancelTask(context.Background(), &a2a.CancelTaskRequest{ID: a2a.TaskID(id)}); !errorIs(err, a2a.ErrTaskNotCancelable) {
+		t.Errorf("a2a-go CancelTask = %v, want TaskNotCancelableError", err)
+	}
+}
