@@ -33,9 +33,13 @@ import (
 //   - an A2A-Version (header, or the query parameter of that name) the endpoint does not speak is refused
 //     with VersionNotSupportedError; an empty one is accepted (the specification reads it as 0.3, and
 //     clients that send none are common);
-//   - gRPC answers with the status codes of the specification's mapping table (section 5.4);
+//   - errors have the codes and statuses of the specification's mapping table (section 5.4) on every binding,
+//     where a2a-go's differ (gRPC UNIMPLEMENTED, REST 409 and 502);
+//   - v0.3 calls are marked (legacyCall) and v0.3 REST bodies and queries may use proto field names;
 //   - the agent card carries Cache-Control, ETag and Last-Modified, and answers conditional requests
 //     with 304 Not Modified.
+// The terminal-task rules live in tasks.go, the unary answer to a stream refused before its first event in
+// fastpath.go.
 
 // conformHTTP wraps the whole HTTP handler of the server.
 func conformHTTP(next http.Handler, fronts httpFronts) http.Handler {
