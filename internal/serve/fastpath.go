@@ -19,9 +19,9 @@ import (
 // the encoder of wire.go instead of a2asrv's json.Marshal, writing the same bytes. The call still
 // goes through the intercepted handler, so interceptors, service parameters and the traffic log
 // see it as before. Whatever it does not take (other calls, odd paths, requests it cannot
-// decode), and every error but a stream's refusal before its first event, goes to a2asrv's own handler: an error already produced by the call
-// is handed over through the request context (see stashing), so the call runs once and the
-// error reads exactly as a2a-go writes it.
+// decode), and every error but a stream's refusal before its first event (see stream), goes to
+// a2asrv's own handler: an error already produced by the call is handed over through the request
+// context (see stashing), so the call runs once and the error reads exactly as a2a-go writes it.
 type hotPath struct {
 	h        a2asrv.RequestHandler
 	fallback http.Handler
