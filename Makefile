@@ -4,7 +4,7 @@ BIN     ?= bin/a2a
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X github.com/a2acli/a2a/internal/cli.version=$(VERSION)
 
-.PHONY: all build install test test-short bench fuzz lint fmt clean
+.PHONY: all build install test test-short bench fuzz lint fmt clean conformance
 
 all: build
 
@@ -23,6 +23,14 @@ test: lint
 ## test-short: unit tests only (skips the e2e layer)
 test-short:
 	$(GO) test -short -count=1 ./...
+
+## conformance: the A2A TCK (../shared/conformance/tck, beside the checkout) against serve --echo on every
+## transport and protocol version; fails on a failure conformance/known-failures.txt does not list.
+## PORT_BASE and TCK_WORK pass through to the TCK's runner.
+PORT_BASE ?= 18700
+TCK_WORK  ?= /tmp/a2a-tck
+conformance: build
+	PORT_BASE=$(PORT_BASE) TCK_WORK=$(TCK_WORK) ./conformance/run.sh ./$(BIN)
 
 ## bench: the benchmarks named in the issues (start-up, round trips, serve throughput)
 bench:
