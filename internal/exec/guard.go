@@ -55,8 +55,8 @@ var spawn sync.RWMutex
 // a SIGKILL of this process (a normal end or Sweep still stops it while it is our descendant), and so does
 // everything if the watchdog is killed first.
 //
-// Once Guard was called, this process reaps every child that exited and was not started by Start: a program
-// that calls it must start its children through this package.
+// Sweep and KillAll reap every child that exited and was not started by Start: a program that calls them
+// must not have children of its own waiting to be reaped.
 func Guard() error {
 	var err error
 	guard.once.Do(func() {
@@ -153,5 +153,5 @@ func Sweep(grace time.Duration) {
 	if grace <= 0 {
 		grace = defaultGrace
 	}
-	sweep(func(int) bool { return true }, grace)
+	sweep(func(int) bool { return true }, grace, true)
 }

@@ -57,19 +57,18 @@ func sweepScope(scope string, grace time.Duration) {
 	sweep(func(pid int) bool {
 		env, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
 		return err == nil && bytes.Contains(append([]byte{0}, env...), want) // entries are NUL-terminated
-	}, grace)
+	}, grace, false)
 }
 
 // sweep sends SIGTERM to the unaccounted children of this process that match, and to all their descendants,
-// reaps the children that exited, and repeats (new adoptions included) until none is left; after grace the
-// signal is SIGKILL, and after grace plus a second it gives up. Zombie children not accounted for are reaped
-// whether they match or not: nobody else will.
-func sweep(match func(pid int) bool, grace time.Duration) {
+// reaps the children that exited (see orphans), and repeats (new adoptions included) until none is left;
+// after grace the signal is SIGKILL, and after grace plus a second it gives up.
+func sweep(match func(pid int) bool, grace time.Duration, reapAll bool) {
 	self := os.Getpid()
 	start := time.Now()
 	sent := map[int]syscall.Signal{}
 	for d := time.Millisecond; ; d = min(2*d, 50*time.Millisecond) {
-		roots := orphans(self, match)
+		roots := orphans(self, match, reapAll)
 		if len(roots) == 0 {
 			return
 		}
@@ -91,9 +90,14 @@ func sweep(match func(pid int) bool, grace time.Duration) {
 	}
 }
 
-// orphans reaps the children of self that exited and are not accounted for, and returns the live ones that
-// match.
-func orphans(self int, match func(pid int) bool) []int {
+// adopted holds the children of this process that a sweep took for a command's leftovers: once they exit,
+// they are ours to reap. Guarded by spawn.
+var adopted = map[int]struct{}{}
+
+// orphans returns the live unaccounted children of self that match, and reaps the ones that exited: all of
+// them when reapAll, else only those an earlier call matched. A child forked by other code of the program
+// (os/exec) is never matched by a scope, so a command's sweep never steals its exit status.
+func orphans(self int, match func(pid int) bool, reapAll bool) []int {
 	spawn.Lock()
 	defer spawn.Unlock()
 	var out []int
@@ -102,12 +106,19 @@ func orphans(self int, match func(pid int) bool) []int {
 			continue
 		}
 		state, _, ok := procStat(strconv.Itoa(pid))
-		if ok && state == 'Z' {
-			var ws syscall.WaitStatus
-			_, _ = syscall.Wait4(pid, &ws, syscall.WNOHANG, nil) // ours to reap; ECHILD if someone was faster
+		if !ok {
 			continue
 		}
-		if ok && match(pid) {
+		if state == 'Z' {
+			if _, ours := adopted[pid]; ours || reapAll {
+				var ws syscall.WaitStatus
+				_, _ = syscall.Wait4(pid, &ws, syscall.WNOHANG, nil) // ours to reap; ECHILD if someone was faster
+				delete(adopted, pid)
+			}
+			continue
+		}
+		if match(pid) {
+			adopted[pid] = struct{}{}
 			out = append(out, pid)
 		}
 	}
@@ -117,7 +128,7 @@ func orphans(self int, match func(pid int) bool) []int {
 // killOrphans sends SIGKILL to every unaccounted child of this process and its descendants, without waiting.
 func killOrphans() {
 	self := os.Getpid()
-	for _, pid := range descendants(orphans(self, func(int) bool { return true })) {
+	for _, pid := range descendants(orphans(self, func(int) bool { return true }, true)) {
 		_ = syscall.Kill(pid, syscall.SIGKILL) // ESRCH: already gone
 	}
 }
