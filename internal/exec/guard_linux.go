@@ -98,10 +98,17 @@ var adopted = map[int]struct{}{}
 // them when reapAll, else only those an earlier call matched. A child forked by other code of the program
 // (os/exec) is never matched by a scope, so a command's sweep never steals its exit status.
 func orphans(self int, match func(pid int) bool, reapAll bool) []int {
+	list := children
+	if !reapAll && !strayChild(self) {
+		return nil // the common case at a command's end: not even the lock is taken
+	}
+	if !reapAll {
+		list = mainThreadChildren
+	}
 	spawn.Lock()
 	defer spawn.Unlock()
 	var out []int
-	for _, pid := range children(self) {
+	for _, pid := range list(self) {
 		if accounted(pid) {
 			continue
 		}
@@ -123,6 +130,25 @@ func orphans(self int, match func(pid int) bool, reapAll bool) []int {
 		}
 	}
 	return out
+}
+
+// strayChild reports whether the main thread of self has a child that is not accounted for, without the
+// spawn lock (a child between fork and tracking counts as stray: the caller looks again under the lock).
+// Orphans are adopted by the first live thread of the subreaper, its main thread, which a Go program never
+// ends; what other threads forked is tracked, or not ours to sweep at a command's end.
+func strayChild(self int) bool {
+	for _, pid := range mainThreadChildren(self) {
+		if !accounted(pid) {
+			return true
+		}
+	}
+	return false
+}
+
+// mainThreadChildren returns the children of the main thread of process pid.
+func mainThreadChildren(pid int) []int {
+	id := strconv.Itoa(pid)
+	return parsePids("/proc/" + id + "/task/" + id + "/children")
 }
 
 // killOrphans sends SIGKILL to every unaccounted child of this process and its descendants, without waiting.
@@ -147,14 +173,21 @@ func children(pid int) []int {
 	tasks, _ := filepath.Glob("/proc/" + strconv.Itoa(pid) + "/task/*/children") // only ErrBadPattern
 	var out []int
 	for _, f := range tasks {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			continue
-		}
-		for _, field := range bytes.Fields(b) {
-			if n, err := strconv.Atoi(string(field)); err == nil {
-				out = append(out, n)
-			}
+		out = append(out, parsePids(f)...)
+	}
+	return out
+}
+
+// parsePids reads the space-separated pids of a /proc children file; nil when it cannot be read.
+func parsePids(file string) []int {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return nil
+	}
+	var out []int
+	for _, field := range bytes.Fields(b) {
+		if n, err := strconv.Atoi(string(field)); err == nil {
+			out = append(out, n)
 		}
 	}
 	return out
