@@ -65,8 +65,8 @@ func TestServeKill9StopsCommands(t *testing.T) {
 	wantGroupGone(t, 10*time.Second, pids[0])
 }
 
-// escaper leaves the command's session and process group, prints its pid and keeps running.
-const escaper = `setsid sh -c 'echo $$; exec sleep 300'`
+// escaper leaves the command's session and process group, prints its pid and keeps running, deaf to SIGTERM.
+const escaper = `setsid sh -c 'trap "" TERM; echo $$; exec sleep 300'`
 
 // escapedPid starts send --stream on url and returns the client, the task id and the escaped process's pid.
 func escapedPid(t *testing.T, url string) (*client, string, int) {
