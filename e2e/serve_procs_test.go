@@ -201,3 +201,14 @@ func TestServeDefaultMaxConcurrent(t *testing.T) {
 			len(counts), most, peak.Load(), n, limit)
 	}
 }
+
+// TestServeShutdownStopsHiddenEscaper: a descendant that left the group and cleared its environment cannot be
+// told from another command's, so it outlives its task, but not serve's normal shutdown.
+func TestServeShutdownStopsHiddenEscaper(t *testing.T) {
+	t.Parallel()
+	srv := startServe(t, "--exec", `env -i setsid sh -c 'echo $$; exec sleep 300'`, "--chunk=\n", "--quiet")
+	_, _, pid := escapedPid(t, srv.url)
+	srv.cmd.Process.Signal(syscall.SIGTERM)
+	waitExit(t, srv, 10*time.Second)
+	wantGone(t, 5*time.Second, pid)
+}

@@ -142,8 +142,8 @@ func tellWatchdog(op byte, pgid int) {
 	}
 }
 
-// Sweep stops every child of this process that Start is not tracking (descendants adopted after their parent
-// died, whatever their session or group) and their descendants: SIGTERM, then SIGKILL once grace (0: 2s) has
+// Sweep stops every child of this process's main thread that Start is not tracking (descendants adopted
+// after their parent died, whatever their session or group, land there) and their descendants: SIGTERM, then SIGKILL once grace (0: 2s) has
 // passed, and reaps them. It returns when they are gone or after grace plus a margin. It does nothing without
 // Guard. A server calls it once its commands were stopped, before it exits.
 func Sweep(grace time.Duration) {

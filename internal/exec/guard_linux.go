@@ -94,21 +94,19 @@ func sweep(match func(pid int) bool, grace time.Duration, reapAll bool) {
 // they are ours to reap. Guarded by spawn.
 var adopted = map[int]struct{}{}
 
-// orphans returns the live unaccounted children of self that match, and reaps the ones that exited: all of
-// them when reapAll, else only those an earlier call matched. A child forked by other code of the program
-// (os/exec) is never matched by a scope, so a command's sweep never steals its exit status.
+// orphans returns the live unaccounted children of self's main thread that match, and reaps the ones that
+// exited: all of them when reapAll, else only those an earlier call matched. The main thread is where the
+// kernel puts the orphans a subreaper adopts (the first live thread, and a Go program never ends its main
+// thread); children forked by other code of the program (os/exec) mostly hang off other threads, and a
+// command's scope never matches them, so a command's sweep never steals their exit status.
 func orphans(self int, match func(pid int) bool, reapAll bool) []int {
-	list := children
 	if !reapAll && !strayChild(self) {
 		return nil // the common case at a command's end: not even the lock is taken
-	}
-	if !reapAll {
-		list = mainThreadChildren
 	}
 	spawn.Lock()
 	defer spawn.Unlock()
 	var out []int
-	for _, pid := range list(self) {
+	for _, pid := range mainThreadChildren(self) {
 		if accounted(pid) {
 			continue
 		}
@@ -134,8 +132,6 @@ func orphans(self int, match func(pid int) bool, reapAll bool) []int {
 
 // strayChild reports whether the main thread of self has a child that is not accounted for, without the
 // spawn lock (a child between fork and tracking counts as stray: the caller looks again under the lock).
-// Orphans are adopted by the first live thread of the subreaper, its main thread, which a Go program never
-// ends; what other threads forked is tracked, or not ours to sweep at a command's end.
 func strayChild(self int) bool {
 	for _, pid := range mainThreadChildren(self) {
 		if !accounted(pid) {
