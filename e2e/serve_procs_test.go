@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
 )
 
 // groupMembers returns the live processes of process group pgid.
@@ -100,6 +102,17 @@ func TestServeCancelStopsSetsid(t *testing.T) {
 	srv := startServe(t, "--exec", escaper, "--chunk=\n", "--quiet")
 	_, id, pid := escapedPid(t, srv.url)
 	wantCode(t, run(t, "", "cancel", srv.url, id, "-o", "json"), 0)
+	wantGone(t, 5*time.Second, pid)
+}
+
+// TestServeTimeoutStopsSetsid: --exec-timeout stops the task's setsid'd descendant too.
+func TestServeTimeoutStopsSetsid(t *testing.T) {
+	t.Parallel()
+	srv := startServe(t, "--exec", escaper, "--chunk=\n", "--exec-timeout", "1s", "--quiet")
+	c, _, pid := escapedPid(t, srv.url)
+	if st, _ := finalState(t, c, 15*time.Second); st != a2a.TaskStateFailed {
+		t.Fatalf("stream ended %s, want failed", st)
+	}
 	wantGone(t, 5*time.Second, pid)
 }
 
