@@ -93,7 +93,7 @@ func TestServeShutdownStopsSetsid(t *testing.T) {
 	_, _, pid := escapedPid(t, srv.url)
 	srv.cmd.Process.Signal(syscall.SIGTERM)
 	waitExit(t, srv, 10*time.Second)
-	wantGone(t, 5*time.Second, pid)
+	wantGone(t, 15*time.Second, pid)
 }
 
 // TestServeCancelStopsSetsid: cancelling the task stops its setsid'd descendant while serve keeps running.
@@ -102,7 +102,7 @@ func TestServeCancelStopsSetsid(t *testing.T) {
 	srv := startServe(t, "--exec", escaper, "--chunk=\n", "--quiet")
 	_, id, pid := escapedPid(t, srv.url)
 	wantCode(t, run(t, "", "cancel", srv.url, id, "-o", "json"), 0)
-	wantGone(t, 5*time.Second, pid)
+	wantGone(t, 15*time.Second, pid)
 }
 
 // TestServeTimeoutStopsSetsid: --exec-timeout stops the task's setsid'd descendant too.
@@ -113,7 +113,7 @@ func TestServeTimeoutStopsSetsid(t *testing.T) {
 	if st, _ := finalState(t, c, 15*time.Second); st != a2a.TaskStateFailed {
 		t.Fatalf("stream ended %s, want failed", st)
 	}
-	wantGone(t, 5*time.Second, pid)
+	wantGone(t, 15*time.Second, pid)
 }
 
 // TestServeKill9StopsSetsid: after a SIGKILL of serve, the watchdog stops a descendant that left the group.
@@ -223,5 +223,5 @@ func TestServeShutdownStopsHiddenEscaper(t *testing.T) {
 	_, _, pid := escapedPid(t, srv.url)
 	srv.cmd.Process.Signal(syscall.SIGTERM)
 	waitExit(t, srv, 10*time.Second)
-	wantGone(t, 5*time.Second, pid)
+	wantGone(t, 15*time.Second, pid)
 }
