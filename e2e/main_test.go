@@ -122,7 +122,13 @@ func (s *server) Log() string {
 // startServe starts `a2a serve --port 0 args…`, waits for its "listening on" line and stops it at cleanup.
 func startServe(t testing.TB, args ...string) *server {
 	t.Helper()
-	cmd := exec.Command(bin, append([]string{"serve", "--port", "0"}, args...)...)
+	return startServeCmd(t, exec.Command(bin, append([]string{"serve", "--port", "0"}, args...)...))
+}
+
+// startServeCmd starts cmd, a command that runs `a2a serve` (through a shell, say), as startServe does.
+func startServeCmd(t testing.TB, cmd *exec.Cmd) *server {
+	t.Helper()
+	args := cmd.Args[1:]
 	cmd.Env = cmdEnv()
 	stderr, err := cmd.StderrPipe()
 	if err != nil {

@@ -38,6 +38,7 @@ type serveOptions struct {
 	maxTasks      int
 	taskTTL       time.Duration
 	maxArtBytes   int64
+	guard         serveGuardOptions
 }
 
 func newServeCmd(f *factory, runF func(context.Context, *serveOptions) error) *cobra.Command {
@@ -102,6 +103,7 @@ of rest, jsonrpc, grpc, or a comma list served together on the same port). Once 
 	fl.DurationVar(&o.taskTTL, "task-ttl", time.Hour, "forget finished tasks after this long")
 	fl.Int64Var(&o.maxArtBytes, "max-artifact-bytes", 8<<20, "keep at most n bytes of a task's artifacts, dropping the oldest streamed chunks (0: no limit)")
 	o.replay.addFlags(cmd)
+	o.guard.addFlags(cmd)
 	cmd.MarkFlagsMutuallyExclusive("echo", "proxy", "exec", "replay")
 	cmd.MarkFlagsOneRequired("echo", "proxy", "exec", "replay")
 	_ = cmd.RegisterFlagCompletionFunc("protocol", fixedCompletion("latest", "0.3")) // cannot fail: the flag exists
@@ -173,6 +175,9 @@ func (o *serveOptions) config(cmd *cobra.Command) (serve.Config, error) {
 	}
 	if err := o.replay.check(cmd, o.proxy != ""); err != nil {
 		return cfg, usage("%v", err)
+	}
+	if err := o.guard.apply(&cfg, o.f.io.getenv, o.execSet() || o.proxy != "", usage); err != nil {
+		return cfg, err
 	}
 	switch {
 	case o.echo:

@@ -78,8 +78,8 @@ func mountJSONRPC(mux *http.ServeMux, h a2asrv.RequestHandler, ver versions, fas
 
 // newGRPCServer registers the v1.0 service (lf.a2a.v1.A2AService) and/or the v0.3 one
 // (a2a.v1.A2AService); their names differ, so both live on one server.
-func newGRPCServer(h a2asrv.RequestHandler, ver versions) *grpc.Server {
-	s := grpc.NewServer()
+func newGRPCServer(h a2asrv.RequestHandler, ver versions, opts ...grpc.ServerOption) *grpc.Server {
+	s := grpc.NewServer(opts...)
 	if ver.v1 {
 		grpcv1.NewHandler(h).RegisterWith(s)
 	}
