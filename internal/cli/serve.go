@@ -101,7 +101,7 @@ of rest, jsonrpc, grpc, or a comma list served together on the same port). Once 
 	fl.BoolVar(&o.quiet, "quiet", false, "no traffic log on stderr")
 	fl.IntVar(&o.maxTasks, "max-tasks", 1000, "keep at most n finished tasks")
 	fl.DurationVar(&o.taskTTL, "task-ttl", time.Hour, "forget finished tasks after this long")
-	fl.Int64Var(&o.maxArtBytes, "max-artifact-bytes", 8<<20, "keep at most n bytes of a task's artifacts, dropping the oldest streamed chunks (0: no limit)")
+	fl.Int64Var(&o.maxArtBytes, "max-artifact-bytes", 8<<20, "keep at most n bytes of a task's artifacts (dropping the oldest streamed chunks) and of each message in its history (0: no limit)")
 	o.replay.addFlags(cmd)
 	o.guard.addFlags(cmd)
 	cmd.MarkFlagsMutuallyExclusive("echo", "proxy", "exec", "replay")
