@@ -223,6 +223,12 @@ func TestServeUsage(t *testing.T) {
 		{[]string{"--echo", "--protocol", "9"}, "--protocol"},
 		{[]string{"--echo", "--port", "70000"}, "--port"},
 		{[]string{"--exec", "cat", "--input", "xml"}, "--input"},
+		{[]string{"--echo", "--max-request-bytes", "-1"}, "--max-request-bytes"},
+		{[]string{"--echo", "--public-url", "agent.example"}, "--public-url"},
+		{[]string{"--echo", "--allow-origin", "agent.example"}, "--allow-origin"},
+		{[]string{"--echo", "--allow-origin", "http://page.example/path"}, "--allow-origin"},
+		{[]string{"--echo", "--allow-host", "box.lan:8080"}, "--allow-host"},
+		{[]string{"--echo", "--token", "a", "--token-file", "f"}, "token-file"},
 	}
 	for _, tt := range tests {
 		r := run(t, "", append([]string{"serve", "--port", "0"}, tt.args...)...)

@@ -57,7 +57,11 @@ func newServeCmd(f *factory, runF func(context.Context, *serveOptions) error) *c
 
 The card is served at /.well-known/agent-card.json and lists every transport served (--transport takes one
 of rest, jsonrpc, grpc, or a comma list served together on the same port). Once ready, one line
-"listening on <url>" goes to stderr. Ctrl-C stops accepting, ends open streams and stops every subprocess.`,
+"listening on <url>" goes to stderr. Ctrl-C stops accepting, ends open streams and stops every subprocess.
+
+Web pages of other origins are refused (--allow-origin lets one in), so are Host names that are not this
+machine's on a loopback listener (--allow-host); beyond loopback, --exec and --proxy need a --token.
+Request bodies are capped by --max-request-bytes.`,
 		Example: `  a2a serve --echo
   a2a serve --echo --port 9090 --name "Echo Agent"
   a2a serve --echo --port 0 --transport rest,jsonrpc,grpc
