@@ -4,7 +4,7 @@ BIN     ?= bin/a2a
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X github.com/a2acli/a2a/internal/cli.version=$(VERSION)
 
-.PHONY: all build install test test-short bench lint fmt clean
+.PHONY: all build install test test-short bench fuzz lint fmt clean
 
 all: build
 
@@ -27,6 +27,20 @@ test-short:
 ## bench: the benchmarks named in the issues (start-up, round trips, serve throughput)
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -count 5 -timeout 60m ./...
+
+## fuzz: run every fuzz target for FUZZTIME (default 10s) each; go test -fuzz takes one target at a time
+FUZZTIME ?= 10s
+FUZZ_TARGETS := \
+	./internal/exec:FuzzChunker ./internal/exec:FuzzLineSplitter \
+	./internal/serve:FuzzWire ./internal/serve:FuzzWireJSON ./internal/serve:FuzzDecodeSend \
+	./internal/serve:FuzzDecodeRPC ./internal/serve:FuzzSubscribeID ./internal/serve:FuzzScanEvent \
+	./internal/cli:FuzzParseCard ./internal/cli:FuzzSSEEvents ./internal/devtool:FuzzDecode
+fuzz:
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; name=$${t#*:}; \
+		echo "fuzz $$pkg $$name ($(FUZZTIME))"; \
+		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) $$pkg; \
+	done
 
 ## lint: go vet and a gofmt check
 lint:

@@ -23,6 +23,9 @@ import (
 var bin string
 
 func TestMain(m *testing.M) {
+	if os.Getenv(rssEnv) != "" {
+		os.Exit(reportPeakRSS(os.Args[1:]))
+	}
 	flag.Parse()
 	if testing.Short() {
 		fmt.Println("e2e: skipped with -short")
@@ -122,14 +125,21 @@ func (s *server) Log() string {
 // startServe starts `a2a serve --port 0 args…`, waits for its "listening on" line and stops it at cleanup.
 func startServe(t testing.TB, args ...string) *server {
 	t.Helper()
-	return startServeCmd(t, exec.Command(bin, append([]string{"serve", "--port", "0"}, args...)...))
+	return startServeEnv(t, nil, args...)
 }
 
-// startServeCmd starts cmd, a command that runs `a2a serve` (through a shell, say), as startServe does.
-func startServeCmd(t testing.TB, cmd *exec.Cmd) *server {
+// startServeEnv is startServe with extra environment variables (KEY=value).
+func startServeEnv(t testing.TB, env []string, args ...string) *server {
+	t.Helper()
+	return startServeCmd(t, exec.Command(bin, append([]string{"serve", "--port", "0"}, args...)...), env...)
+}
+
+// startServeCmd starts cmd, a command that runs `a2a serve` (through a shell, say), as startServe does, with extra
+// environment variables.
+func startServeCmd(t testing.TB, cmd *exec.Cmd, env ...string) *server {
 	t.Helper()
 	args := cmd.Args[1:]
-	cmd.Env = cmdEnv()
+	cmd.Env = cmdEnv(env...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -117,7 +117,7 @@ func TestInterrupt(t *testing.T) {
 	if d := time.Since(start); d > 5*time.Second {
 		t.Fatalf("took %s to stop after SIGINT", d)
 	}
-	if len(rest) == 0 || !strings.Contains(rest[len(rest)-1], "A2ACLI_ERR_INTERRUPTED") {
+	if len(rest) == 0 || !strings.Contains(rest[len(rest)-1], "A2ANC_ERR_INTERRUPTED") {
 		t.Fatalf("last line should be the interrupted error document, got %q", rest)
 	}
 }

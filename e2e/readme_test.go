@@ -127,6 +127,10 @@ func TestReadmeExamples(t *testing.T) {
 				want = 1 // the echo task already completed: TaskNotCancelableError
 				wantContains(t, "stderr", r.stderr, "already completed")
 			}
+			if strings.HasPrefix(cmd, "a2a send") && strings.Contains(cmd, "--task "+string(task.ID)) {
+				want = 1 // the echo task already completed: UnsupportedOperationError
+				wantContains(t, "stderr", r.stderr, "already completed")
+			}
 			if r.code != want {
 				t.Fatalf("README example %q: exit %d, want %d\n%s", line, r.code, want, r)
 			}

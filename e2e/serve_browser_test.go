@@ -73,8 +73,21 @@ async function attack(target) {
   out.push(await attempt('GET /tasks', target + '/tasks', {}));
   return out;
 }
+async function simple(target) {
+  const out = [];
+  for (const [path, body] of [['/message:send', restSend], ['/jsonrpc', rpcSend], ['/', rpcSend]]) {
+    const u = target + path;
+    out.push(await attempt('text/plain ' + path, u, {method: 'POST', headers: {'Content-Type': 'text/plain'}, body}));
+    out.push(await attempt('text/plain no-cors ' + path, u, {method: 'POST', mode: 'no-cors', headers: {'Content-Type': 'text/plain'}, body}));
+    out.push(await attempt('untyped no-cors ' + path, u, {method: 'POST', mode: 'no-cors', body: new Blob([body])}));
+    out.push(await form(u, 'text/plain', {[body.slice(0, -1) + ',"x":"']: '"}'}));
+    out.push(await form(u, 'application/x-www-form-urlencoded', {q: body}));
+    out.push(await form(u, 'multipart/form-data', {q: body}));
+  }
+  return out;
+}
 (async () => {
-  const report = {guarded: await attack(q.get('guarded'))};
+  const report = {guarded: await attack(q.get('guarded')), plain: await simple(q.get('plain'))};
   const allowed = q.get('allowed');
   report.allowed = [
     await attempt('json /message:send', allowed + '/message:send', {method: 'POST', headers: {'Content-Type': 'application/json'}, body: restSend}),
@@ -106,6 +119,10 @@ func TestServeBrowserCannotDriveServe(t *testing.T) {
 	cmd2, ran2 := execMarker(t)
 	allowed := startServe(t, "--exec", cmd2, "--allow-origin", pageOrigin)
 
+	// Even from an origin it allows, serve takes no "simple" request (text/plain, forms, no type): only JSON.
+	cmd3, ran3 := execMarker(t)
+	plain := startServe(t, "--exec", cmd3, "--transport", "rest,jsonrpc", "--allow-origin", pageOrigin)
+
 	reports := make(chan []byte, 1)
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /attack", func(w http.ResponseWriter, r *http.Request) {
@@ -123,9 +140,9 @@ func TestServeBrowserCannotDriveServe(t *testing.T) {
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Close() })
 
-	page := pageOrigin + "/attack?" + url.Values{"guarded": {guarded.url}, "allowed": {allowed.url}}.Encode()
+	page := pageOrigin + "/attack?" + url.Values{"guarded": {guarded.url}, "allowed": {allowed.url}, "plain": {plain.url}}.Encode()
 	runBrowser(t, chromium, page)
-	var report struct{ Guarded, Allowed []pageResult }
+	var report struct{ Guarded, Allowed, Plain []pageResult }
 	select {
 	case b := <-reports:
 		if err := json.Unmarshal(b, &report); err != nil {
@@ -151,6 +168,18 @@ func TestServeBrowserCannotDriveServe(t *testing.T) {
 	}
 	if strings.Contains(guarded.Log(), "SendMessage") || strings.Contains(guarded.Log(), "ListTasks") {
 		t.Errorf("serve handled calls from the page:\n%s", guarded.Log())
+	}
+	if len(report.Plain) != 18 {
+		t.Fatalf("the page made %d simple requests to the serve that allows its origin, want 18: %+v", len(report.Plain), report.Plain)
+	}
+	for _, r := range report.Plain {
+		// REST answers 415, JSON-RPC 200 with error -32005: ContentTypeNotSupportedError either way.
+		if r.Outcome == "read" && !strings.Contains(r.Text, "CONTENT_TYPE_NOT_SUPPORTED") {
+			t.Errorf("%s, from an allowed origin: status %d, want ContentTypeNotSupportedError: %s", r.Name, r.Status, r.Text)
+		}
+	}
+	if ran3() {
+		t.Error("a simple (non-JSON) request from an allowed origin ran serve's --exec command")
 	}
 	// The control: the same browser does reach an serve that allows the page's origin.
 	if len(report.Allowed) != 2 || report.Allowed[0].Outcome != "read" || report.Allowed[0].Status != 200 ||

@@ -191,7 +191,8 @@ func TestExecExitCodes(t *testing.T) {
 	wantCode(t, r, 6)
 }
 
-// TestExecEnvironmentAndInput: A2A_* variables, --input json, and a follow-up message rerunning the command.
+// TestExecEnvironmentAndInput: A2A_* variables, --input json, and a follow-up message in the same context rerunning
+// the command.
 func TestExecEnvironmentAndInput(t *testing.T) {
 	t.Parallel()
 	env := startServe(t, "--exec", `printf '%s %s %s' "$A2A_TASK_ID" "$A2A_CONTEXT_ID" "$A2A_MESSAGE_ID"`, "--quiet")
@@ -213,10 +214,16 @@ func TestExecEnvironmentAndInput(t *testing.T) {
 
 	again := startServe(t, "--exec", `echo "run $(cat)"`, "--quiet")
 	first := sendTask(t, run(t, "", "send", again.url, "one", "-o", "json"))
+	// A task in a terminal state takes no more messages (UnsupportedOperationError, as the specification says)
+	// and the command does not run again; a new task in the same context does.
 	r = run(t, "", "send", again.url, "--task", string(first.ID), "two", "-o", "json")
+	wantCode(t, r, 1)
+	wantContains(t, "stdout", r.stdout, `"code":"UnsupportedOperationError"`)
+	r = run(t, "", "send", again.url, "--context", first.ContextID, "two", "-o", "json")
 	wantCode(t, r, 0)
 	second := sendTask(t, r)
-	if second.ID != first.ID || second.Status.State != a2a.TaskStateCompleted || !strings.Contains(r.stdout, "run two") {
-		t.Fatalf("follow-up: want the same task completed with the command's new output\n%s", r)
+	if second.ID == first.ID || second.ContextID != first.ContextID || second.Status.State != a2a.TaskStateCompleted ||
+		!strings.Contains(r.stdout, "run two") {
+		t.Fatalf("follow-up: want a new task in the same context completed with the command's new output\n%s", r)
 	}
 }

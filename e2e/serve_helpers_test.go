@@ -23,6 +23,7 @@ import (
 	grpcv1 "github.com/a2aproject/a2a-go/v2/a2agrpc/v1"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/resolver"
 )
 
 // eventually polls cond every 20 ms until it holds, failing the test after timeout.
@@ -267,10 +268,13 @@ func libClient(t testing.TB, url string, tr a2a.TransportProtocol, v03 bool) *a2
 	creds := grpc.WithTransportCredentials(insecure.NewCredentials())
 	opts := []a2aclient.FactoryOption{grpcv1.WithGRPCTransport(creds)}
 	if v03 {
+		// A v0.3 card names every interface with an absolute URL ("http://host:port" for gRPC too, as the v0.3
+		// specification's examples and TCK do); a2a-go's v0.3 gRPC client hands that URL to grpc-go unparsed, so
+		// it gets a dialer that reads it.
 		opts = []a2aclient.FactoryOption{
 			a2av0.WithJSONRPCTransport(a2av0.JSONRPCTransportConfig{}),
 			a2av0.WithRESTTransport(a2av0.RESTTransportConfig{}),
-			grpcv0.WithGRPCTransport(creds),
+			grpcv0.WithGRPCTransport(creds, grpc.WithResolvers(httpTargets{})),
 		}
 	}
 	opts = append(opts, a2aclient.WithConfig(a2aclient.Config{PreferredTransports: []a2a.TransportProtocol{tr}}))
@@ -295,3 +299,16 @@ func pidsFrom(t testing.TB, s string) []int {
 	}
 	return pids
 }
+
+// httpTargets resolves gRPC targets written as "http://host:port" to host:port, for a2a-go's v0.3 gRPC client.
+type httpTargets struct{}
+
+func (httpTargets) Scheme() string { return "http" }
+
+func (httpTargets) Build(t resolver.Target, cc resolver.ClientConn, _ resolver.BuildOptions) (resolver.Resolver, error) {
+	return httpTargets{}, cc.UpdateState(resolver.State{Addresses: []resolver.Address{{Addr: t.URL.Host}}})
+}
+
+func (httpTargets) ResolveNow(resolver.ResolveNowOptions) {}
+
+func (httpTargets) Close() {}

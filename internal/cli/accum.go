@@ -16,6 +16,7 @@ func (v *taskView) apply(ev a2a.Event) {
 		// A copy: the event may still be printed, and its artifacts must not be listed twice.
 		cp := *e
 		cp.Artifacts = nil
+		cp.History = append([]*a2a.Message(nil), e.History...)
 		v.task = &cp
 		v.artifacts = nil
 		for _, a := range e.Artifacts {
@@ -27,6 +28,11 @@ func (v *taskView) apply(ev a2a.Event) {
 		v.message = e
 	case *a2a.TaskStatusUpdateEvent:
 		v.ensure(e.TaskID, e.ContextID)
+		// As the A2A SDKs accumulate a task: a status message that a later status replaces moves into the history
+		// (a coding agent's tool calls waiting for permission live in such messages).
+		if old := v.task.Status.Message; old != nil && (e.Status.Message == nil || e.Status.Message.ID != old.ID || old.ID == "") {
+			v.task.History = append(v.task.History, old)
+		}
 		v.task.Status = e.Status
 	case *a2a.TaskArtifactUpdateEvent:
 		v.ensure(e.TaskID, e.ContextID)

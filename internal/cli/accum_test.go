@@ -34,3 +34,34 @@ func TestTaskViewLeavesEventsAlone(t *testing.T) {
 		t.Errorf("state = %s, want completed", v.state())
 	}
 }
+
+// TestTaskViewMovesReplacedStatusMessagesToHistory guards the accumulation the A2A SDKs do: a status message that a
+// later status replaces moves into the history, so `send -o json` of a turn that stops at a permission prompt still
+// carries the tool calls announced in earlier status messages.
+func TestTaskViewMovesReplacedStatusMessagesToHistory(t *testing.T) {
+	t.Parallel()
+	info := a2a.TaskInfo{TaskID: "t", ContextID: "c"}
+	user := a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("go"))
+	first := a2a.NewMessage(a2a.MessageRoleAgent, a2a.NewTextPart("thinking"))
+	call := a2a.NewMessage(a2a.MessageRoleAgent, a2a.NewDataPart(map[string]any{"tool_call_id": "c1"}))
+	task := &a2a.Task{ID: "t", ContextID: "c", History: []*a2a.Message{user}, Status: a2a.TaskStatus{State: a2a.TaskStateSubmitted}}
+	var v taskView
+	v.apply(task)
+	v.apply(a2a.NewStatusUpdateEvent(info, a2a.TaskStateWorking, first))
+	v.apply(a2a.NewStatusUpdateEvent(info, a2a.TaskStateWorking, first)) // the same message again: kept once
+	v.apply(a2a.NewStatusUpdateEvent(info, a2a.TaskStateWorking, call))
+	v.apply(a2a.NewStatusUpdateEvent(info, a2a.TaskStateInputRequired, nil))
+	var got []string
+	for _, m := range v.task.History {
+		got = append(got, m.ID)
+	}
+	if diff := cmp.Diff([]string{user.ID, first.ID, call.ID}, got); diff != "" {
+		t.Errorf("history mismatch (-want +got):\n%s", diff)
+	}
+	if len(task.History) != 1 {
+		t.Errorf("the Task event's history was modified: %d messages", len(task.History))
+	}
+	if v.task.Status.Message != nil || v.state() != a2a.TaskStateInputRequired {
+		t.Errorf("status = %+v, want input-required without message", v.task.Status)
+	}
+}

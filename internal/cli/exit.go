@@ -38,10 +38,13 @@ const (
 	codeCredentialsMissing = "A2ACLI_ERR_CREDENTIALS_MISSING"
 	codeAuthFailed         = "A2ACLI_ERR_AUTH_FAILED"
 	codeTimeout            = "A2ACLI_ERR_TIMEOUT"
-	codeInterrupted        = "A2ACLI_ERR_INTERRUPTED"
+	codeInterrupted        = "A2ANC_ERR_INTERRUPTED"
 	codeInternal           = "A2ACLI_ERR_INTERNAL"
-	codeTaskFailed         = "A2ACLI_ERR_TASK_FAILED"
-	codeTaskPaused         = "A2ACLI_ERR_TASK_INTERRUPTED"
+	codeTaskFailed         = "A2ANC_ERR_TASK_FAILED"
+	codeTaskPaused         = "A2ANC_ERR_TASK_INTERRUPTED"
+	codeStreamLost         = "A2ANC_ERR_STREAM_LOST"
+	// codeTooLarge is ours, not the specification's: the A2ACLI_ namespace is closed to new codes.
+	codeTooLarge = "A2ANC_ERR_RESPONSE_TOO_LARGE"
 )
 
 var (
@@ -147,12 +150,13 @@ var protocolErrors = []struct {
 	{a2a.ErrServerError, "ServerError", -32000},
 }
 
-// classified is what an error means to the user: exit code, error code, hint.
+// classified is what an error means to the user: exit code, error code, hint, the task it concerns.
 type classified struct {
 	exit    int
 	code    string
 	hint    string
 	a2aCode *int
+	taskID  string
 }
 
 // classify maps an error to its exit code and error code. It is the only place that decides exit codes.
@@ -161,6 +165,10 @@ func classify(err error) classified {
 	var h *hinted
 	if errors.As(err, &h) {
 		c.hint = h.hint
+	}
+	var lt *liveTaskError
+	if errors.As(err, &lt) {
+		c.taskID = string(lt.id)
 	}
 	set := func(exit int, code, hint string) classified {
 		c.exit, c.code = exit, code
@@ -173,6 +181,7 @@ func classify(err error) classified {
 	var ce *cardError
 	var he *httpStatusError
 	var te *taskOutcomeError
+	var tl *responseTooLargeError
 	switch {
 	case errors.As(err, &ue):
 		cmd := "a2a"
@@ -188,6 +197,11 @@ func classify(err error) classified {
 		return set(te.code, code, "")
 	case errors.Is(err, errInterrupted):
 		return set(exitInterrupted, codeInterrupted, "")
+	case lt != nil && lt.lost:
+		if isUnreachable(err) {
+			return set(exitUnreachable, codeStreamLost, "")
+		}
+		return set(exitFailure, codeStreamLost, "")
 	case errors.Is(err, errTimeout):
 		return set(exitTimeout, codeTimeout, "raise --timeout, or use --timeout 0 for no limit")
 	case errors.Is(err, errCredentialsMissing):
@@ -201,6 +215,8 @@ func classify(err error) classified {
 			return set(exitUnreachable, codeCardNotFound, ce.hint)
 		}
 		return set(exitFailure, codeCardInvalid, ce.hint)
+	case errors.As(err, &tl):
+		return set(exitFailure, codeTooLarge, "raise --max-response-bytes if the agent is trusted (0: no limit)")
 	case isUnreachable(err):
 		return set(exitUnreachable, codeUnreachable, "is the agent running, and is the URL right?")
 	}

@@ -33,6 +33,12 @@ type globalOptions struct {
 	insecure   bool
 	fail       bool
 	extensions []string
+	// wait is --poll-interval and --wait of the verbs that wait for a task (send, subscribe); zero elsewhere.
+	wait waitOptions
+	// authAllOrigins sends credentials to every origin, not only the named one (see credGuard).
+	authAllOrigins bool
+	// maxResponseBytes bounds every reply but an event stream (0: no bound; see capResponse).
+	maxResponseBytes int64
 }
 
 // factory builds connected clients. Every verb reaches agents through withClient and nothing else.
@@ -47,6 +53,8 @@ type factory struct {
 	// hc is the one HTTP client of the process (see httpClient); conns tracks its connections.
 	hc    *http.Client
 	conns *connTracker
+	// guard keeps credentials on the named origin; built with hc.
+	guard *credGuard
 }
 
 // withClient connects to the agent named by rawURL, runs fn, and closes the client.
@@ -143,7 +151,8 @@ func (f *factory) httpClient() *http.Client {
 	f.conns = newConnTracker()
 	dialer := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
 	base.DialContext = f.conns.wrapDial(dialer.DialContext)
-	f.hc = &http.Client{Transport: &roundTripper{base: base, log: f.log}}
+	f.guard = newCredGuard(f)
+	f.hc = &http.Client{Transport: &roundTripper{base: base, log: f.log, guard: f.guard, maxBody: f.opts.maxResponseBytes}}
 	return f.hc
 }
 
@@ -172,15 +181,18 @@ func (f *factory) resolve(ctx context.Context, rawURL string) (*resolved, error)
 		return nil, err
 	}
 	r := &resolved{ref: ref, forced: forced, params: params, hc: f.httpClient()}
+	f.guard.name(refOrigin(ref))
 	cctx, cancel := timeoutContext(ctx, f.opts.timeout)
 	defer cancel()
 	card, cardURL, err := fetchCard(cctx, r.hc, ref, http.Header(params))
 	if err != nil {
-		ce, ok := asCardError(err)
-		if !ok || !ce.notFound || forced == "" || ref.base == nil {
-			return nil, timeoutCause(cctx, err)
+		if ce, ok := asCardError(err); ok && ce.notFound && forced != "" && ref.base != nil {
+			f.log.printf("no agent card (%v): using %s as the %s endpoint", ce.err, ref.raw, forced)
+			return r, nil
 		}
-		f.log.printf("no agent card (%v): using %s as the %s endpoint", ce.err, ref.raw, forced)
+		if gerr := f.grpcOnlyPort(ctx, ref, forced, err); gerr != nil {
+			return nil, timeoutCause(cctx, gerr)
+		}
 		return r, nil
 	}
 	r.card, r.cardURL = card, cardURL
@@ -202,15 +214,25 @@ func (f *factory) connect(ctx context.Context, rawURL string) (*conn, error) {
 	if err != nil {
 		return nil, err
 	}
+	if card == nil && iface.ProtocolBinding == a2a.TransportProtocolGRPC {
+		iface.ProtocolVersion = f.grpcVersion(ctx, iface.URL, params)
+	}
 	c.iface = iface
+	if ref.file != "" {
+		// A card file names no origin: the interface the user's own file points at is the one.
+		f.guard.name(ifaceOrigin(iface.URL))
+	}
 	f.log.printf("interface: %s %s %s (%s)", iface.ProtocolBinding, iface.ProtocolVersion, iface.URL, why)
+	// The bindings share the process's one transport, each behind the answer check of its wire format.
+	rpcHC := &http.Client{Transport: &answerCheck{base: hc.Transport, jsonrpc: true}}
+	restHC := &http.Client{Transport: &answerCheck{base: hc.Transport}}
 	opts := []a2aclient.FactoryOption{
 		a2aclient.WithDefaultsDisabled(),
-		a2aclient.WithJSONRPCTransport(hc),
-		a2aclient.WithRESTTransport(hc),
+		a2aclient.WithJSONRPCTransport(rpcHC),
+		a2aclient.WithRESTTransport(restHC),
 		a2aclient.WithTransport(a2a.TransportProtocolGRPC, f.grpcFactory(false)),
-		a2aclient.WithCompatTransport(a2av0.Version, a2a.TransportProtocolJSONRPC, a2av0.NewJSONRPCTransportFactory(a2av0.JSONRPCTransportConfig{Client: hc})),
-		a2aclient.WithCompatTransport(a2av0.Version, a2a.TransportProtocolHTTPJSON, a2av0.NewRESTTransportFactory(a2av0.RESTTransportConfig{Client: hc})),
+		a2aclient.WithCompatTransport(a2av0.Version, a2a.TransportProtocolJSONRPC, a2av0.NewJSONRPCTransportFactory(a2av0.JSONRPCTransportConfig{Client: rpcHC})),
+		a2aclient.WithCompatTransport(a2av0.Version, a2a.TransportProtocolHTTPJSON, a2av0.NewRESTTransportFactory(a2av0.RESTTransportConfig{Client: restHC})),
 		a2aclient.WithCompatTransport(a2av0.Version, a2a.TransportProtocolGRPC, f.grpcFactory(true)),
 		a2aclient.WithCallInterceptors(&paramsInterceptor{params: params}, &callLogger{log: f.log}),
 	}
@@ -299,25 +321,37 @@ func fixLocalhost(card *a2a.AgentCard, ref *agentRef) {
 // grpcFactory dials gRPC interfaces: http:// and bare host:port in plaintext, https:// with TLS.
 func (f *factory) grpcFactory(v03 bool) a2aclient.TransportFactory {
 	return a2aclient.TransportFactoryFn(func(ctx context.Context, _ *a2a.AgentCard, iface *a2a.AgentInterface) (a2aclient.Transport, error) {
-		target, useTLS := grpcTarget(iface.URL)
-		creds := insecure.NewCredentials()
-		if useTLS {
-			creds = credentials.NewTLS(&tls.Config{InsecureSkipVerify: f.opts.insecure}) //nolint:gosec // only with --insecure
-		}
-		cc, err := grpc.NewClient(target,
-			grpc.WithTransportCredentials(creds),
-			grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(1<<30), grpc.MaxCallSendMsgSize(1<<30)),
-			grpc.WithChainUnaryInterceptor(grpcUnaryErrors),
-			grpc.WithChainStreamInterceptor(grpcStreamErrors),
-		)
+		cc, err := f.dialGRPC(iface.URL)
 		if err != nil {
-			return nil, fmt.Errorf("grpc dial %s: %w", target, err)
+			return nil, err
 		}
 		if v03 {
 			return a2agrpcv0.NewGRPCTransport(cc), nil
 		}
 		return a2agrpc.NewGRPCTransport(cc), nil
 	})
+}
+
+// dialGRPC opens a client connection to the gRPC endpoint raw: plaintext for http:// and bare host:port, TLS for
+// https://.
+func (f *factory) dialGRPC(raw string) (*grpc.ClientConn, error) {
+	target, useTLS := grpcTarget(raw)
+	creds := insecure.NewCredentials()
+	if useTLS {
+		creds = credentials.NewTLS(&tls.Config{InsecureSkipVerify: f.opts.insecure}) //nolint:gosec // only with --insecure
+	}
+	guardUnary, guardStream := f.guard.grpcInterceptors(ifaceOrigin(raw))
+	limit := f.opts.maxResponseBytes
+	cc, err := grpc.NewClient(target,
+		grpc.WithTransportCredentials(creds),
+		grpc.WithDefaultCallOptions(grpcRecvLimit(limit), grpc.MaxCallSendMsgSize(1<<30)),
+		grpc.WithChainUnaryInterceptor(grpcUnaryErrors(limit), guardUnary),
+		grpc.WithChainStreamInterceptor(grpcStreamErrors(limit), guardStream),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("grpc dial %s: %w", target, err)
+	}
+	return cc, nil
 }
 
 func grpcTarget(raw string) (target string, useTLS bool) {

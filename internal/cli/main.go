@@ -74,6 +74,10 @@ func (f *factory) report(err error) int {
 	if c.code == codeAuthFailed && !f.opts.hasCredentials() {
 		c.code, c.hint = codeCredentialsMissing, "the agent wants credentials: pass them with --auth \"Bearer <token>\""
 	}
+	if from := f.guard.withheldFrom(); c.exit == exitAuth && len(from) > 0 {
+		c.hint = fmt.Sprintf("the credentials were not sent to %s, not the origin you named: pass --auth-all-origins if you trust it",
+			strings.Join(from, ", "))
+	}
 	var ue *usageError
 	if errors.As(err, &ue) && ue.cmd == "" && f.cmdPath != "" {
 		c.hint = fmt.Sprintf("run '%s --help' for usage", f.cmdPath)
@@ -81,17 +85,21 @@ func (f *factory) report(err error) int {
 	msg := err.Error()
 	if f.opts.output == string(output.JSON) {
 		p := output.New(f.io.Out, output.Options{Format: output.JSON})
-		if perr := p.Error(output.ErrorDoc{Code: c.code, Message: msg, Hint: c.hint, A2ACode: c.a2aCode}); perr == nil {
+		if perr := p.Error(output.ErrorDoc{Code: c.code, Message: msg, Hint: c.hint, A2ACode: c.a2aCode, TaskID: c.taskID}); perr == nil {
 			return c.exit
 		}
 	}
 	if c.exit == exitInterrupted {
 		fmt.Fprintln(f.io.Err, "a2a: interrupted")
+		if c.taskID != "" {
+			// A live task was given up on: say how to follow it.
+			fmt.Fprintf(f.io.Err, "hint: %s\n", c.hint)
+		}
 		return c.exit
 	}
 	fmt.Fprintf(f.io.Err, "a2a: %s\n", output.Sanitize(oneLine(msg)))
 	if c.hint != "" {
-		fmt.Fprintf(f.io.Err, "hint: %s\n", c.hint)
+		fmt.Fprintf(f.io.Err, "hint: %s\n", output.Sanitize(c.hint))
 	}
 	return c.exit
 }
@@ -128,6 +136,9 @@ Exit codes: 0 done, 1 failure, 2 usage, 3 unreachable or no card, 4 authenticati
 			default:
 				return &usageError{msg: fmt.Sprintf("invalid --output %q: want text or json", f.opts.output), cmd: f.cmdPath}
 			}
+			if f.opts.maxResponseBytes < 0 {
+				return &usageError{msg: "invalid --max-response-bytes: must not be negative", cmd: f.cmdPath}
+			}
 			if f.opts.timeout < 0 {
 				return &usageError{msg: "invalid --timeout: must not be negative", cmd: f.cmdPath}
 			}
@@ -156,9 +167,11 @@ Exit codes: 0 done, 1 failure, 2 usage, 3 unreachable or no card, 4 authenticati
 	pf.StringArrayVar(&f.opts.svcParams, "svc-param", nil, "service parameter `key=value`, sent as a header or gRPC metadata (repeatable)")
 	pf.StringVar(&f.opts.auth, "auth", "", "credentials, shorthand for --svc-param \"Authorization=<creds>\"")
 	pf.StringVar(&f.opts.tenant, "tenant", "", "tenant id, passed on every request")
-	pf.DurationVar(&f.opts.timeout, "timeout", 30*time.Second, "bound on connecting and each call; on streams, on the silence between events (0: none)")
+	pf.DurationVar(&f.opts.timeout, "timeout", 30*time.Second, "bound on connecting and each call (0: none); on streams, silence this long asks GetTask whether the task is alive")
 	pf.BoolVarP(&f.opts.verbose, "verbose", "v", false, "print what travels to stderr (credentials redacted)")
 	pf.BoolVar(&f.opts.insecure, "insecure", false, "skip TLS certificate verification")
+	pf.BoolVar(&f.opts.authAllOrigins, "auth-all-origins", false, "send credentials to every origin, not only the one <url> names (a card's interface elsewhere, a redirect)")
+	pf.Int64Var(&f.opts.maxResponseBytes, "max-response-bytes", defaultMaxResponseBytes, "refuse a reply (or card) larger than `n` bytes; streams are bounded per event (0: no limit)")
 	pf.StringArrayVar(&f.opts.extensions, "extension", nil, "activate an extension by `URI` (A2A-Extensions header, repeatable); the card's required ones are always on")
 	_ = root.RegisterFlagCompletionFunc("output", fixedCompletion("text", "json"))               // cannot fail: the flag exists
 	_ = root.RegisterFlagCompletionFunc("transport", fixedCompletion("rest", "jsonrpc", "grpc")) // cannot fail: the flag exists

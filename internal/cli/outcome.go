@@ -52,8 +52,12 @@ func messageText(m *a2a.Message) string {
 	return strings.Join(parts, " ")
 }
 
-// shellQuote quotes s for a POSIX shell when it needs it.
+// shellQuote quotes s for a POSIX shell when it needs it. A string with control characters (an agent's task id can
+// hold anything) gets $'…' quoting with escapes, so no byte of it reaches the terminal raw.
 func shellQuote(s string) string {
+	if hasControl(s) {
+		return dollarQuote(s)
+	}
 	if s != "" && strings.IndexFunc(s, func(r rune) bool {
 		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:@=,+", r))
 	}) < 0 {
@@ -86,7 +90,7 @@ func (f *factory) saveFiles(dir string, artifacts []*a2a.Artifact) error {
 				return fmt.Errorf("--save: %w", err)
 			}
 			n++
-			fmt.Fprintf(f.io.Err, "saved %s (%d bytes)\n", path, len(raw))
+			fmt.Fprintf(f.io.Err, "saved %s (%d bytes)\n", output.Sanitize(path), len(raw))
 		}
 	}
 	if n == 0 {

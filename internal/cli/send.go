@@ -31,6 +31,10 @@ The message is the text argument ("-" reads it from stdin), or a whole Message o
 parts array (--parts). --file adds file parts and --data a data part. With --stream, events are printed as they
 arrive (JSON Lines with -o json). A task that stops for input prints the command that continues it.
 
+Without --immediate, send waits until the task ends or stops for input: a task the agent answers while still
+working is polled with GetTask (--poll-interval, backing off), a stream that breaks is resumed (resubscribe, then
+polling). --wait bounds the whole wait (exit 5, with the commands that follow the task up).
+
 Coding agents (the development-tool extension, e.g. the Gemini CLI A2A server): --workspace and --auto-execute
 send AgentSettings on a task's first message. When a tool call waits for permission, a2a asks on the terminal
 (y: yes once, the default; a: always; n: no; or an agent option by number), answers as the agent understands it,
@@ -40,6 +44,7 @@ or an agent card that declares the extension, send streams the turn.`,
 		Example: `  a2a send localhost:8080 "Hello, what can you do?"
   a2a send localhost:8080 --stream "Summarize this document"
   a2a send localhost:8080 --immediate "Start a long analysis"
+  a2a send localhost:8080 --wait 10m --poll-interval 5s "Start a long analysis"
   a2a send localhost:8080 --json '{"role":"ROLE_USER","parts":[{"text":"analyze this"},{"fileUrl":"s3://bucket/doc.pdf"}]}'
   a2a send localhost:8080 --parts '[{"text":"analyze this"},{"fileUrl":"s3://bucket/doc.pdf"}]'
   a2a send localhost:8080 -f message.json
@@ -71,6 +76,9 @@ or an agent card that declares the extension, send streams the turn.`,
 			if err := o.checkDevtool(); err != nil {
 				return err
 			}
+			if err := o.f.opts.wait.check(cmd.CommandPath()); err != nil {
+				return err
+			}
 			if runF != nil {
 				return runF(cmd.Context(), o)
 			}
@@ -94,6 +102,7 @@ or an agent card that declares the extension, send streams the turn.`,
 	cmd.MarkFlagsMutuallyExclusive("json", "parts", "message-file")
 	cmd.MarkFlagsMutuallyExclusive("stream", "immediate")
 	addDevtoolFlags(cmd, &o.dt, true)
+	addWaitFlags(cmd, &f.opts.wait)
 	_ = cmd.MarkFlagFilename("file")                 // cannot fail: the flag exists
 	_ = cmd.MarkFlagFilename("message-file", "json") // cannot fail: the flag exists
 	_ = cmd.MarkFlagDirname("save")                  // cannot fail: the flag exists
@@ -128,6 +137,8 @@ func runSend(ctx context.Context, o *sendOptions) error {
 		return err
 	}
 	return o.withClient(ctx, o.url, func(ctx context.Context, c *conn) error {
+		ctx, cancel := o.f.waits().waitContext(ctx)
+		defer cancel()
 		if o.stream || o.streamsTurn(c) {
 			return o.sendTurn(ctx, c, func(ctx context.Context) iter.Seq2[a2a.Event, error] {
 				return c.SendStreamingMessage(ctx, req)
@@ -137,7 +148,16 @@ func runSend(ctx context.Context, o *sendOptions) error {
 			return c.SendMessage(ctx, req)
 		})
 		if err != nil {
-			return err
+			return waitExpired(ctx, err)
+		}
+		if task, ok := res.(*a2a.Task); ok && !o.immediate && !settled(task.Status.State) {
+			// A non-blocking agent answered before the task was done: wait for it as the user asked.
+			o.f.log.printf("task %s is %s: polling until it ends", task.ID, shortState(task.Status.State))
+			final, err := o.f.pollTask(ctx, c, o.f.waits(), task.ID, task.Status.State, nil)
+			if err != nil {
+				return o.f.giveUp(o.url, task.ID, task.Status.State, false, err)
+			}
+			res = final
 		}
 		if err := o.f.printer().Result(res); err != nil {
 			return err
@@ -157,6 +177,7 @@ func runSend(ctx context.Context, o *sendOptions) error {
 func (f *factory) streamEvents(ctx context.Context, c *conn, agentURL, save string, open func(context.Context) iter.Seq2[a2a.Event, error]) error {
 	p := f.printer()
 	t := newTurn(f, c, agentURL, &devtoolOptions{answerTimeout: defaultAnswerTimeout}, p)
+	t.recover = true
 	err := t.run(ctx, open)
 	if cerr := p.Close(); err == nil {
 		err = cerr

@@ -78,6 +78,7 @@ func (o *sendOptions) runTurn(ctx context.Context, c *conn, run func(*turn) erro
 	p := o.f.printer()
 	t := newTurn(o.f, c, o.url, &o.dt, p)
 	t.ask = o.f.terminalAsker(&o.dt)
+	t.recover = true
 	resultOnly := !o.stream && o.f.opts.output == string(output.JSON)
 	if resultOnly {
 		t.emit = func(a2a.Event) error { return nil }

@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"fmt"
 	"os"
+	"runtime"
 	"strings"
 	"time"
 
@@ -93,7 +94,7 @@ Request bodies are capped by --max-request-bytes.`,
 	fl.StringVar(&o.chunk, "chunk", "", "with --exec: stream stdout in chunks split at this delimiter (any bytes)")
 	fl.StringVar(&o.input, "input", "text", "with --exec: what stdin gets: text (the message's parts) or json (the whole message)")
 	fl.DurationVar(&o.execTimeout, "exec-timeout", 0, "with --exec: stop a command running longer than this (0: no limit)")
-	fl.IntVar(&o.maxConcurrent, "max-concurrent", 0, "with --exec: at most n commands at once, the rest wait in order (0: no limit)")
+	fl.IntVar(&o.maxConcurrent, "max-concurrent", 0, "with --exec: at most n commands at once, the rest wait in order (default 4 per CPU; 0: no limit)")
 	fl.IntVar(&o.port, "port", 8080, "listen port (0: any free port)")
 	fl.StringVar(&o.host, "host", "127.0.0.1", "bind address")
 	fl.StringVar(&o.name, "name", "", "agent name for the generated card")
@@ -171,7 +172,7 @@ func (o *serveOptions) config(cmd *cobra.Command) (serve.Config, error) {
 		}
 		cfg.Card = card
 	}
-	if !o.execSet() && (o.chunkSet || cmd.Flags().Changed("input") || o.execTimeout != 0 || o.maxConcurrent != 0) {
+	if !o.execSet() && (o.chunkSet || cmd.Flags().Changed("input") || o.execTimeout != 0 || cmd.Flags().Changed("max-concurrent")) {
 		return cfg, usage("--chunk, --input, --exec-timeout and --max-concurrent go with --exec")
 	}
 	if o.proxy == "" && (o.f.opts.auth != "" || len(o.f.opts.svcParams) > 0) {
@@ -203,6 +204,10 @@ func (o *serveOptions) config(cmd *cobra.Command) (serve.Config, error) {
 			return cfg, usage("--max-concurrent and --exec-timeout must not be negative")
 		}
 		ec := serve.ExecConfig{Command: o.execCmd, InputJSON: o.input == "json", Timeout: o.execTimeout, MaxConcurrent: o.maxConcurrent}
+		if !cmd.Flags().Changed("max-concurrent") {
+			// Bounded by default: a burst of messages queues instead of forking a process each.
+			ec.MaxConcurrent = defaultMaxConcurrent()
+		}
 		if o.chunkSet {
 			ec.Chunk = []byte(o.chunk)
 		}
@@ -230,6 +235,9 @@ func (o *serveOptions) config(cmd *cobra.Command) (serve.Config, error) {
 }
 
 func (o *serveOptions) execSet() bool { return o.execCmd != "" }
+
+// defaultMaxConcurrent is --max-concurrent when not given: four commands per CPU Go may use.
+func defaultMaxConcurrent() int { return 4 * runtime.GOMAXPROCS(0) }
 
 // connectUpstream resolves the proxy's upstream with the shared factory, whatever its transport or version.
 func (o *serveOptions) connectUpstream(ctx context.Context) (*a2aclient.Client, *a2a.AgentCard, error) {

@@ -22,12 +22,16 @@ func newSubscribeCmd(f *factory, runF func(context.Context, *subscribeOptions) e
 		Use:   "subscribe <url> <task-id>",
 		Short: "Stream a task's events until it ends",
 		Long: `Stream a task's events to stdout until the task reaches a terminal or interrupted state. Output matches
-send --stream (JSON Lines with -o json). Subscribing to a task that already ended prints its final state.`,
+send --stream (JSON Lines with -o json). Subscribing to a task that already ended prints its final state.
+A stream that breaks is resumed (resubscribe, then GetTask polling every --poll-interval); --wait bounds the wait.`,
 		Example: `  a2a subscribe localhost:8080 <task-id>
   a2a subscribe localhost:8080 <task-id> -o json | jq -c .statusUpdate.status.state`,
 		Args: exactArgs("<url>", "<task-id>"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.url, o.id = args[0], args[1]
+			if err := o.f.opts.wait.check(cmd.CommandPath()); err != nil {
+				return err
+			}
 			if runF != nil {
 				return runF(cmd.Context(), o)
 			}
@@ -36,14 +40,17 @@ send --stream (JSON Lines with -o json). Subscribing to a task that already ende
 	}
 	cmd.Flags().StringVar(&o.save, "save", "", "write file parts of the task's artifacts into `dir`")
 	cmd.Flags().BoolVar(&f.opts.fail, "fail", false, "exit 6 when the task fails, is rejected or canceled; 7 when it needs input or auth")
+	addWaitFlags(cmd, &f.opts.wait)
 	return cmd
 }
 
 func runSubscribe(ctx context.Context, o *subscribeOptions) error {
 	return o.withClient(ctx, o.url, func(ctx context.Context, c *conn) error {
+		ctx, cancel := o.f.waits().waitContext(ctx)
+		defer cancel()
 		id := a2a.TaskID(o.id)
 		err := o.f.streamEvents(ctx, c, o.url, o.save, func(ctx context.Context) iter.Seq2[a2a.Event, error] {
-			return c.SubscribeToTask(ctx, &a2a.SubscribeToTaskRequest{ID: id, Tenant: o.f.opts.tenant})
+			return emptyStreamRefusal(c.SubscribeToTask(ctx, &a2a.SubscribeToTaskRequest{ID: id, Tenant: o.f.opts.tenant}))
 		})
 		if err == nil || !finishedTaskRefusal(err) {
 			return err
@@ -79,4 +86,22 @@ func finishedTaskRefusal(err error) bool {
 		}
 	}
 	return false
+}
+
+// emptyStreamRefusal turns a stream that ends without a single event into an error. A server refuses a subscription
+// to a finished task before its stream starts (UnsupportedOperationError); over JSON-RPC that is a plain JSON answer,
+// which a2a-go's client reads as an empty event stream. The error sends runSubscribe to GetTask.
+func emptyStreamRefusal(seq iter.Seq2[a2a.Event, error]) iter.Seq2[a2a.Event, error] {
+	return func(yield func(a2a.Event, error) bool) {
+		got := false
+		for ev, err := range seq {
+			got = true
+			if !yield(ev, err) {
+				return
+			}
+		}
+		if !got {
+			yield(nil, a2a.NewError(a2a.ErrUnsupportedOperation, "the agent ended the stream without sending an event"))
+		}
+	}
 }

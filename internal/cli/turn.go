@@ -33,6 +33,9 @@ type turn struct {
 	shape devtool.Shape
 	// setWorkspace tells the printer the agent's workspace, so tool calls show paths relative to it.
 	setWorkspace func(dir string)
+	// recover follows the task past a broken or silent stream and ends at a settled state (see follow); set by
+	// send and subscribe.
+	recover bool
 }
 
 func newTurn(f *factory, c *conn, url string, dt *devtoolOptions, p *output.Printer) *turn {
@@ -57,7 +60,13 @@ func (t *turn) apply(ev a2a.Event) error {
 // the turn ends or stops at a prompt nobody answers.
 func (t *turn) run(ctx context.Context, open func(context.Context) iter.Seq2[a2a.Event, error]) error {
 	if open != nil {
-		if err := stream(ctx, t.c, open, t.apply); err != nil {
+		follow := func(ctx context.Context, open func(context.Context) iter.Seq2[a2a.Event, error]) error {
+			return stream(ctx, t.c, open, t.apply)
+		}
+		if t.recover {
+			follow = t.follow
+		}
+		if err := follow(ctx, open); err != nil {
 			return err
 		}
 	}

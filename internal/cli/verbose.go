@@ -12,13 +12,15 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2aclient"
 
+	"github.com/a2acli/a2a/internal/output"
 	"github.com/a2acli/a2a/internal/redact"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 )
 
-// verboseLog writes -v diagnostics to stderr. A nil or disabled log writes nothing.
+// verboseLog writes -v diagnostics to stderr. A nil or disabled log writes nothing. Every line goes through the
+// sanitiser text output uses: card names, headers, bodies and error messages come from the network.
 type verboseLog struct {
 	mu      sync.Mutex
 	w       io.Writer
@@ -31,21 +33,25 @@ func (l *verboseLog) printf(format string, args ...any) {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	fmt.Fprintf(l.w, "* "+format+"\n", args...)
+	io.WriteString(l.w, output.Sanitize(fmt.Sprintf("* "+format+"\n", args...))) //nolint:errcheck // stderr: nowhere to report to
 }
 
 const maxLoggedPayload = 16 << 10
 
 func redactedHeaders(h http.Header) string { return redact.Lines(h, "  %s: %s\n", ", ") }
 
-// roundTripper logs HTTP exchanges under -v and turns 401/403 into typed errors, whatever the binding.
+// roundTripper logs HTTP exchanges under -v and turns 401/403 into typed errors, whatever the binding. It keeps
+// credentials off other origins (guard) and bounds replies to maxBody bytes (0: no bound).
 type roundTripper struct {
-	base http.RoundTripper
-	log  *verboseLog
+	base    http.RoundTripper
+	log     *verboseLog
+	guard   *credGuard
+	maxBody int64
 }
 
 func (rt *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	start := time.Now()
+	req = rt.guard.strip(req)
 	verbose := rt.log != nil && rt.log.enabled
 	if verbose {
 		var body []byte
@@ -67,6 +73,10 @@ func (rt *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, 512)) // best effort: the status says enough
 		resp.Body.Close()
 		return nil, &httpStatusError{code: resp.StatusCode, status: resp.Status, body: strings.TrimSpace(string(bytes.ToValidUTF8(body, nil)))}
+	}
+	if resp, err = capResponse(req, resp, rt.maxBody); err != nil {
+		rt.log.printf("< %s %s: %v", req.Method, req.URL, err)
+		return nil, err
 	}
 	if verbose && !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
 		resp.Body = &loggedBody{ReadCloser: resp.Body, log: rt.log}
@@ -154,29 +164,53 @@ func (l *callLogger) After(ctx context.Context, resp *a2aclient.Response) error 
 	return nil
 }
 
-// grpcUnaryErrors marks connection failures so they classify as unreachable.
-func grpcUnaryErrors(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
-	return grpcConnErr(invoker(ctx, method, req, reply, cc, opts...))
-}
-
-func grpcStreamErrors(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.ClientConn, method string, streamer grpc.Streamer, opts ...grpc.CallOption) (grpc.ClientStream, error) {
-	s, err := streamer(ctx, desc, cc, method, opts...)
-	if err != nil {
-		return nil, grpcConnErr(err)
+// grpcUnaryErrors marks connection failures so they classify as unreachable, and a reply over limit (the
+// --max-response-bytes receive limit) like the HTTP bindings do.
+func grpcUnaryErrors(limit int64) grpc.UnaryClientInterceptor {
+	return func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
+		return grpcTooLarge(grpcConnErr(invoker(ctx, method, req, reply, cc, opts...)), limit)
 	}
-	return &grpcErrStream{ClientStream: s}, nil
 }
 
-type grpcErrStream struct{ grpc.ClientStream }
+func grpcStreamErrors(limit int64) grpc.StreamClientInterceptor {
+	return func(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.ClientConn, method string, streamer grpc.Streamer, opts ...grpc.CallOption) (grpc.ClientStream, error) {
+		s, err := streamer(ctx, desc, cc, method, opts...)
+		if err != nil {
+			return nil, grpcTooLarge(grpcConnErr(err), limit)
+		}
+		return &grpcErrStream{ClientStream: s, limit: limit}, nil
+	}
+}
 
-func (s *grpcErrStream) RecvMsg(m any) error { return grpcConnErr(s.ClientStream.RecvMsg(m)) }
+type grpcErrStream struct {
+	grpc.ClientStream
+	limit int64
+}
+
+func (s *grpcErrStream) RecvMsg(m any) error {
+	return grpcTooLarge(grpcConnErr(s.ClientStream.RecvMsg(m)), s.limit)
+}
 
 func grpcConnErr(err error) error {
 	if err == nil {
 		return nil
 	}
-	if st, ok := status.FromError(err); ok && st.Code() == codes.Unavailable {
-		return &unreachableError{err: fmt.Errorf("grpc: %s", st.Message())}
+	st, ok := status.FromError(err)
+	if !ok {
+		return err
 	}
-	return err
+	switch st.Code() {
+	case codes.Unavailable:
+		return &unreachableError{err: fmt.Errorf("grpc: %s", st.Message())}
+	case codes.OK, codes.Canceled, codes.DeadlineExceeded:
+		return err
+	}
+	// a2a-go keeps only the status message, which may be empty or generic: name the status too.
+	p := st.Proto()
+	if p.Message == "" {
+		p.Message = "gRPC status " + st.Code().String()
+	} else {
+		p.Message += " (gRPC status " + st.Code().String() + ")"
+	}
+	return status.ErrorProto(p)
 }

@@ -3,7 +3,9 @@
 // [Chunker]. It owns the whole life of the process group: every path (normal exit, [Process.Stop], context
 // cancellation) ends with the group terminated and the child reaped, so no zombie or orphan is left behind.
 // On Linux a running child costs no goroutine here: its exit (pidfd) and its stderr are watched by the one
-// shared goroutine of package fdwatch.
+// shared goroutine of package fdwatch. After [Guard], it also answers for what a command leaves outside its
+// group (setsid), and for the commands' lives when this process is killed.
 //
-// The package must not know that A2A exists and imports the standard library and internal/fdwatch only.
+// The package must not know that A2A exists and imports the standard library, golang.org/x/sys/unix
+// and internal/fdwatch only.
 package exec

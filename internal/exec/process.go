@@ -64,7 +64,8 @@ type Process struct {
 	killTimer, closeTimer *time.Timer
 	stopReq, forced       atomic.Bool
 
-	pidfd int // the child's pidfd (Linux, from clone) until watchExit hands it on; -1 when none
+	pidfd int    // the child's pidfd (Linux, from clone) until watchExit hands it on; -1 when none
+	scope string // the child's ScopeEnv value; empty without Guard
 
 	waitOnce sync.Once
 	res      Result
@@ -108,8 +109,12 @@ func Start(ctx context.Context, c Cmd) (*Process, error) {
 	// below, and the SIGKILL timer of terminate also kills a leader that left its group.
 	cmd := osexec.Command("/bin/sh", "-c", c.Command)
 	cmd.Dir = c.Dir
-	if len(c.Env) > 0 {
+	p.scope = newScope()
+	if len(c.Env) > 0 || p.scope != "" {
 		cmd.Env = append(os.Environ(), c.Env...)
+		if p.scope != "" {
+			cmd.Env = append(cmd.Env, ScopeEnv+"="+p.scope)
+		}
 	}
 	cmd.SysProcAttr = newSysProcAttr(&p.pidfd)
 	p.cmd = cmd
@@ -121,7 +126,8 @@ func Start(ctx context.Context, c Cmd) (*Process, error) {
 		return nil, err
 	}
 	p.begin = time.Now()
-	err = startOnFreshStack(cmd)
+	spawn.RLock() // until tracked: a sweep must not take the new child for an orphan
+	err = startCmd(cmd)
 	for _, f := range childEnds {
 		_ = f.Close() // the child has its copies (or was never started); close errors change nothing
 	}
@@ -130,9 +136,11 @@ func Start(ctx context.Context, c Cmd) (*Process, error) {
 		p.stdout.close()
 		p.stdin.close()
 		p.stderr.close()
+		spawn.RUnlock()
 		return nil, fmt.Errorf("start command: %w", err)
 	}
 	track(cmd.Process.Pid)
+	spawn.RUnlock()
 	p.stderr.start()
 	if p.stdin.f != nil {
 		go p.writeStdin(c.Stdin)
@@ -142,15 +150,6 @@ func Start(ctx context.Context, c Cmd) (*Process, error) {
 	p.watchExit()
 	p.stopCtx = context.AfterFunc(ctx, p.Stop) // also after the leader exits, while descendants may linger
 	return p, nil
-}
-
-// startOnFreshStack starts cmd from a short-lived goroutine. Forking needs a deep stack, and a goroutine
-// keeps the stack it grew while it lives: the caller, which goes on to wait on the child's output for as
-// long as the child runs, keeps a small one.
-func startOnFreshStack(cmd *osexec.Cmd) error {
-	errc := make(chan error, 1)
-	go func() { errc <- cmd.Start() }()
-	return <-errc
 }
 
 // pipes creates the stdout, stderr and (if withStdin) stdin pipes, keeps our ends in p, attaches the child's

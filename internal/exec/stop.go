@@ -65,6 +65,7 @@ func (p *Process) wait() {
 	<-p.exited
 	<-p.stderr.done
 	p.awaitGroupGone()
+	sweepScope(p.scope, p.grace) // what left the group (setsid) and was adopted by us after Guard
 	untrack(p.cmd.Process.Pid)
 	p.killTimer.Stop()
 	p.closeTimer.Stop()

@@ -143,8 +143,9 @@ func pidAlive(pid int) bool {
 	return !ok || (state != 'Z' && state != 'X')
 }
 
-// newSysProcAttr puts the child in its own process group and asks clone for a pidfd, stored in *pidfd
-// (-1 where the kernel has none). The os package keeps its own copy, so this one is ours to close.
+// newSysProcAttr puts the child in its own process group, asks the kernel to SIGKILL it when we die (see
+// forker for why that holds) and asks clone for a pidfd, stored in *pidfd (-1 where the kernel has none).
+// The os package keeps its own copy, so this one is ours to close.
 func newSysProcAttr(pidfd *int) *syscall.SysProcAttr {
-	return &syscall.SysProcAttr{Setpgid: true, PidFD: pidfd}
+	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL, PidFD: pidfd}
 }

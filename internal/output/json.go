@@ -21,6 +21,8 @@ type ErrorDoc struct {
 	Hint string
 	// A2ACode is the protocol's numeric error code; nil is written as null.
 	A2ACode *int
+	// TaskID is the task the failure happened to, when one exists; "" leaves the key out.
+	TaskID string
 }
 
 type errorEnvelope struct {
@@ -32,13 +34,14 @@ type errorBody struct {
 	Message string  `json:"message"`
 	Hint    *string `json:"hint"`
 	A2ACode *int    `json:"a2aCode"`
+	TaskID  string  `json:"taskId,omitempty"`
 }
 
 // Error writes d as {"error":{"code":…,"message":…,"hint":…|null,"a2aCode":…|null}}. It is
 // meant for JSON output; in text mode it writes the same fields as labelled lines.
 func (p *Printer) Error(d ErrorDoc) error {
 	if p.o.Format == JSON {
-		body := errorBody{Code: d.Code, Message: d.Message, A2ACode: d.A2ACode}
+		body := errorBody{Code: d.Code, Message: d.Message, A2ACode: d.A2ACode, TaskID: d.TaskID}
 		if d.Hint != "" {
 			body.Hint = &d.Hint
 		}
@@ -53,6 +56,9 @@ func (p *Printer) Error(d ErrorDoc) error {
 	}
 	if d.A2ACode != nil {
 		p.field(&b, "A2A Code", fmt.Sprint(*d.A2ACode))
+	}
+	if d.TaskID != "" {
+		p.field(&b, "Task ID", d.TaskID)
 	}
 	return p.emit(b.Bytes())
 }

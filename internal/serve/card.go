@@ -43,8 +43,11 @@ func interfaces(hostport string, transports []a2a.TransportProtocol, v1, v03 boo
 		for _, tr := range transports {
 			url := base
 			switch {
-			case tr == a2a.TransportProtocolGRPC:
+			case tr == a2a.TransportProtocolGRPC && version == a2a.Version:
 				url = hostport
+			case tr == a2a.TransportProtocolGRPC:
+				// v0.3 clients (the v0.3 TCK, Python's) parse every interface URL as an absolute URL.
+				url = base
 			case tr == a2a.TransportProtocolJSONRPC && version == a2a.Version:
 				url = base + jsonrpcPath
 			}
@@ -99,11 +102,11 @@ func cardProducer(base func(context.Context) (*a2a.AgentCard, error), ifaces fun
 	})
 }
 
-// cardHandler serves the card; with union=true in the v0.3/v1.0 union format that both a v0.3
-// parser and a v1.0 parser read.
+// cardHandler serves the card, with the caching headers of conform.go; with union=true in the
+// v0.3/v1.0 union format that both a v0.3 parser and a v1.0 parser read.
 func cardHandler(p a2asrv.AgentCardProducer, union bool) http.Handler {
 	if union {
 		p = a2av0.NewAgentCardProducer(p)
 	}
-	return a2asrv.NewAgentCardHandler(p)
+	return newCardCache(a2asrv.NewAgentCardHandler(p))
 }

@@ -92,14 +92,18 @@ func TestDetachedMatchesA2asrv(t *testing.T) {
 		libSrv.Close()
 		client := &http.Client{Transport: &http.Transport{}}
 		gc, gh, gb := fetchHTTP(t, client, c.method, url+c.path, c.body)
-		if gc != wc {
-			t.Errorf("%s: status %d, want %d", c, gc, wc)
-		}
-		if diff := cmp.Diff(wh, gh); diff != "" {
-			t.Errorf("%s: headers (-a2asrv +detached):\n%s", c, diff)
-		}
-		if diff := cmp.Diff(wb, gb); diff != "" {
-			t.Errorf("%s: body (-a2asrv +detached):\n%s", c, diff)
+		if c.refused {
+			wantRefusal(t, c, gc, gh, gb)
+		} else {
+			if gc != wc {
+				t.Errorf("%s: status %d, want %d", c, gc, wc)
+			}
+			if diff := cmp.Diff(wh, gh); diff != "" {
+				t.Errorf("%s: headers (-a2asrv +detached):\n%s", c, diff)
+			}
+			if diff := cmp.Diff(wb, gb); diff != "" {
+				t.Errorf("%s: body (-a2asrv +detached):\n%s", c, diff)
+			}
 		}
 		// The connection (or a fresh one, after an error) answers the same again.
 		if ac, _, ab := fetchHTTP(t, client, c.method, url+c.path, c.body); ac != gc || ab != gb {

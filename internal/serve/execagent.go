@@ -45,8 +45,20 @@ func (b execBackend) setup(e *env) (*backendParts, error) {
 	if strings.TrimSpace(b.cfg.Command) == "" {
 		return nil, errors.New("exec: empty command")
 	}
+	// No process left behind: what a command leaves outside its group is ours to stop, and a watchdog stops
+	// the commands if we are killed. Without it (an odd system) commands still run, less contained.
+	if err := exec.Guard(); err != nil {
+		e.log.printf("warning: %v\n", err)
+	}
 	a := &execAgent{cfg: b.cfg, sem: newFIFOSem(b.cfg.MaxConcurrent), log: e.log, verbose: e.cfg.Verbose}
-	return taskBackend(e, a), nil
+	parts := taskBackend(e, a)
+	stopTasks := parts.shutdown
+	parts.shutdown = func(ctx context.Context) error {
+		err := stopTasks(ctx)
+		exec.Sweep(b.cfg.Grace) // descendants that left their group and their command's environment
+		return err
+	}
+	return parts, nil
 }
 
 type execAgent struct {

@@ -26,6 +26,7 @@ type hotPath struct {
 	h        a2asrv.RequestHandler
 	fallback http.Handler
 	detach   *detacher // nil: streams stay on net/http's goroutine
+	binding  frontKey  // what a stream refused before its first event answers in (conform.go)
 }
 
 // stash carries what the fast path's call produced to the a2asrv handler that reports it.
@@ -141,6 +142,12 @@ func (f *hotPath) stream(w http.ResponseWriter, r *http.Request, body []byte, se
 	ids := newEventIDs()
 	started := false
 	for ev, err := range seq {
+		if err != nil && !started {
+			// A call refused before its stream starts (a task that ended, one not found) is answered as a
+			// unary call is, not as a stream of one error event: clients see the error at once.
+			writeBindingError(w, f.binding, rpcID(body), err)
+			return
+		}
 		if err != nil {
 			f.handOver(w, r, body, &stash{rest: one(nil, err)}, started)
 			return

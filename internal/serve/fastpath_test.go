@@ -83,6 +83,10 @@ type fastCase struct {
 	script             func() *scripted
 	rest               bool
 	method, path, body string
+	streams            bool // a streaming call the fast path runs
+	// refused: the call fails before its first event, which the fast path answers as a unary error (conform.go)
+	// where a2asrv writes an event stream of one error event.
+	refused bool
 }
 
 // fastCases crosses every script with every request the fast paths take (or hand over).
@@ -105,14 +109,14 @@ func fastCases() []fastCase {
 	}
 	reqs := []fastCase{
 		{rest: true, method: "POST", path: "/message:send", body: send},
-		{rest: true, method: "POST", path: "/message:stream", body: send},
-		{rest: true, method: "GET", path: "/tasks/t1:subscribe"},
-		{rest: true, method: "POST", path: "/tasks/t1:subscribe"},
+		{rest: true, method: "POST", path: "/message:stream", body: send, streams: true},
+		{rest: true, method: "GET", path: "/tasks/t1:subscribe", streams: true},
+		{rest: true, method: "POST", path: "/tasks/t1:subscribe", streams: true},
 		{rest: true, method: "POST", path: "/message:stream", body: `{"message":`},
 		{rest: true, method: "GET", path: "/tasks/t1"},
 		{method: "POST", path: "/", body: rpc("SendMessage", send)},
-		{method: "POST", path: "/", body: rpc("SendStreamingMessage", send)},
-		{method: "POST", path: "/", body: rpc("SubscribeToTask", `{"id":"t1"}`)},
+		{method: "POST", path: "/", body: rpc("SendStreamingMessage", send), streams: true},
+		{method: "POST", path: "/", body: rpc("SubscribeToTask", `{"id":"t1"}`), streams: true},
 		{method: "POST", path: "/", body: `{"jsonrpc":"2.0","id":"x","method":"SendStreamingMessage","params":{"message":7}}`},
 		{method: "POST", path: "/", body: `{"jsonrpc":"1.0","id":1,"method":"SendMessage","params":{}}`},
 		{method: "POST", path: "/", body: `{"jsonrpc":"2.0","id":[1],"method":"SendMessage","params":{}}`},
@@ -124,6 +128,7 @@ func fastCases() []fastCase {
 				continue // SendMessage answers the first event only
 			}
 			rq.name, rq.script = name, script
+			rq.refused = name == "error" && rq.streams
 			out = append(out, rq)
 		}
 	}
@@ -147,6 +152,13 @@ func TestFastPathMatchesA2asrv(t *testing.T) {
 		lib, fast, want, got := c.handlers(nil)
 		wc, wh, wb := serveOnce(lib, c.method, c.path, c.body)
 		gc, gh, gb := serveOnce(fast, c.method, c.path, c.body)
+		if c.refused {
+			wantRefusal(t, c, gc, gh, gb)
+			if g := got.calls.Load(); g != 1 {
+				t.Errorf("%s: handler called %d times, want once", c, g)
+			}
+			continue
+		}
 		if gc != wc {
 			t.Errorf("%s: status %d, want %d", c, gc, wc)
 		}
@@ -168,5 +180,18 @@ func TestEventIDsAreUUIDs(t *testing.T) {
 	a, b := string(ids.append([]byte("id: "))), string(ids.append([]byte("id: ")))
 	if !sseIDLine.MatchString(a) || a == b {
 		t.Errorf("event ids %q, %q: want two different version 4 UUIDs", a, b)
+	}
+}
+
+// wantRefusal checks the answer to a streaming call refused before its first event (TaskNotFoundError): a unary
+// error, as the TCK expects (an event stream would read as a stream that started).
+func wantRefusal(t *testing.T, c fastCase, code int, h http.Header, body string) {
+	t.Helper()
+	ct := h.Get("Content-Type")
+	switch {
+	case c.rest && (code != http.StatusNotFound || ct != "application/json" || !strings.Contains(body, `"reason":"TASK_NOT_FOUND"`)):
+		t.Errorf("%s: %d %q %s, want 404 application/json with TASK_NOT_FOUND", c, code, ct, body)
+	case !c.rest && (code != http.StatusOK || ct != "application/json" || !strings.Contains(body, `"id":7,"error":{"code":-32001`)):
+		t.Errorf("%s: %d %q %s, want 200 application/json with a -32001 error for id 7", c, code, ct, body)
 	}
 }

@@ -14,7 +14,8 @@ import (
 // plain (untenanted) v1.0 REST binding; the rest goes to the a2asrv REST handler built on
 // stashing{h}.
 func fastREST(h a2asrv.RequestHandler, d *detacher) http.Handler {
-	f := &hotPath{h: h, fallback: a2asrv.NewRESTHandler(stashing{h}), detach: d}
+	f := &hotPath{h: h, fallback: a2asrv.NewRESTHandler(stashing{h}), detach: d,
+		binding: frontKey{a2a.TransportProtocolHTTPJSON, v1Version}}
 	return http.HandlerFunc(f.serveREST)
 }
 
@@ -80,7 +81,8 @@ type rpcRequest struct {
 // fastJSONRPC serves the v1.0 JSON-RPC methods SendMessage, SendStreamingMessage and
 // SubscribeToTask; the rest goes to the a2asrv JSON-RPC handler built on stashing{h}.
 func fastJSONRPC(h a2asrv.RequestHandler, d *detacher) http.Handler {
-	f := &hotPath{h: h, fallback: a2asrv.NewJSONRPCHandler(stashing{h}), detach: d}
+	f := &hotPath{h: h, fallback: a2asrv.NewJSONRPCHandler(stashing{h}), detach: d,
+		binding: frontKey{a2a.TransportProtocolJSONRPC, v1Version}}
 	return http.HandlerFunc(f.serveJSONRPC)
 }
 

@@ -47,7 +47,7 @@ func (h *taskHandler) SendMessage(ctx context.Context, req *a2a.SendMessageReque
 	if !immediate {
 		sub = newSubscriber()
 	}
-	snap, err := h.ts.start(req.Message, sub)
+	snap, err := h.ts.start(req.Message, sub, legacyCall(ctx))
 	if err != nil {
 		return nil, err
 	}
@@ -79,7 +79,7 @@ func (h *taskHandler) SendStreamingMessage(ctx context.Context, req *a2a.SendMes
 			return
 		}
 		sub := newSubscriber()
-		snap, err := h.ts.start(req.Message, sub)
+		snap, err := h.ts.start(req.Message, sub, legacyCall(ctx))
 		if err != nil {
 			yield(nil, err)
 			return
@@ -113,11 +113,12 @@ func forward(ctx context.Context, sub *subscriber, yield func(a2a.Event, error) 
 }
 
 // SubscribeToTask implements a2asrv.RequestHandler. A task that is not running yields its
-// current state and ends the stream.
+// current state and ends the stream (input-required, auth-required); one in a terminal state is
+// refused with UnsupportedOperationError (v1.0) or yields its final state (v0.3).
 func (h *taskHandler) SubscribeToTask(ctx context.Context, req *a2a.SubscribeToTaskRequest) iter.Seq2[a2a.Event, error] {
 	return func(yield func(a2a.Event, error) bool) {
 		sub := newSubscriber()
-		snap, attached, err := h.ts.subscribe(req.ID, sub)
+		snap, attached, err := h.ts.subscribe(req.ID, sub, legacyCall(ctx))
 		if err != nil {
 			yield(nil, err)
 			return

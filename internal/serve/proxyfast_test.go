@@ -77,6 +77,9 @@ func rawCall(t *testing.T, method, url, body string, header http.Header) (int, h
 	if err != nil {
 		t.Fatal(err)
 	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json") // what every A2A client sends; conform.go refuses others
+	}
 	for k, v := range header {
 		req.Header[k] = v
 	}

@@ -235,7 +235,8 @@ func buildServers(cfg *Config, hostport string, parts *backendParts, tl *traffic
 	if parts.http != nil {
 		parts.http(s.http)
 	}
-	g.next = s.http.Handler // in front of everything, the proxy's byte path included (guard.go)
+	s.http.Handler = conformHTTP(s.http.Handler, frontsOf(cfg)) // in front of every backend's handlers (conform.go)
+	g.next = s.http.Handler                                     // and the guard in front of everything, the proxy's byte path included (guard.go)
 	s.http.Handler = g
 	return s
 }

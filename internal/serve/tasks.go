@@ -76,8 +76,9 @@ func newTasks(store *memStore, a agent) *tasks {
 }
 
 // start records msg on a new or existing task, subscribes the caller when sub is non-nil and
-// starts the turn. It returns a snapshot of the task as it was when the turn started.
-func (ts *tasks) start(msg *a2a.Message, sub *subscriber) (*a2a.Task, error) {
+// starts the turn. It returns a snapshot of the task as it was when the turn started. A task in a
+// terminal state takes another turn only when reopen is set (v0.3 calls: see legacyCall).
+func (ts *tasks) start(msg *a2a.Message, sub *subscriber, reopen bool) (*a2a.Task, error) {
 	if ts.base.Err() != nil {
 		return nil, a2a.NewError(a2a.ErrServerError, "server is shutting down")
 	}
@@ -110,6 +111,10 @@ func (ts *tasks) start(msg *a2a.Message, sub *subscriber) (*a2a.Task, error) {
 		if r.run != nil {
 			s.mu.Unlock()
 			return nil, a2a.NewError(a2a.ErrInvalidRequest, fmt.Sprintf("task %s is still running", msg.TaskID))
+		}
+		if r.task.Status.State.Terminal() && !reopen {
+			s.mu.Unlock()
+			return nil, terminalTaskError(r.task)
 		}
 		if msg.ContextID != "" && msg.ContextID != r.task.ContextID {
 			s.mu.Unlock()
@@ -190,8 +195,10 @@ func (ts *tasks) emit(rec *record, ev a2a.Event, last bool) {
 }
 
 // subscribe attaches sub to a running task and returns its current snapshot. For a task that is
-// not running, sub is not attached (the caller ends the stream after the snapshot).
-func (ts *tasks) subscribe(id a2a.TaskID, sub *subscriber) (*a2a.Task, bool, error) {
+// not running, sub is not attached (the caller ends the stream after the snapshot); a task in a
+// terminal state is refused with UnsupportedOperationError, as the specification asks, unless
+// ended is set (v0.3 calls, which get the snapshot).
+func (ts *tasks) subscribe(id a2a.TaskID, sub *subscriber, ended bool) (*a2a.Task, bool, error) {
 	s := ts.store
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -200,6 +207,9 @@ func (ts *tasks) subscribe(id a2a.TaskID, sub *subscriber) (*a2a.Task, bool, err
 		return nil, false, err
 	}
 	if r.run == nil {
+		if r.task.Status.State.Terminal() && !ended {
+			return nil, false, terminalTaskError(r.task)
+		}
 		return snapshot(r.task, nil, true), false, nil
 	}
 	r.subs[sub] = struct{}{}
@@ -263,4 +273,26 @@ func (ts *tasks) shutdown(ctx context.Context) error {
 	case <-ctx.Done():
 		return fmt.Errorf("wait for running tasks: %w", ctx.Err())
 	}
+}
+
+// terminalTaskError is the specification's answer to SendMessage or SubscribeToTask on a task in a
+// terminal state: UnsupportedOperationError (the client starts a new task, in the same context if
+// it likes, or reads the final state with GetTask).
+func terminalTaskError(t *a2a.Task) error {
+	return a2a.NewError(a2a.ErrUnsupportedOperation, fmt.Sprintf("task %s is already %s", t.ID, shortState(t.Status.State)))
+}
+
+// legacyKey marks the context of a call that came in over a v0.3 interface.
+type legacyKey struct{}
+
+func withLegacyCall(ctx context.Context) context.Context {
+	return context.WithValue(ctx, legacyKey{}, true)
+}
+
+// legacyCall reports whether ctx is a call over a v0.3 interface. The v0.3 specification let a task
+// that ended take more messages and be resubscribed (its TCK requires both); v1.0 refuses both with
+// UnsupportedOperationError.
+func legacyCall(ctx context.Context) bool {
+	v, _ := ctx.Value(legacyKey{}).(bool)
+	return v
 }

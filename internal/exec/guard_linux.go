@@ -1,0 +1,150 @@
+package exec
+
+import (
+	"bytes"
+	"os"
+	osexec "os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+func becomeSubreaper() error { return unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) }
+
+// forker is the goroutine that starts every child, locked to its OS thread for good. PR_SET_PDEATHSIG fires
+// when the *thread* that forked the child exits, not the process (golang/go#27505), and the Go runtime ends
+// a thread whenever a goroutine locked to it returns: children forked from an arbitrary goroutine could be
+// killed at any time. This thread never exits, so the signal comes only when the process dies. Forks are
+// serialised by syscall.ForkLock anyway, so one thread costs no throughput; it also keeps the deep stack a
+// fork needs off the callers' goroutines.
+var forker struct {
+	once sync.Once
+	reqs chan forkReq
+}
+
+type forkReq struct {
+	cmd  *osexec.Cmd
+	errc chan error
+}
+
+func startCmd(cmd *osexec.Cmd) error {
+	forker.once.Do(func() {
+		forker.reqs = make(chan forkReq)
+		go func() {
+			runtime.LockOSThread() // never unlocked, and the goroutine never returns: see forker
+			for r := range forker.reqs {
+				r.errc <- r.cmd.Start()
+			}
+		}()
+	})
+	errc := make(chan error, 1)
+	forker.reqs <- forkReq{cmd: cmd, errc: errc}
+	return <-errc
+}
+
+// sweepScope stops what is left of the command with ScopeEnv value scope once its group is gone: children
+// of this process (adopted after their parent died) whose environment carries scope, and their descendants.
+func sweepScope(scope string, grace time.Duration) {
+	if scope == "" {
+		return
+	}
+	want := []byte("\x00" + ScopeEnv + "=" + scope + "\x00")
+	sweep(func(pid int) bool {
+		env, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+		return err == nil && bytes.Contains(append([]byte{0}, env...), want) // entries are NUL-terminated
+	}, grace)
+}
+
+// sweep sends SIGTERM to the unaccounted children of this process that match, and to all their descendants,
+// reaps the children that exited, and repeats (new adoptions included) until none is left; after grace the
+// signal is SIGKILL, and after grace plus a second it gives up. Zombie children not accounted for are reaped
+// whether they match or not: nobody else will.
+func sweep(match func(pid int) bool, grace time.Duration) {
+	self := os.Getpid()
+	start := time.Now()
+	sent := map[int]syscall.Signal{}
+	for d := time.Millisecond; ; d = min(2*d, 50*time.Millisecond) {
+		roots := orphans(self, match)
+		if len(roots) == 0 {
+			return
+		}
+		elapsed := time.Since(start)
+		if elapsed > grace+time.Second {
+			return
+		}
+		sig := syscall.SIGTERM
+		if elapsed >= grace {
+			sig = syscall.SIGKILL
+		}
+		for _, pid := range descendants(roots) {
+			if sent[pid] != sig {
+				sent[pid] = sig
+				_ = syscall.Kill(pid, sig) // ESRCH: gone meanwhile, which is the goal
+			}
+		}
+		time.Sleep(d)
+	}
+}
+
+// orphans reaps the children of self that exited and are not accounted for, and returns the live ones that
+// match.
+func orphans(self int, match func(pid int) bool) []int {
+	spawn.Lock()
+	defer spawn.Unlock()
+	var out []int
+	for _, pid := range children(self) {
+		if accounted(pid) {
+			continue
+		}
+		state, _, ok := procStat(strconv.Itoa(pid))
+		if ok && state == 'Z' {
+			var ws syscall.WaitStatus
+			_, _ = syscall.Wait4(pid, &ws, syscall.WNOHANG, nil) // ours to reap; ECHILD if someone was faster
+			continue
+		}
+		if ok && match(pid) {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// killOrphans sends SIGKILL to every unaccounted child of this process and its descendants, without waiting.
+func killOrphans() {
+	self := os.Getpid()
+	for _, pid := range descendants(orphans(self, func(int) bool { return true })) {
+		_ = syscall.Kill(pid, syscall.SIGKILL) // ESRCH: already gone
+	}
+}
+
+// descendants returns roots and all their descendants, parents before children.
+func descendants(roots []int) []int {
+	out := append([]int(nil), roots...)
+	for i := 0; i < len(out) && len(out) < 1<<16; i++ {
+		out = append(out, children(out[i])...)
+	}
+	return out
+}
+
+// children returns the children of process pid, from /proc/pid/task/*/children (every thread has its own).
+func children(pid int) []int {
+	tasks, _ := filepath.Glob("/proc/" + strconv.Itoa(pid) + "/task/*/children") // only ErrBadPattern
+	var out []int
+	for _, f := range tasks {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		for _, field := range bytes.Fields(b) {
+			if n, err := strconv.Atoi(string(field)); err == nil {
+				out = append(out, n)
+			}
+		}
+	}
+	return out
+}

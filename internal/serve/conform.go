@@ -1,0 +1,464 @@
+package serve
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/errordetails"
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+)
+
+// What the A2A specification asks of every binding before a call reaches a handler, in front of
+// whatever answers it (the fast path, a2asrv's handlers, the proxy's byte path, replay):
+//   - the JSON-RPC endpoint answers with and without a trailing slash (Python's httpx posts to "<url>/");
+//   - a request body is accepted only in a JSON content type the binding names (application/json,
+//     application/a2a+json): anything else is refused with ContentTypeNotSupportedError before the
+//     backend sees it;
+//   - an A2A-Version (header, or the query parameter of that name) the endpoint does not speak is refused
+//     with VersionNotSupportedError; an empty one is accepted (the specification reads it as 0.3, and
+//     clients that send none are common);
+//   - gRPC answers with the status codes of the specification's mapping table (section 5.4);
+//   - the agent card carries Cache-Control, ETag and Last-Modified, and answers conditional requests
+//     with 304 Not Modified.
+
+// conformHTTP wraps the whole HTTP handler of the server.
+func conformHTTP(next http.Handler, fronts httpFronts) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if fronts.jsonrpc && fronts.v1 && r.Method == http.MethodPost && r.URL.Path == jsonrpcPath+"/" {
+			r = withPath(r, jsonrpcPath)
+		}
+		fr := fronts.classify(r)
+		if fr.kind != frontA2A {
+			next.ServeHTTP(w, r)
+			return
+		}
+		if !jsonBody(r) {
+			writeBindingError(w, fr.key, nil, a2a.NewError(a2a.ErrUnsupportedContentType,
+				"content type "+quoteOrNone(r.Header.Get("Content-Type"))+" is not supported: send application/json or application/a2a+json"))
+			return
+		}
+		if v := requestVersion(r); v != "" && majorMinor(v) != fr.key.version {
+			var id json.RawMessage
+			if fr.key.binding == a2a.TransportProtocolJSONRPC {
+				body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+				id = rpcID(body)
+			}
+			writeBindingError(w, fr.key, id, a2a.NewError(a2a.ErrVersionNotSupported,
+				"A2A-Version "+v+" is not supported by this interface (it speaks "+fr.key.version+")"))
+			return
+		}
+		if fr.key.version == v03Version {
+			r = r.WithContext(withLegacyCall(r.Context()))
+		}
+		if fr.key == (frontKey{a2a.TransportProtocolJSONRPC, v03Version}) {
+			// a2a-go's v0.3 JSON-RPC handler writes its errors without a content type.
+			w = &defaultContentType{ResponseWriter: w, ct: "application/json"}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// defaultContentType sets a Content-Type on a response whose handler set none.
+type defaultContentType struct {
+	http.ResponseWriter
+	ct string
+}
+
+func (w *defaultContentType) WriteHeader(code int) {
+	if h := w.Header(); len(h["Content-Type"]) == 0 {
+		h.Set("Content-Type", w.ct)
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *defaultContentType) Write(p []byte) (int, error) {
+	if h := w.Header(); len(h["Content-Type"]) == 0 {
+		h.Set("Content-Type", w.ct)
+	}
+	return w.ResponseWriter.Write(p)
+}
+
+// Flush implements http.Flusher.
+func (w *defaultContentType) Flush() { _ = http.NewResponseController(w.ResponseWriter).Flush() }
+
+// Unwrap lets http.ResponseController reach the underlying writer.
+func (w *defaultContentType) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// withPath returns r with its URL path replaced.
+func withPath(r *http.Request, path string) *http.Request {
+	r2 := *r
+	u := *r.URL
+	u.Path, u.RawPath = path, ""
+	r2.URL = &u
+	return &r2
+}
+
+// jsonBody reports whether r's body (if any) comes in a JSON content type of the A2A HTTP bindings. A request without a
+// body needs no content type (a2a-go's REST client sends none for CancelTask).
+func jsonBody(r *http.Request) bool {
+	ct := r.Header.Get("Content-Type")
+	if ct == "" {
+		return !hasBody(r)
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	return err == nil && (mt == "application/json" || mt == "application/a2a+json")
+}
+
+func hasBody(r *http.Request) bool {
+	switch r.Method {
+	case http.MethodGet, http.MethodHead, http.MethodDelete, http.MethodOptions:
+		return r.ContentLength > 0
+	}
+	return r.ContentLength != 0 // -1: unknown length (chunked), so there is one
+}
+
+func quoteOrNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return `"` + s + `"`
+}
+
+// requestVersion is the A2A-Version a request asks for: the header, else the query parameter.
+func requestVersion(r *http.Request) string {
+	if v := strings.TrimSpace(r.Header.Get(a2a.SvcParamVersion)); v != "" {
+		return v
+	}
+	if strings.Contains(r.URL.RawQuery, a2a.SvcParamVersion) {
+		return strings.TrimSpace(r.URL.Query().Get(a2a.SvcParamVersion))
+	}
+	return ""
+}
+
+// rpcID is the id of a JSON-RPC request body as JSON, or null.
+func rpcID(body []byte) json.RawMessage {
+	var env struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(body, &env) != nil || len(env.ID) == 0 {
+		return json.RawMessage("null")
+	}
+	switch env.ID[0] {
+	case '"', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		return env.ID
+	}
+	return json.RawMessage("null")
+}
+
+// bindingError is how one A2A error reads on each binding (specification, section 5.4).
+type bindingError struct {
+	sentinel   error
+	rpcCode    int
+	httpStatus int
+	grpcCode   codes.Code
+}
+
+var bindingErrors = []bindingError{
+	{a2a.ErrTaskNotFound, -32001, http.StatusNotFound, codes.NotFound},
+	{a2a.ErrTaskNotCancelable, -32002, http.StatusConflict, codes.FailedPrecondition},
+	{a2a.ErrPushNotificationNotSupported, -32003, http.StatusBadRequest, codes.Unimplemented},
+	{a2a.ErrUnsupportedOperation, -32004, http.StatusBadRequest, codes.Unimplemented},
+	{a2a.ErrUnsupportedContentType, -32005, http.StatusUnsupportedMediaType, codes.InvalidArgument},
+	{a2a.ErrInvalidAgentResponse, -32006, http.StatusBadGateway, codes.Internal},
+	{a2a.ErrExtendedCardNotConfigured, -32007, http.StatusBadRequest, codes.FailedPrecondition},
+	{a2a.ErrExtensionSupportRequired, -32008, http.StatusBadRequest, codes.FailedPrecondition},
+	{a2a.ErrVersionNotSupported, -32009, http.StatusBadRequest, codes.Unimplemented},
+	{a2a.ErrParseError, -32700, http.StatusBadRequest, codes.InvalidArgument},
+	{a2a.ErrInvalidRequest, -32600, http.StatusBadRequest, codes.InvalidArgument},
+	{a2a.ErrMethodNotFound, -32601, http.StatusNotImplemented, codes.Unimplemented},
+	{a2a.ErrInvalidParams, -32602, http.StatusBadRequest, codes.InvalidArgument},
+	{a2a.ErrServerError, -32000, http.StatusInternalServerError, codes.Internal},
+	{a2a.ErrUnauthenticated, -31401, http.StatusUnauthorized, codes.Unauthenticated},
+	{a2a.ErrUnauthorized, -31403, http.StatusForbidden, codes.PermissionDenied},
+}
+
+func bindingErrorOf(err error) bindingError {
+	for _, be := range bindingErrors {
+		if errors.Is(err, be.sentinel) {
+			return be
+		}
+	}
+	return bindingError{a2a.ErrInternalError, -32603, http.StatusInternalServerError, codes.Internal}
+}
+
+// writeBindingError answers with the A2A error err in the shape of the binding key names: a JSON-RPC error envelope
+// (HTTP 200) with the google.rpc.ErrorInfo in its data, or an AIP-193 error body with the HTTP status of the mapping
+// table. id is the JSON-RPC request's id (nil: null).
+func writeBindingError(w http.ResponseWriter, key frontKey, id json.RawMessage, err error) {
+	be := bindingErrorOf(err)
+	info := errordetails.NewErrorInfo(a2a.ErrorReason(be.sentinel), a2a.ProtocolDomain, nil)
+	msg := err.Error()
+	var ae *a2a.Error
+	if errors.As(err, &ae) && ae.Message != "" {
+		msg = ae.Message
+	}
+	var body []byte
+	status := http.StatusOK
+	if key.binding == a2a.TransportProtocolJSONRPC {
+		if id == nil {
+			id = json.RawMessage("null")
+		}
+		body, _ = json.Marshal(rpcErrorResponse{JSONRPC: "2.0", ID: id,
+			Error: rpcError{Code: be.rpcCode, Message: msg, Data: []*errordetails.Typed{info}}})
+	} else {
+		status = be.httpStatus
+		body, _ = json.Marshal(restErrorResponse{Error: restError{Code: be.httpStatus, Status: codeName(be.grpcCode),
+			Message: msg, Details: []*errordetails.Typed{info}}})
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)+1))
+	w.WriteHeader(status)
+	_, _ = w.Write(append(body, '\n'))
+}
+
+type rpcErrorResponse struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Error   rpcError        `json:"error"`
+}
+
+type rpcError struct {
+	Code    int                   `json:"code"`
+	Message string                `json:"message"`
+	Data    []*errordetails.Typed `json:"data,omitempty"`
+}
+
+type restErrorResponse struct {
+	Error restError `json:"error"`
+}
+
+type restError struct {
+	Code    int                   `json:"code"`
+	Status  string                `json:"status"`
+	Message string                `json:"message"`
+	Details []*errordetails.Typed `json:"details,omitempty"`
+}
+
+// codeName is the google.rpc.Code name of c ("INVALID_ARGUMENT").
+func codeName(c codes.Code) string {
+	switch c {
+	case codes.InvalidArgument:
+		return "INVALID_ARGUMENT"
+	case codes.NotFound:
+		return "NOT_FOUND"
+	case codes.FailedPrecondition:
+		return "FAILED_PRECONDITION"
+	case codes.Unimplemented:
+		return "UNIMPLEMENTED"
+	case codes.Internal:
+		return "INTERNAL"
+	case codes.Unauthenticated:
+		return "UNAUTHENTICATED"
+	case codes.PermissionDenied:
+		return "PERMISSION_DENIED"
+	}
+	return strings.ToUpper(c.String())
+}
+
+// gRPC
+
+// grpcVersionOf is the protocol version a gRPC method belongs to: the v1.0 service is lf.a2a.v1.A2AService, the v0.3
+// one a2a.v1.A2AService.
+func grpcVersionOf(fullMethod string) string {
+	if strings.HasPrefix(fullMethod, "/lf.a2a.") {
+		return v1Version
+	}
+	return v03Version
+}
+
+// grpcConform checks the A2A-Version metadata of a call and maps the errors of its handler to the specification's
+// gRPC status codes.
+func grpcConform(ctx context.Context, fullMethod string) error {
+	md, _ := metadata.FromIncomingContext(ctx)
+	for _, v := range md.Get(strings.ToLower(a2a.SvcParamVersion)) {
+		v = strings.TrimSpace(v)
+		if v != "" && majorMinor(v) != grpcVersionOf(fullMethod) {
+			return grpcError(codes.Unimplemented, a2a.ErrVersionNotSupported,
+				"A2A-Version "+v+" is not supported by this interface (it speaks "+grpcVersionOf(fullMethod)+")")
+		}
+	}
+	return nil
+}
+
+func grpcError(c codes.Code, sentinel error, msg string) error {
+	st := status.New(c, msg)
+	if d, err := st.WithDetails(&errdetails.ErrorInfo{Reason: a2a.ErrorReason(sentinel), Domain: a2a.ProtocolDomain}); err == nil {
+		st = d
+	}
+	return st.Err()
+}
+
+// unimplementedReasons are the A2A errors the specification maps to UNIMPLEMENTED where a2a-go answers
+// FAILED_PRECONDITION.
+var unimplementedReasons = map[string]bool{
+	"PUSH_NOTIFICATION_NOT_SUPPORTED": true,
+	"UNSUPPORTED_OPERATION":           true,
+	"VERSION_NOT_SUPPORTED":           true,
+}
+
+// remapGRPC gives err the status code of the specification's mapping table, keeping its message and details.
+func remapGRPC(err error) error {
+	st, ok := status.FromError(err)
+	if !ok || st.Code() != codes.FailedPrecondition {
+		return err
+	}
+	for _, d := range st.Details() {
+		if info, ok := d.(*errdetails.ErrorInfo); ok && unimplementedReasons[info.GetReason()] {
+			p := st.Proto()
+			p.Code = int32(codes.Unimplemented)
+			return status.FromProto(p).Err()
+		}
+	}
+	return err
+}
+
+func grpcUnaryConform(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+	if err := grpcConform(ctx, info.FullMethod); err != nil {
+		return nil, err
+	}
+	if grpcVersionOf(info.FullMethod) == v03Version {
+		ctx = withLegacyCall(ctx)
+	}
+	res, err := handler(ctx, req)
+	return res, remapGRPC(err)
+}
+
+func grpcStreamConform(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+	if err := grpcConform(ss.Context(), info.FullMethod); err != nil {
+		return err
+	}
+	if grpcVersionOf(info.FullMethod) == v03Version {
+		ss = legacyStream{ss}
+	}
+	return remapGRPC(handler(srv, ss))
+}
+
+// legacyStream marks a v0.3 stream's context (see legacyCall).
+type legacyStream struct{ grpc.ServerStream }
+
+func (s legacyStream) Context() context.Context { return withLegacyCall(s.ServerStream.Context()) }
+
+// Agent card caching
+
+// cardMaxAge is how long clients may keep the card without asking again: short, since a proxy's card follows its
+// upstream.
+const cardMaxAge = 60 * time.Second
+
+// cardCache adds the caching headers of the specification (section 8.6) to the card handler next and answers
+// conditional requests. The ETag is a hash of the card's bytes; Last-Modified is when the server first served those
+// bytes.
+type cardCache struct {
+	next http.Handler
+	now  func() time.Time
+
+	mu   sync.Mutex
+	seen map[string]time.Time // ETag -> first served
+}
+
+func newCardCache(next http.Handler) *cardCache {
+	return &cardCache{next: next, now: time.Now, seen: map[string]time.Time{}}
+}
+
+func (c *cardCache) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		c.next.ServeHTTP(w, r)
+		return
+	}
+	rec := &bufferedResponse{header: http.Header{}, status: http.StatusOK}
+	c.next.ServeHTTP(rec, r)
+	h := w.Header()
+	for k, v := range rec.header {
+		h[k] = v
+	}
+	if rec.status != http.StatusOK {
+		w.WriteHeader(rec.status)
+		_, _ = w.Write(rec.body.Bytes())
+		return
+	}
+	sum := sha256.Sum256(rec.body.Bytes())
+	etag := `"` + hex.EncodeToString(sum[:12]) + `"`
+	modified := c.firstServed(etag)
+	h.Set("Cache-Control", "public, max-age="+strconv.Itoa(int(cardMaxAge/time.Second)))
+	h.Set("ETag", etag)
+	h.Set("Last-Modified", modified.UTC().Format(http.TimeFormat))
+	if notModified(r, etag, modified) {
+		h.Del("Content-Type")
+		h.Del("Content-Length")
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	w.WriteHeader(http.StatusOK)
+	if r.Method != http.MethodHead {
+		_, _ = w.Write(rec.body.Bytes())
+	}
+}
+
+func (c *cardCache) firstServed(etag string) time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	t, ok := c.seen[etag]
+	if !ok {
+		if len(c.seen) >= 64 { // cards per Host header or proxy refresh: keep the map small
+			clear(c.seen)
+		}
+		t = c.now().Truncate(time.Second)
+		c.seen[etag] = t
+	}
+	return t
+}
+
+// notModified applies RFC 9110's conditional GET: If-None-Match when present, else If-Modified-Since.
+func notModified(r *http.Request, etag string, modified time.Time) bool {
+	if inm := r.Header.Get("If-None-Match"); inm != "" {
+		for _, t := range strings.Split(inm, ",") {
+			t = strings.TrimPrefix(strings.TrimSpace(t), "W/")
+			if t == "*" || t == etag {
+				return true
+			}
+		}
+		return false
+	}
+	if ims := r.Header.Get("If-Modified-Since"); ims != "" {
+		if t, err := http.ParseTime(ims); err == nil {
+			return !modified.After(t)
+		}
+	}
+	return false
+}
+
+// bufferedResponse keeps what a handler writes.
+type bufferedResponse struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+	wrote  bool
+}
+
+func (b *bufferedResponse) Header() http.Header { return b.header }
+
+func (b *bufferedResponse) WriteHeader(code int) {
+	if !b.wrote {
+		b.status, b.wrote = code, true
+	}
+}
+
+func (b *bufferedResponse) Write(p []byte) (int, error) {
+	b.wrote = true
+	return b.body.Write(p)
+}

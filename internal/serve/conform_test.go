@@ -1,0 +1,379 @@
+package serve
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	a2apb "github.com/a2aproject/a2a-go/v2/a2apb/v1"
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+)
+
+// These tests speak raw HTTP (net/http, as curl or Python's httpx would) and raw gRPC (the generated stubs), so
+// they see the bytes on the wire rather than what a2a-go's client makes of them.
+
+// rawPost posts body to url with the given headers and returns the status, content type and body.
+func rawPost(t *testing.T, url, body string, hdr map[string]string) (int, string, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	return do(t, req)
+}
+
+func do(t *testing.T, req *http.Request) (int, string, []byte) {
+	t.Helper()
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", req.Method, req.URL, err)
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.StatusCode, res.Header.Get("Content-Type"), b
+}
+
+// rpcReply is a JSON-RPC error answer.
+type rpcReply struct {
+	ID     any             `json:"id"`
+	Result json.RawMessage `json:"result"`
+	Error  *struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+		Data    []struct {
+			Type   string `json:"@type"`
+			Reason string `json:"reason"`
+			Domain string `json:"domain"`
+		} `json:"data"`
+	} `json:"error"`
+}
+
+// wantRPCError checks a JSON-RPC error answer: HTTP 200, application/json (not an event stream), the code, and the
+// google.rpc.ErrorInfo with the reason in its data.
+func wantRPCError(t *testing.T, what string, status int, ct string, body []byte, code int, reason string) rpcReply {
+	t.Helper()
+	var r rpcReply
+	if status != http.StatusOK || !strings.HasPrefix(ct, "application/json") || json.Unmarshal(body, &r) != nil || r.Error == nil {
+		t.Fatalf("%s: HTTP %d %q %s, want 200 application/json with a JSON-RPC error", what, status, ct, body)
+	}
+	if r.Error.Code != code {
+		t.Errorf("%s: code %d, want %d (%s)", what, r.Error.Code, code, body)
+	}
+	if len(r.Error.Data) == 0 || r.Error.Data[0].Type != "type.googleapis.com/google.rpc.ErrorInfo" ||
+		r.Error.Data[0].Reason != reason || r.Error.Data[0].Domain != a2a.ProtocolDomain {
+		t.Errorf("%s: data %s, want an ErrorInfo with reason %s", what, body, reason)
+	}
+	return r
+}
+
+// wantRESTError checks an AIP-193 error answer.
+func wantRESTError(t *testing.T, what string, status int, ct string, body []byte, wantStatus int, reason string) {
+	t.Helper()
+	var r struct {
+		Error struct {
+			Code    int    `json:"code"`
+			Status  string `json:"status"`
+			Details []struct {
+				Type   string `json:"@type"`
+				Reason string `json:"reason"`
+			} `json:"details"`
+		} `json:"error"`
+	}
+	if status != wantStatus || !strings.HasPrefix(ct, "application/json") || json.Unmarshal(body, &r) != nil {
+		t.Fatalf("%s: HTTP %d %q %s, want %d application/json", what, status, ct, body, wantStatus)
+	}
+	if r.Error.Code != wantStatus || len(r.Error.Details) == 0 || r.Error.Details[0].Reason != reason {
+		t.Errorf("%s: %s, want code %d and an ErrorInfo with reason %s", what, body, wantStatus, reason)
+	}
+}
+
+// wantGRPCError checks a gRPC status code and the ErrorInfo reason in its details.
+func wantGRPCError(t *testing.T, what string, err error, code codes.Code, reason string) {
+	t.Helper()
+	st, ok := status.FromError(err)
+	if !ok || st.Code() != code {
+		t.Fatalf("%s: %v, want status %s", what, err, code)
+	}
+	for _, d := range st.Details() {
+		if info, ok := d.(*errdetails.ErrorInfo); ok && info.GetReason() == reason {
+			return
+		}
+	}
+	t.Errorf("%s: details %v, want an ErrorInfo with reason %s", what, st.Details(), reason)
+}
+
+func grpcStub(t *testing.T, srvURL string) a2apb.A2AServiceClient {
+	t.Helper()
+	cc, err := grpc.NewClient(strings.TrimPrefix(srvURL, "http://"), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cc.Close() })
+	return a2apb.NewA2AServiceClient(cc)
+}
+
+const jsonCT = "application/json"
+
+// completedTask sends one message to the echo server and returns the completed task's id.
+func completedTask(t *testing.T, srvURL string) string {
+	t.Helper()
+	st, ct, body := rawPost(t, srvURL+"/message:send", `{"message":{"role":"ROLE_USER","messageId":"m1","parts":[{"text":"hi"}]}}`,
+		map[string]string{"Content-Type": jsonCT})
+	var r struct {
+		Task struct {
+			ID     string `json:"id"`
+			Status struct {
+				State string `json:"state"`
+			} `json:"status"`
+		} `json:"task"`
+	}
+	if st != http.StatusOK || json.Unmarshal(body, &r) != nil || r.Task.Status.State != "TASK_STATE_COMPLETED" {
+		t.Fatalf("send: HTTP %d %q %s, want a completed task", st, ct, body)
+	}
+	return r.Task.ID
+}
+
+func TestJSONRPCTrailingSlash(t *testing.T) {
+	t.Parallel()
+	srv := startServer(t, Config{Quiet: true, Transports: allTransports})
+	for _, path := range []string{"/jsonrpc", "/jsonrpc/"} {
+		st, ct, body := rawPost(t, srv.url+path, `{"jsonrpc":"2.0","id":7,"method":"SendMessage","params":{"message":{"role":"ROLE_USER","messageId":"m","parts":[{"text":"slash"}]}}}`,
+			map[string]string{"Content-Type": jsonCT})
+		var r rpcReply
+		if st != http.StatusOK || json.Unmarshal(body, &r) != nil || r.Error != nil || !strings.Contains(string(r.Result), "slash") {
+			t.Errorf("POST %s: HTTP %d %q %s, want the echo task", path, st, ct, body)
+		}
+	}
+}
+
+func TestAgentCardCaching(t *testing.T) {
+	t.Parallel()
+	srv := startServer(t, Config{Quiet: true, Transports: allTransports, CardCompat: true})
+	for _, path := range []string{"/.well-known/agent-card.json", legacyCardPath} {
+		get := func(hdr map[string]string) (*http.Response, []byte) {
+			req, _ := http.NewRequest(http.MethodGet, srv.url+path, nil)
+			for k, v := range hdr {
+				req.Header.Set(k, v)
+			}
+			res, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer res.Body.Close()
+			b, _ := io.ReadAll(res.Body)
+			return res, b
+		}
+		res, body := get(nil)
+		etag, lm, cc := res.Header.Get("ETag"), res.Header.Get("Last-Modified"), res.Header.Get("Cache-Control")
+		if res.StatusCode != http.StatusOK || !json.Valid(body) {
+			t.Fatalf("GET %s: HTTP %d %s", path, res.StatusCode, body)
+		}
+		if !strings.Contains(cc, "max-age=") || !strings.HasPrefix(etag, `"`) || len(etag) < 10 {
+			t.Errorf("GET %s: Cache-Control %q, ETag %q; want max-age and a quoted ETag", path, cc, etag)
+		}
+		modified, err := http.ParseTime(lm)
+		if err != nil || time.Since(modified) > time.Minute || time.Until(modified) > time.Second {
+			t.Errorf("GET %s: Last-Modified %q (%v), want about now", path, lm, err)
+		}
+		again, _ := get(nil)
+		if again.Header.Get("ETag") != etag || again.Header.Get("Last-Modified") != lm {
+			t.Errorf("GET %s again: ETag %q Last-Modified %q, want the same as before (%q, %q)", path,
+				again.Header.Get("ETag"), again.Header.Get("Last-Modified"), etag, lm)
+		}
+		for _, c := range []struct {
+			hdr  map[string]string
+			want int
+		}{
+			{map[string]string{"If-None-Match": etag}, http.StatusNotModified},
+			{map[string]string{"If-None-Match": `"other", ` + etag}, http.StatusNotModified},
+			{map[string]string{"If-None-Match": "W/" + etag}, http.StatusNotModified},
+			{map[string]string{"If-None-Match": `"stale"`}, http.StatusOK},
+			{map[string]string{"If-Modified-Since": lm}, http.StatusNotModified},
+			{map[string]string{"If-Modified-Since": modified.Add(-time.Hour).UTC().Format(http.TimeFormat)}, http.StatusOK},
+			// If-None-Match wins over If-Modified-Since (RFC 9110, 13.1.3).
+			{map[string]string{"If-None-Match": `"stale"`, "If-Modified-Since": lm}, http.StatusOK},
+		} {
+			res, b := get(c.hdr)
+			if res.StatusCode != c.want {
+				t.Errorf("GET %s %v: HTTP %d, want %d", path, c.hdr, res.StatusCode, c.want)
+			}
+			if c.want == http.StatusNotModified && (len(b) != 0 || res.Header.Get("ETag") != etag) {
+				t.Errorf("GET %s %v: 304 with body %q, ETag %q", path, c.hdr, b, res.Header.Get("ETag"))
+			}
+			if c.want == http.StatusOK && !json.Valid(b) {
+				t.Errorf("GET %s %v: body %q, want the card", path, c.hdr, b)
+			}
+		}
+	}
+}
+
+func TestVersionNotSupported(t *testing.T) {
+	t.Parallel()
+	srv := startServer(t, Config{Quiet: true, Transports: allTransports})
+	send := `{"message":{"role":"ROLE_USER","messageId":"m","parts":[{"text":"v"}]}}`
+	rpcSend := `{"jsonrpc":"2.0","id":"req-9","method":"SendMessage","params":` + send + `}`
+	for _, v := range []string{"99.0", "0.3", "2"} {
+		hdr := map[string]string{"Content-Type": jsonCT, "A2A-Version": v}
+		st, ct, body := rawPost(t, srv.url+"/message:send", send, hdr)
+		wantRESTError(t, "REST A2A-Version "+v, st, ct, body, http.StatusBadRequest, "VERSION_NOT_SUPPORTED")
+		st, ct, body = rawPost(t, srv.url+"/jsonrpc", rpcSend, hdr)
+		if r := wantRPCError(t, "JSON-RPC A2A-Version "+v, st, ct, body, -32009, "VERSION_NOT_SUPPORTED"); r.ID != "req-9" {
+			t.Errorf("JSON-RPC A2A-Version %s: id %v, want the request's", v, r.ID)
+		}
+		ctx := metadata.AppendToOutgoingContext(context.Background(), "a2a-version", v)
+		_, err := grpcStub(t, srv.url).SendMessage(ctx, &a2apb.SendMessageRequest{Message: &a2apb.Message{
+			MessageId: "m", Role: a2apb.Role_ROLE_USER, Parts: []*a2apb.Part{{Content: &a2apb.Part_Text{Text: "v"}}}}})
+		wantGRPCError(t, "gRPC A2A-Version "+v, err, codes.Unimplemented, "VERSION_NOT_SUPPORTED")
+	}
+	// The query parameter counts like the header.
+	st, ct, body := rawPost(t, srv.url+"/message:send?A2A-Version=99.0", send, map[string]string{"Content-Type": jsonCT})
+	wantRESTError(t, "REST ?A2A-Version=99.0", st, ct, body, http.StatusBadRequest, "VERSION_NOT_SUPPORTED")
+	// What the server speaks, and no version at all, are served.
+	for _, v := range []string{"1.0", "1", "1.0.0", ""} {
+		hdr := map[string]string{"Content-Type": jsonCT, "A2A-Version": v}
+		if st, _, body := rawPost(t, srv.url+"/message:send", send, hdr); st != http.StatusOK {
+			t.Errorf("REST A2A-Version %q: HTTP %d %s, want 200", v, st, body)
+		}
+		if st, _, body := rawPost(t, srv.url+"/jsonrpc", rpcSend, hdr); st != http.StatusOK || strings.Contains(string(body), `"error"`) {
+			t.Errorf("JSON-RPC A2A-Version %q: HTTP %d %s, want a result", v, st, body)
+		}
+	}
+}
+
+// TestVersionPerInterface: with --card-compat the v0.3 interfaces take 0.3 and the v1.0 ones 1.0.
+func TestVersionPerInterface(t *testing.T) {
+	t.Parallel()
+	srv := startServer(t, Config{Quiet: true, Transports: allTransports, CardCompat: true})
+	v03 := `{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"id":"nope"}}`
+	st, ct, body := rawPost(t, srv.url+"/", v03, map[string]string{"Content-Type": jsonCT, "A2A-Version": "0.3"})
+	wantRPCError(t, "v0.3 JSON-RPC, A2A-Version 0.3", st, ct, body, -32001, "TASK_NOT_FOUND")
+	st, ct, body = rawPost(t, srv.url+"/", v03, map[string]string{"Content-Type": jsonCT, "A2A-Version": "1.0"})
+	wantRPCError(t, "v0.3 JSON-RPC, A2A-Version 1.0", st, ct, body, -32009, "VERSION_NOT_SUPPORTED")
+	v1 := `{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"nope"}}`
+	st, ct, body = rawPost(t, srv.url+"/jsonrpc", v1, map[string]string{"Content-Type": jsonCT, "A2A-Version": "0.3"})
+	wantRPCError(t, "v1.0 JSON-RPC, A2A-Version 0.3", st, ct, body, -32009, "VERSION_NOT_SUPPORTED")
+	req, _ := http.NewRequest(http.MethodGet, srv.url+"/v1/tasks/nope", nil)
+	req.Header.Set("A2A-Version", "1.0")
+	st, ct, body = do(t, req)
+	wantRESTError(t, "v0.3 REST, A2A-Version 1.0", st, ct, body, http.StatusBadRequest, "VERSION_NOT_SUPPORTED")
+}
+
+func TestTerminalTaskRefused(t *testing.T) {
+	t.Parallel()
+	srv := startServer(t, Config{Quiet: true, Transports: allTransports})
+	id := completedTask(t, srv.url)
+	follow := `{"message":{"role":"ROLE_USER","messageId":"m2","taskId":"` + id + `","parts":[{"text":"more"}]}}`
+	hdr := map[string]string{"Content-Type": jsonCT}
+
+	st, ct, body := rawPost(t, srv.url+"/message:send", follow, hdr)
+	wantRESTError(t, "REST SendMessage", st, ct, body, http.StatusBadRequest, "UNSUPPORTED_OPERATION")
+	st, ct, body = rawPost(t, srv.url+"/message:stream", follow, hdr)
+	wantRESTError(t, "REST SendStreamingMessage", st, ct, body, http.StatusBadRequest, "UNSUPPORTED_OPERATION")
+	st, ct, body = rawPost(t, srv.url+"/tasks/"+id+":subscribe", "", nil)
+	wantRESTError(t, "REST SubscribeToTask", st, ct, body, http.StatusBadRequest, "UNSUPPORTED_OPERATION")
+
+	for _, m := range []string{"SendMessage", "SendStreamingMessage"} {
+		st, ct, body = rawPost(t, srv.url+"/jsonrpc", `{"jsonrpc":"2.0","id":1,"method":"`+m+`","params":`+follow+`}`, hdr)
+		wantRPCError(t, "JSON-RPC "+m, st, ct, body, -32004, "UNSUPPORTED_OPERATION")
+	}
+	st, ct, body = rawPost(t, srv.url+"/jsonrpc", `{"jsonrpc":"2.0","id":1,"method":"SubscribeToTask","params":{"id":"`+id+`"}}`, hdr)
+	wantRPCError(t, "JSON-RPC SubscribeToTask", st, ct, body, -32004, "UNSUPPORTED_OPERATION")
+
+	stub := grpcStub(t, srv.url)
+	ctx := context.Background()
+	_, err := stub.SendMessage(ctx, &a2apb.SendMessageRequest{Message: &a2apb.Message{MessageId: "m3", TaskId: id,
+		Role: a2apb.Role_ROLE_USER, Parts: []*a2apb.Part{{Content: &a2apb.Part_Text{Text: "more"}}}}})
+	wantGRPCError(t, "gRPC SendMessage", err, codes.Unimplemented, "UNSUPPORTED_OPERATION")
+	sub, err := stub.SubscribeToTask(ctx, &a2apb.SubscribeToTaskRequest{Id: id})
+	if err == nil {
+		_, err = sub.Recv()
+	}
+	wantGRPCError(t, "gRPC SubscribeToTask", err, codes.Unimplemented, "UNSUPPORTED_OPERATION")
+
+	// An unknown task is still TaskNotFoundError, also on a stream.
+	st, ct, body = rawPost(t, srv.url+"/tasks/nope:subscribe", "", nil)
+	wantRESTError(t, "REST SubscribeToTask unknown", st, ct, body, http.StatusNotFound, "TASK_NOT_FOUND")
+}
+
+func TestPushNotSupported(t *testing.T) {
+	t.Parallel()
+	srv := startServer(t, Config{Quiet: true, Transports: allTransports})
+	id := completedTask(t, srv.url)
+	hdr := map[string]string{"Content-Type": jsonCT}
+	st, ct, body := rawPost(t, srv.url+"/tasks/"+id+"/pushNotificationConfigs", `{"url":"https://example.com/hook"}`, hdr)
+	wantRESTError(t, "REST CreateTaskPushConfig", st, ct, body, http.StatusBadRequest, "PUSH_NOTIFICATION_NOT_SUPPORTED")
+	st, ct, body = rawPost(t, srv.url+"/jsonrpc", `{"jsonrpc":"2.0","id":1,"method":"CreateTaskPushNotificationConfig","params":{"taskId":"`+id+`","url":"https://example.com/hook"}}`, hdr)
+	wantRPCError(t, "JSON-RPC CreateTaskPushNotificationConfig", st, ct, body, -32003, "PUSH_NOTIFICATION_NOT_SUPPORTED")
+	stub := grpcStub(t, srv.url)
+	_, err := stub.CreateTaskPushNotificationConfig(context.Background(), &a2apb.TaskPushNotificationConfig{TaskId: id, Url: "https://example.com/hook"})
+	wantGRPCError(t, "gRPC CreateTaskPushNotificationConfig", err, codes.Unimplemented, "PUSH_NOTIFICATION_NOT_SUPPORTED")
+	_, err = stub.ListTaskPushNotificationConfigs(context.Background(), &a2apb.ListTaskPushNotificationConfigsRequest{TaskId: id})
+	wantGRPCError(t, "gRPC ListTaskPushNotificationConfigs", err, codes.Unimplemented, "PUSH_NOTIFICATION_NOT_SUPPORTED")
+	// Other errors keep their codes: a task that cannot be canceled is FAILED_PRECONDITION.
+	_, err = stub.CancelTask(context.Background(), &a2apb.CancelTaskRequest{Id: id})
+	wantGRPCError(t, "gRPC CancelTask", err, codes.FailedPrecondition, "TASK_NOT_CANCELABLE")
+}
+
+// TestV03CardURLs: every interface URL of a v0.3 card is an absolute URL (v0.3 clients parse them as such).
+func TestV03CardURLs(t *testing.T) {
+	t.Parallel()
+	for _, compat := range []bool{false, true} {
+		srv := startServer(t, Config{Quiet: true, Transports: allTransports, Protocol: "0.3", CardCompat: compat})
+		st, _, body := do(t, mustRequest(t, http.MethodGet, srv.url+"/.well-known/agent-card.json"))
+		var card struct {
+			URL                  string `json:"url"`
+			AdditionalInterfaces []struct {
+				URL       string `json:"url"`
+				Transport string `json:"transport"`
+			} `json:"additionalInterfaces"`
+			SupportedInterfaces []struct {
+				URL string `json:"url"`
+			} `json:"supportedInterfaces"`
+		}
+		if st != http.StatusOK || json.Unmarshal(body, &card) != nil {
+			t.Fatalf("card: HTTP %d %s", st, body)
+		}
+		urls := []string{card.URL}
+		for _, i := range card.AdditionalInterfaces {
+			urls = append(urls, i.URL)
+		}
+		for _, i := range card.SupportedInterfaces {
+			urls = append(urls, i.URL)
+		}
+		if len(urls) < 3 {
+			t.Errorf("compat=%v: card %s, want an interface per transport", compat, body)
+		}
+		for _, u := range urls {
+			p, err := url.Parse(u)
+			if err != nil || p.Scheme != "http" || p.Host == "" {
+				t.Errorf("compat=%v: interface URL %q is not an absolute http URL (card %s)", compat, u, body)
+			}
+		}
+	}
+}
+
+func mustRequest(t *testing.T, method, u string) *http.Request {
+	t.Helper()
+	req, err := http.NewRequest(method, u, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return req
+}
