@@ -36,7 +36,9 @@ func (g *guard) grpcOptions(idle time.Duration) []grpc.ServerOption {
 		opts = append(opts, grpc.MaxRecvMsgSize(int(min(g.maxBody, 1<<31-1))))
 	}
 	if idle > 0 {
-		opts = append(opts, grpc.KeepaliveParams(keepalive.ServerParameters{MaxConnectionIdle: idle}))
+		// Idle connections close like HTTP ones; a peer that stops answering pings (gone without a FIN) is let go.
+		opts = append(opts, grpc.KeepaliveParams(keepalive.ServerParameters{MaxConnectionIdle: idle,
+			Time: 2 * time.Minute, Timeout: 20 * time.Second}))
 	}
 	return opts
 }
