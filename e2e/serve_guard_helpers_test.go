@@ -56,8 +56,8 @@ func rawCall(t testing.TB, method, url string, hdr map[string]string, body strin
 	return rawResp{status: resp.StatusCode, header: resp.Header, body: string(b)}
 }
 
-// wantRefused checks a refusal: its status, that its message names msgs, and that it carries no CORS header.
-func wantRefused(t testing.TB, what string, r rawResp, status int, msgs ...string) {
+// wantGuarded checks a refusal: its status, that its message names msgs, and that it carries no CORS header.
+func wantGuarded(t testing.TB, what string, r rawResp, status int, msgs ...string) {
 	t.Helper()
 	if r.status != status {
 		t.Fatalf("%s: status %d, want %d\n%s", what, r.status, status, r.body)

@@ -38,16 +38,16 @@ func TestServeRefusesOtherOrigins(t *testing.T) {
 					hdr["Content-Type"] = ct
 				}
 				what := fmt.Sprintf("POST %s from %s as %q", c.path, origin, ct)
-				wantRefused(t, what, rawCall(t, "POST", s.url+c.path, hdr, c.body), 403,
+				wantGuarded(t, what, rawCall(t, "POST", s.url+c.path, hdr, c.body), 403,
 					"cross-origin request from "+origin+" refused", "--allow-origin "+origin)
 			}
 			// The preflight a browser sends before a JSON call: refused, so the browser never sends the call.
 			r := rawCall(t, "OPTIONS", s.url+c.path, map[string]string{"Origin": origin,
 				"Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "content-type"}, "")
-			wantRefused(t, "preflight "+c.path+" from "+origin, r, 403, "--allow-origin "+origin)
+			wantGuarded(t, "preflight "+c.path+" from "+origin, r, 403, "--allow-origin "+origin)
 		}
 		r := rawCall(t, "GET", s.url+"/tasks", map[string]string{"Origin": origin}, "")
-		wantRefused(t, "GET /tasks from "+origin, r, 403, "--allow-origin")
+		wantGuarded(t, "GET /tasks from "+origin, r, 403, "--allow-origin")
 	}
 	if ran() {
 		t.Fatal("the --exec command ran for a cross-origin request")
@@ -75,7 +75,7 @@ func TestServeRefusesOtherOrigins(t *testing.T) {
 	if r.status != 200 || r.header.Get("Access-Control-Allow-Origin") != page || !ran2() {
 		t.Fatalf("call from an allowed origin: %d %v\n%s", r.status, r.header, r.body)
 	}
-	wantRefused(t, "another origin next to --allow-origin", rawCall(t, "POST", allowed.url+"/message:send",
+	wantGuarded(t, "another origin next to --allow-origin", rawCall(t, "POST", allowed.url+"/message:send",
 		map[string]string{"Origin": "http://127.0.0.1:1", "Content-Type": "application/json"}, restSend), 403, "--allow-origin http://127.0.0.1:1")
 }
 
@@ -99,7 +99,7 @@ func TestServeRefusesOtherHosts(t *testing.T) {
 			if c.body != "" {
 				hdr["Content-Type"] = "application/json"
 			}
-			wantRefused(t, c.method+" "+c.path+" with Host "+host, rawCall(t, c.method, s.url+c.path, hdr, c.body), 421,
+			wantGuarded(t, c.method+" "+c.path+" with Host "+host, rawCall(t, c.method, s.url+c.path, hdr, c.body), 421,
 				fmt.Sprintf("Host %q refused", name), "--allow-host "+name)
 		}
 	}
@@ -156,11 +156,11 @@ func TestServeProxyRefusesBeforeUpstream(t *testing.T) {
 		if ct != "" {
 			hdr["Content-Type"] = ct
 		}
-		wantRefused(t, "proxy call from "+page+" as "+ct, rawCall(t, "POST", p.url+"/message:send", hdr, restSend), 403, "--allow-origin "+page)
-		wantRefused(t, "proxy call with Host evil.example as "+ct, rawCall(t, "POST", p.url+"/message:send",
+		wantGuarded(t, "proxy call from "+page+" as "+ct, rawCall(t, "POST", p.url+"/message:send", hdr, restSend), 403, "--allow-origin "+page)
+		wantGuarded(t, "proxy call with Host evil.example as "+ct, rawCall(t, "POST", p.url+"/message:send",
 			map[string]string{"Host": "evil.example", "Content-Type": "application/json"}, restSend), 421, "--allow-host evil.example")
 	}
-	wantRefused(t, "proxy GET /tasks from "+page, rawCall(t, "GET", p.url+"/tasks", map[string]string{"Origin": page}, ""), 403)
+	wantGuarded(t, "proxy GET /tasks from "+page, rawCall(t, "GET", p.url+"/tasks", map[string]string{"Origin": page}, ""), 403)
 	if got := up.Requests(); len(got) != 0 {
 		t.Fatalf("the upstream saw %d refused request(s), first with Authorization %q", len(got), got[0].Get("Authorization"))
 	}
@@ -212,7 +212,7 @@ func TestServeToken(t *testing.T) {
 		}
 		for _, c := range []struct{ path, body string }{{"/message:send", restSend}, {"/jsonrpc", rpcSend}} {
 			r := rawCall(t, "POST", s.url+c.path, hdr, c.body)
-			wantRefused(t, fmt.Sprintf("POST %s with Authorization %q", c.path, authz), r, 401, "needs its token")
+			wantGuarded(t, fmt.Sprintf("POST %s with Authorization %q", c.path, authz), r, 401, "needs its token")
 			if r.header.Get("WWW-Authenticate") == "" {
 				t.Fatalf("401 without WWW-Authenticate")
 			}
@@ -220,7 +220,7 @@ func TestServeToken(t *testing.T) {
 				t.Fatalf("JSON-RPC 401 is not a JSON-RPC error: %s", r.body)
 			}
 		}
-		wantRefused(t, "GET /tasks with "+authz, rawCall(t, "GET", s.url+"/tasks", hdr, ""), 401, "needs its token")
+		wantGuarded(t, "GET /tasks with "+authz, rawCall(t, "GET", s.url+"/tasks", hdr, ""), 401, "needs its token")
 	}
 	if ran() {
 		t.Fatal("the --exec command ran without the token")
@@ -278,7 +278,7 @@ func TestServeToken(t *testing.T) {
 	u, _ := url.Parse(env.url)
 	r = run(t, "", "send", "http://127.0.0.1:"+u.Port(), "hi", "--auth", "Bearer "+token)
 	wantCode(t, r, 0)
-	wantRefused(t, "env token, no credential", rawCall(t, "GET", env.url+"/tasks", nil, ""), 401)
+	wantGuarded(t, "env token, no credential", rawCall(t, "GET", env.url+"/tasks", nil, ""), 401)
 }
 
 // emptyMsg and rawCodec let a test call a gRPC method with an empty message, whatever its type.

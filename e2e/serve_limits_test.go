@@ -68,7 +68,7 @@ func TestServeBodyLimit(t *testing.T) {
 				}
 				b, _ := io.ReadAll(resp.Body)
 				resp.Body.Close()
-				wantRefused(t, what, rawResp{status: resp.StatusCode, header: resp.Header, body: string(b)}, 413,
+				wantGuarded(t, what, rawResp{status: resp.StatusCode, header: resp.Header, body: string(b)}, 413,
 					"larger than this server accepts (4194304 bytes)", "--max-request-bytes")
 				if path == "/jsonrpc" && !strings.Contains(string(b), `"code":-32600`) {
 					t.Fatalf("%s: not a JSON-RPC error: %s", what, b)

@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
 )
 
 // groupMembers returns the live processes of process group pgid.
@@ -65,8 +67,8 @@ func TestServeKill9StopsCommands(t *testing.T) {
 	wantGroupGone(t, 10*time.Second, pids[0])
 }
 
-// escaper leaves the command's session and process group, prints its pid and keeps running.
-const escaper = `setsid sh -c 'echo $$; exec sleep 300'`
+// escaper leaves the command's session and process group, prints its pid and keeps running, deaf to SIGTERM.
+const escaper = `setsid sh -c 'trap "" TERM; echo $$; exec sleep 300'`
 
 // escapedPid starts send --stream on url and returns the client, the task id and the escaped process's pid.
 func escapedPid(t *testing.T, url string) (*client, string, int) {
@@ -100,6 +102,17 @@ func TestServeCancelStopsSetsid(t *testing.T) {
 	srv := startServe(t, "--exec", escaper, "--chunk=\n", "--quiet")
 	_, id, pid := escapedPid(t, srv.url)
 	wantCode(t, run(t, "", "cancel", srv.url, id, "-o", "json"), 0)
+	wantGone(t, 5*time.Second, pid)
+}
+
+// TestServeTimeoutStopsSetsid: --exec-timeout stops the task's setsid'd descendant too.
+func TestServeTimeoutStopsSetsid(t *testing.T) {
+	t.Parallel()
+	srv := startServe(t, "--exec", escaper, "--chunk=\n", "--exec-timeout", "1s", "--quiet")
+	c, _, pid := escapedPid(t, srv.url)
+	if st, _ := finalState(t, c, 15*time.Second); st != a2a.TaskStateFailed {
+		t.Fatalf("stream ended %s, want failed", st)
+	}
 	wantGone(t, 5*time.Second, pid)
 }
 
@@ -200,4 +213,15 @@ func TestServeDefaultMaxConcurrent(t *testing.T) {
 		t.Fatalf("%d commands ran, at most %d at once, %d children at once; want %d, at most %d",
 			len(counts), most, peak.Load(), n, limit)
 	}
+}
+
+// TestServeShutdownStopsHiddenEscaper: a descendant that left the group and cleared its environment cannot be
+// told from another command's, so it outlives its task, but not serve's normal shutdown.
+func TestServeShutdownStopsHiddenEscaper(t *testing.T) {
+	t.Parallel()
+	srv := startServe(t, "--exec", `env -i setsid sh -c 'echo $$; exec sleep 300'`, "--chunk=\n", "--quiet")
+	_, _, pid := escapedPid(t, srv.url)
+	srv.cmd.Process.Signal(syscall.SIGTERM)
+	waitExit(t, srv, 10*time.Second)
+	wantGone(t, 5*time.Second, pid)
 }

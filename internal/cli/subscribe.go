@@ -59,6 +59,9 @@ func runSubscribe(ctx context.Context, o *subscribeOptions) error {
 		task, gerr := unary(ctx, c, func(ctx context.Context) (*a2a.Task, error) {
 			return c.GetTask(ctx, &a2a.GetTaskRequest{ID: id, Tenant: o.f.opts.tenant})
 		})
+		if gerr != nil && errors.Is(err, errEmptyStream) {
+			return gerr // what the refusal was about (TaskNotFoundError, say), which the empty stream lost
+		}
 		if gerr != nil || !task.Status.State.Terminal() {
 			return err
 		}
@@ -91,6 +94,8 @@ func finishedTaskRefusal(err error) bool {
 // emptyStreamRefusal turns a stream that ends without a single event into an error. A server refuses a subscription
 // to a finished task before its stream starts (UnsupportedOperationError); over JSON-RPC that is a plain JSON answer,
 // which a2a-go's client reads as an empty event stream. The error sends runSubscribe to GetTask.
+var errEmptyStream = a2a.NewError(a2a.ErrUnsupportedOperation, "the agent ended the stream without sending an event")
+
 func emptyStreamRefusal(seq iter.Seq2[a2a.Event, error]) iter.Seq2[a2a.Event, error] {
 	return func(yield func(a2a.Event, error) bool) {
 		got := false
@@ -101,7 +106,7 @@ func emptyStreamRefusal(seq iter.Seq2[a2a.Event, error]) iter.Seq2[a2a.Event, er
 			}
 		}
 		if !got {
-			yield(nil, a2a.NewError(a2a.ErrUnsupportedOperation, "the agent ended the stream without sending an event"))
+			yield(nil, errEmptyStream)
 		}
 	}
 }

@@ -55,8 +55,8 @@ var spawn sync.RWMutex
 // a SIGKILL of this process (a normal end or Sweep still stops it while it is our descendant), and so does
 // everything if the watchdog is killed first.
 //
-// Once Guard was called, this process reaps every child that exited and was not started by Start: a program
-// that calls it must start its children through this package.
+// Sweep and KillAll reap every child that exited and was not started by Start: a program that calls them
+// must not have children of its own waiting to be reaped.
 func Guard() error {
 	var err error
 	guard.once.Do(func() {
@@ -142,8 +142,8 @@ func tellWatchdog(op byte, pgid int) {
 	}
 }
 
-// Sweep stops every child of this process that Start is not tracking (descendants adopted after their parent
-// died, whatever their session or group) and their descendants: SIGTERM, then SIGKILL once grace (0: 2s) has
+// Sweep stops every child of this process's main thread that Start is not tracking (descendants adopted
+// after their parent died, whatever their session or group, land there) and their descendants: SIGTERM, then SIGKILL once grace (0: 2s) has
 // passed, and reaps them. It returns when they are gone or after grace plus a margin. It does nothing without
 // Guard. A server calls it once its commands were stopped, before it exits.
 func Sweep(grace time.Duration) {
@@ -153,5 +153,5 @@ func Sweep(grace time.Duration) {
 	if grace <= 0 {
 		grace = defaultGrace
 	}
-	sweep(func(int) bool { return true }, grace)
+	sweep(func(int) bool { return true }, grace, true)
 }

@@ -57,19 +57,18 @@ func sweepScope(scope string, grace time.Duration) {
 	sweep(func(pid int) bool {
 		env, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
 		return err == nil && bytes.Contains(append([]byte{0}, env...), want) // entries are NUL-terminated
-	}, grace)
+	}, grace, false)
 }
 
 // sweep sends SIGTERM to the unaccounted children of this process that match, and to all their descendants,
-// reaps the children that exited, and repeats (new adoptions included) until none is left; after grace the
-// signal is SIGKILL, and after grace plus a second it gives up. Zombie children not accounted for are reaped
-// whether they match or not: nobody else will.
-func sweep(match func(pid int) bool, grace time.Duration) {
+// reaps the children that exited (see orphans), and repeats (new adoptions included) until none is left;
+// after grace the signal is SIGKILL, and after grace plus a second it gives up.
+func sweep(match func(pid int) bool, grace time.Duration, reapAll bool) {
 	self := os.Getpid()
 	start := time.Now()
 	sent := map[int]syscall.Signal{}
 	for d := time.Millisecond; ; d = min(2*d, 50*time.Millisecond) {
-		roots := orphans(self, match)
+		roots := orphans(self, match, reapAll)
 		if len(roots) == 0 {
 			return
 		}
@@ -91,33 +90,67 @@ func sweep(match func(pid int) bool, grace time.Duration) {
 	}
 }
 
-// orphans reaps the children of self that exited and are not accounted for, and returns the live ones that
-// match.
-func orphans(self int, match func(pid int) bool) []int {
+// adopted holds the children of this process that a sweep took for a command's leftovers: once they exit,
+// they are ours to reap. Guarded by spawn.
+var adopted = map[int]struct{}{}
+
+// orphans returns the live unaccounted children of self's main thread that match, and reaps the ones that
+// exited: all of them when reapAll, else only those an earlier call matched. The main thread is where the
+// kernel puts the orphans a subreaper adopts (the first live thread, and a Go program never ends its main
+// thread); children forked by other code of the program (os/exec) mostly hang off other threads, and a
+// command's scope never matches them, so a command's sweep never steals their exit status.
+func orphans(self int, match func(pid int) bool, reapAll bool) []int {
+	if !reapAll && !strayChild(self) {
+		return nil // the common case at a command's end: not even the lock is taken
+	}
 	spawn.Lock()
 	defer spawn.Unlock()
 	var out []int
-	for _, pid := range children(self) {
+	for _, pid := range mainThreadChildren(self) {
 		if accounted(pid) {
 			continue
 		}
 		state, _, ok := procStat(strconv.Itoa(pid))
-		if ok && state == 'Z' {
-			var ws syscall.WaitStatus
-			_, _ = syscall.Wait4(pid, &ws, syscall.WNOHANG, nil) // ours to reap; ECHILD if someone was faster
+		if !ok {
 			continue
 		}
-		if ok && match(pid) {
+		if state == 'Z' {
+			if _, ours := adopted[pid]; ours || reapAll {
+				var ws syscall.WaitStatus
+				_, _ = syscall.Wait4(pid, &ws, syscall.WNOHANG, nil) // ours to reap; ECHILD if someone was faster
+				delete(adopted, pid)
+			}
+			continue
+		}
+		if match(pid) {
+			adopted[pid] = struct{}{}
 			out = append(out, pid)
 		}
 	}
 	return out
 }
 
+// strayChild reports whether the main thread of self has a child that is not accounted for, without the
+// spawn lock (a child between fork and tracking counts as stray: the caller looks again under the lock).
+func strayChild(self int) bool {
+	for _, pid := range mainThreadChildren(self) {
+		if !accounted(pid) {
+			return true
+		}
+	}
+	return false
+}
+
+// mainThreadChildren returns the children of the main thread of process pid.
+func mainThreadChildren(pid int) []int {
+	id := strconv.Itoa(pid)
+	return parsePids("/proc/" + id + "/task/" + id + "/children")
+}
+
 // killOrphans sends SIGKILL to every unaccounted child of this process and its descendants, without waiting.
 func killOrphans() {
 	self := os.Getpid()
-	for _, pid := range descendants(orphans(self, func(int) bool { return true })) {
+	for _, pid := range descendants(orphans(self, func(int) bool { return true }, true)) {
 		_ = syscall.Kill(pid, syscall.SIGKILL) // ESRCH: already gone
 	}
 }
@@ -136,14 +169,21 @@ func children(pid int) []int {
 	tasks, _ := filepath.Glob("/proc/" + strconv.Itoa(pid) + "/task/*/children") // only ErrBadPattern
 	var out []int
 	for _, f := range tasks {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			continue
-		}
-		for _, field := range bytes.Fields(b) {
-			if n, err := strconv.Atoi(string(field)); err == nil {
-				out = append(out, n)
-			}
+		out = append(out, parsePids(f)...)
+	}
+	return out
+}
+
+// parsePids reads the space-separated pids of a /proc children file; nil when it cannot be read.
+func parsePids(file string) []int {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return nil
+	}
+	var out []int
+	for _, field := range bytes.Fields(b) {
+		if n, err := strconv.Atoi(string(field)); err == nil {
+			out = append(out, n)
 		}
 	}
 	return out

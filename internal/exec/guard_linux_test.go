@@ -108,6 +108,26 @@ func TestGuardSweepsSetsid(t *testing.T) {
 			t.Errorf("process %d, which called setsid, outlived its stopped command", pid)
 		}
 	})
+	t.Run("holds stdout, ignores TERM", func(t *testing.T) {
+		// Regression: the sweep waited for Wait, which the caller reaches only after stdout ends, which the
+		// escaped process held: stopping took two grace periods instead of one.
+		const grace = time.Second // long enough to tell one grace period from two under load
+		cmd := `setsid sh -c 'trap "" TERM; echo $$; exec sleep 300'`
+		p, ch, first := startReading(t, context.Background(), Cmd{Command: cmd, Grace: grace})
+		pid, _ := strconv.Atoi(first)
+		begin := time.Now()
+		p.Stop()
+		drain(t, ch)
+		if _, err := p.Wait(); err != nil {
+			t.Fatal(err)
+		}
+		if d := time.Since(begin); d < grace || d > grace+closeMargin+500*time.Millisecond {
+			t.Errorf("stopping took %v, want one grace period (%v, then SIGKILL)", d, grace)
+		}
+		if pid == 0 || pidAlive(pid) {
+			t.Errorf("process %d, which called setsid and ignores SIGTERM, outlived its stopped command", pid)
+		}
+	})
 	t.Run("sweep", func(t *testing.T) {
 		// Without its ScopeEnv the escaped process is not known to belong to the command: it outlives it, an
 		// orphan adopted by us, until Sweep stops it (SIGKILL, since it ignores SIGTERM).

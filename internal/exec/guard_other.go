@@ -23,7 +23,7 @@ func startCmd(cmd *osexec.Cmd) error {
 func sweepScope(string, time.Duration) {}
 
 // sweep does nothing: without a subreaper, what left the group is not ours to find.
-func sweep(func(int) bool, time.Duration) {}
+func sweep(func(int) bool, time.Duration, bool) {}
 
 // killOrphans does nothing: without a subreaper, what left the group is not ours to find.
 func killOrphans() {}

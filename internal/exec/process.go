@@ -197,9 +197,9 @@ func (p *Process) reap() {
 	p.reaped(waitExited(p.cmd.Process.Pid, p.pidfd))
 }
 
-// reaped terminates what is left of the group of the leader, which exited, and reaps the leader. When early
-// is true the leader is known to be an unreaped zombie, which keeps its group id from being reused, so the
-// group is signalled first.
+// reaped terminates what is left of the group of the leader, which exited, reaps the leader and, after Guard,
+// stops what the command left outside its group. When early is true the leader is known to be an unreaped
+// zombie, which keeps its group id from being reused, so the group is signalled first.
 func (p *Process) reaped(early bool) {
 	if early {
 		p.terminate()
@@ -209,6 +209,12 @@ func (p *Process) reaped(early bool) {
 		p.terminate()
 	}
 	p.exitedAt, p.waitErr = time.Now(), err
+	if p.scope != "" {
+		// What left the group (setsid) is adopted by us once its parents in the group are gone: stop it now,
+		// not at Wait, since it may hold stdout open and so keep the caller from ever reaching Wait.
+		p.awaitGroupGone()
+		sweepScope(p.scope, p.grace)
+	}
 	close(p.exited)
 }
 

@@ -88,8 +88,9 @@ func TestStderrForcedClose(t *testing.T) {
 			t.Parallel()
 			var lines []string
 			c := Cmd{
-				// The fifo makes the command wait until the holder has left the group, then print its pid.
-				Command: "printf 'first\\npartial' >&2; mkfifo f; setsid sh -c 'echo $$ >f; exec " + tt.holder +
+				// The fifo makes the command wait until the holder has left the group, then print its pid. Without
+				// its environment, the holder cannot be found by a Guard's sweep either (when another test ran Guard).
+				Command: "printf 'first\\npartial' >&2; mkfifo f; setsid env -i sh -c 'echo $$ >f; exec " + tt.holder +
 					"' >&2 & read pid <f; echo $pid",
 				Dir:          t.TempDir(),
 				Grace:        grace,

@@ -62,10 +62,9 @@ func (p *Process) Wait() (Result, error) {
 
 func (p *Process) wait() {
 	p.stdout.close() // unblocks a group member stuck writing to a full pipe nobody reads any more
-	<-p.exited
+	<-p.exited       // after Guard, what left the group is gone too (see reaped)
 	<-p.stderr.done
 	p.awaitGroupGone()
-	sweepScope(p.scope, p.grace) // what left the group (setsid) and was adopted by us after Guard
 	untrack(p.cmd.Process.Pid)
 	p.killTimer.Stop()
 	p.closeTimer.Stop()

@@ -33,9 +33,13 @@ import (
 //   - an A2A-Version (header, or the query parameter of that name) the endpoint does not speak is refused
 //     with VersionNotSupportedError; an empty one is accepted (the specification reads it as 0.3, and
 //     clients that send none are common);
-//   - gRPC answers with the status codes of the specification's mapping table (section 5.4);
+//   - errors have the codes and statuses of the specification's mapping table (section 5.4) on every binding,
+//     where a2a-go's differ (gRPC UNIMPLEMENTED, REST 409 and 502);
+//   - v0.3 calls are marked (legacyCall) and v0.3 REST bodies and queries may use proto field names;
 //   - the agent card carries Cache-Control, ETag and Last-Modified, and answers conditional requests
 //     with 304 Not Modified.
+// The terminal-task rules live in tasks.go, the unary answer to a stream refused before its first event in
+// fastpath.go.
 
 // conformHTTP wraps the whole HTTP handler of the server.
 func conformHTTP(next http.Handler, fronts httpFronts) http.Handler {
@@ -66,12 +70,86 @@ func conformHTTP(next http.Handler, fronts httpFronts) http.Handler {
 		if fr.key.version == v03Version {
 			r = r.WithContext(withLegacyCall(r.Context()))
 		}
+		if fr.key == (frontKey{a2a.TransportProtocolHTTPJSON, v03Version}) {
+			r = withProtoQuery(r)
+			if hasBody(r) {
+				r = withProtoNames(r)
+			}
+		}
 		if fr.key == (frontKey{a2a.TransportProtocolJSONRPC, v03Version}) {
 			// a2a-go's v0.3 JSON-RPC handler writes its errors without a content type.
 			w = &defaultContentType{ResponseWriter: w, ct: "application/json"}
 		}
+		if fr.key.binding == a2a.TransportProtocolHTTPJSON && r.Method != http.MethodGet {
+			sw := &restStatus{ResponseWriter: w}
+			next.ServeHTTP(sw, r)
+			sw.finish()
+			return
+		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// restStatus gives REST error answers the HTTP status of the specification's mapping table where a2a-go's differs:
+// TaskNotCancelableError is 409 Conflict (a2a-go: 400), InvalidAgentResponseError 502 Bad Gateway (a2a-go: 500).
+// Only a 400 or 500 answer is held back (errors are small); anything else, streams included, passes straight through.
+type restStatus struct {
+	http.ResponseWriter
+	status int // held: the answer is an error whose status may change
+	body   bytes.Buffer
+	passed bool
+}
+
+func (w *restStatus) WriteHeader(code int) {
+	if w.status != 0 || w.passed {
+		return
+	}
+	if code == http.StatusBadRequest || code == http.StatusInternalServerError {
+		w.status = code
+		return
+	}
+	w.passed = true
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *restStatus) Write(p []byte) (int, error) {
+	if w.status == 0 && !w.passed {
+		w.WriteHeader(http.StatusOK)
+	}
+	if w.status != 0 {
+		return w.body.Write(p)
+	}
+	return w.ResponseWriter.Write(p)
+}
+
+// Flush implements http.Flusher; an error answer held back is written by finish.
+func (w *restStatus) Flush() {
+	if w.status == 0 {
+		_ = http.NewResponseController(w.ResponseWriter).Flush()
+	}
+}
+
+// Unwrap lets http.ResponseController reach the underlying writer.
+func (w *restStatus) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// finish writes an error answer held back, with the status its ErrorInfo reason maps to.
+func (w *restStatus) finish() {
+	if w.status == 0 {
+		return
+	}
+	code, body := w.status, w.body.Bytes()
+	switch {
+	case code == http.StatusBadRequest && bytes.Contains(body, []byte(`"reason":"TASK_NOT_CANCELABLE"`)):
+		code = http.StatusConflict
+	case code == http.StatusInternalServerError && bytes.Contains(body, []byte(`"reason":"INVALID_AGENT_RESPONSE"`)):
+		code = http.StatusBadGateway
+	}
+	if code != w.status {
+		body = bytes.Replace(body, []byte(`"code":`+strconv.Itoa(w.status)), []byte(`"code":`+strconv.Itoa(code)), 1)
+		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	}
+	w.ResponseWriter.WriteHeader(code)
+	_, _ = w.ResponseWriter.Write(body)
 }
 
 // defaultContentType sets a Content-Type on a response whose handler set none.
@@ -99,6 +177,99 @@ func (w *defaultContentType) Flush() { _ = http.NewResponseController(w.Response
 
 // Unwrap lets http.ResponseController reach the underlying writer.
 func (w *defaultContentType) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// withProtoNames gives a v0.3 REST request a body whose proto field names (task_id) are written as their JSON names
+// (taskId). The v0.3 REST binding is ProtoJSON, whose parsers accept both; a2a-go's v0.3 REST handler reads only the
+// JSON names and silently drops the others (the v0.3 TCK sends the proto names). Keys under metadata and data (free-form
+// structs) are left alone.
+func withProtoNames(r *http.Request) *http.Request {
+	body, err := io.ReadAll(io.LimitReader(r.Body, 64<<20))
+	r.Body.Close()
+	r2 := *r
+	r2.Body = io.NopCloser(bytes.NewReader(body))
+	if err != nil || !bytes.Contains(body, []byte("_")) {
+		return &r2
+	}
+	d := json.NewDecoder(bytes.NewReader(body))
+	d.UseNumber()
+	var v any
+	if d.Decode(&v) != nil {
+		return &r2
+	}
+	out, err := json.Marshal(jsonNames(v))
+	if err != nil {
+		return &r2
+	}
+	r2.Body = io.NopCloser(bytes.NewReader(out))
+	r2.ContentLength = int64(len(out))
+	r2.Header = r.Header.Clone()
+	r2.Header.Set("Content-Length", strconv.Itoa(len(out)))
+	return &r2
+}
+
+// withProtoQuery does the same for query parameters (history_length -> historyLength): HTTP transcoding accepts both.
+func withProtoQuery(r *http.Request) *http.Request {
+	if !strings.Contains(r.URL.RawQuery, "_") {
+		return r
+	}
+	q := r.URL.Query()
+	for k, v := range q {
+		if name := lowerCamel(k); name != k && !q.Has(name) {
+			q[name] = v
+			delete(q, k)
+		}
+	}
+	r2 := *r
+	u := *r.URL
+	u.RawQuery = q.Encode()
+	r2.URL = &u
+	return &r2
+}
+
+func jsonNames(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, val := range x {
+			if k != "metadata" && k != "data" {
+				val = jsonNames(val)
+			}
+			name := lowerCamel(k)
+			if _, taken := x[name]; taken {
+				name = k
+			}
+			out[name] = val
+		}
+		return out
+	case []any:
+		for i := range x {
+			x[i] = jsonNames(x[i])
+		}
+	}
+	return v
+}
+
+// lowerCamel turns a proto field name into its JSON name: task_id -> taskId.
+func lowerCamel(s string) string {
+	if !strings.Contains(s, "_") {
+		return s
+	}
+	var b strings.Builder
+	up := false
+	for _, c := range s {
+		switch {
+		case c == '_':
+			up = true
+		case up && c >= 'a' && c <= 'z':
+			b.WriteRune(c - 'a' + 'A')
+			up = false
+		default:
+			b.WriteRune(c)
+			up = false
+		}
+	}
+	return b.String()
+}
 
 // withPath returns r with its URL path replaced.
 func withPath(r *http.Request, path string) *http.Request {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -376,4 +377,88 @@ func mustRequest(t *testing.T, method, u string) *http.Request {
 		t.Fatal(err)
 	}
 	return req
+}
+
+// TestV03RESTProtoNames: the v0.3 REST binding is ProtoJSON, so a body may use the proto field names (task_id) as
+// well as the JSON names (taskId); free-form metadata keeps its keys as sent.
+func TestV03RESTProtoNames(t *testing.T) {
+	t.Parallel()
+	srv := startServer(t, Config{Quiet: true, Protocol: "0.3"})
+	hdr := map[string]string{"Content-Type": jsonCT}
+	var first struct {
+		Task struct {
+			ID        string `json:"id"`
+			ContextID string `json:"contextId"`
+		} `json:"task"`
+	}
+	st, _, body := rawPost(t, srv.url+"/v1/message:send", `{"message":{"message_id":"a","role":"ROLE_USER","content":[{"text":"x"}]}}`, hdr)
+	if st != http.StatusOK || json.Unmarshal(body, &first) != nil || first.Task.ID == "" {
+		t.Fatalf("send: HTTP %d %s", st, body)
+	}
+	st, _, body = rawPost(t, srv.url+"/v1/message:send", `{"message":{"message_id":"b","task_id":"`+first.Task.ID+
+		`","context_id":"`+first.Task.ContextID+`","role":"ROLE_USER","content":[{"text":"y"}],"metadata":{"a_b":1}}}`, hdr)
+	var second struct {
+		Task struct {
+			ID      string `json:"id"`
+			History []struct {
+				MessageID string         `json:"messageId"`
+				Metadata  map[string]any `json:"metadata"`
+			} `json:"history"`
+		} `json:"task"`
+	}
+	if st != http.StatusOK || json.Unmarshal(body, &second) != nil {
+		t.Fatalf("follow-up: HTTP %d %s", st, body)
+	}
+	h := second.Task.History
+	if second.Task.ID != first.Task.ID || len(h) == 0 || h[len(h)-1].MessageID != "b" || h[len(h)-1].Metadata["a_b"] == nil {
+		t.Errorf("follow-up with task_id: %s, want task %s continued with message b and metadata a_b", body, first.Task.ID)
+	}
+}
+
+// TestV03RESTProtoQuery: query parameters may use the proto field names too (history_length).
+func TestV03RESTProtoQuery(t *testing.T) {
+	t.Parallel()
+	srv := startServer(t, Config{Quiet: true, Protocol: "0.3"})
+	id := ""
+	for i, text := range []string{"one", "two", "three"} {
+		msg := `{"message":{"messageId":"m` + strconv.Itoa(i) + `","role":"ROLE_USER","content":[{"text":"` + text + `"}]`
+		if id != "" {
+			msg += `,"taskId":"` + id + `"`
+		}
+		st, _, body := rawPost(t, srv.url+"/v1/message:send", msg+`}}`, map[string]string{"Content-Type": jsonCT})
+		var r struct {
+			Task struct{ ID string } `json:"task"`
+		}
+		if st != http.StatusOK || json.Unmarshal(body, &r) != nil {
+			t.Fatalf("send %s: HTTP %d %s", text, st, body)
+		}
+		id = r.Task.ID
+	}
+	for _, q := range []string{"historyLength=1", "history_length=1"} {
+		st, _, body := do(t, mustRequest(t, http.MethodGet, srv.url+"/v1/tasks/"+id+"?"+q))
+		var task struct {
+			History []json.RawMessage `json:"history"`
+		}
+		if st != http.StatusOK || json.Unmarshal(body, &task) != nil || len(task.History) != 1 {
+			t.Errorf("GET ?%s: HTTP %d, %d history entries, want 1: %s", q, st, len(task.History), body)
+		}
+	}
+}
+
+// TestTaskNotCancelable: canceling a task that ended answers the mapping table's TaskNotCancelableError on each
+// binding (HTTP 409 Conflict, where a2a-go writes 400).
+func TestTaskNotCancelable(t *testing.T) {
+	t.Parallel()
+	srv := startServer(t, Config{Quiet: true, Transports: allTransports})
+	id := completedTask(t, srv.url)
+	st, ct, body := rawPost(t, srv.url+"/tasks/"+id+":cancel", "", nil)
+	wantRESTError(t, "REST CancelTask", st, ct, body, http.StatusConflict, "TASK_NOT_CANCELABLE")
+	st, ct, body = rawPost(t, srv.url+"/jsonrpc", `{"jsonrpc":"2.0","id":1,"method":"CancelTask","params":{"id":"`+id+`"}}`,
+		map[string]string{"Content-Type": jsonCT})
+	wantRPCError(t, "JSON-RPC CancelTask", st, ct, body, -32002, "TASK_NOT_CANCELABLE")
+	// a2a-go's client reads the 409 as the same error.
+	c := newClient(t, srv.url, a2a.TransportProtocolHTTPJSON)
+	if _, err := c.CancelTask(context.Background(), &a2a.CancelTaskRequest{ID: a2a.TaskID(id)}); !errorIs(err, a2a.ErrTaskNotCancelable) {
+		t.Errorf("a2a-go CancelTask = %v, want TaskNotCancelableError", err)
+	}
 }

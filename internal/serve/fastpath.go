@@ -19,9 +19,9 @@ import (
 // the encoder of wire.go instead of a2asrv's json.Marshal, writing the same bytes. The call still
 // goes through the intercepted handler, so interceptors, service parameters and the traffic log
 // see it as before. Whatever it does not take (other calls, odd paths, requests it cannot
-// decode), and every error, goes to a2asrv's own handler: an error already produced by the call
-// is handed over through the request context (see stashing), so the call runs once and the
-// error reads exactly as a2a-go writes it.
+// decode), and every error but a stream's refusal before its first event (see stream), goes to
+// a2asrv's own handler: an error already produced by the call is handed over through the request
+// context (see stashing), so the call runs once and the error reads exactly as a2a-go writes it.
 type hotPath struct {
 	h        a2asrv.RequestHandler
 	fallback http.Handler
@@ -135,8 +135,9 @@ func (f *hotPath) serveStream(w http.ResponseWriter, r *http.Request, body []byt
 }
 
 // stream writes the events of seq as SSE frames, framed as a2a-go's sse writer frames them.
-// The first error (or an event that does not encode) goes to the fallback handler, which writes
-// it as a2a-go does and ends the stream.
+// An error before the first event is answered as a unary call's error (writeBindingError); a later
+// one (or an event that does not encode) goes to the fallback handler, which writes it as a2a-go
+// does and ends the stream.
 func (f *hotPath) stream(w http.ResponseWriter, r *http.Request, body []byte, seq iter.Seq2[a2a.Event, error], enc encodeFunc) {
 	fl, _ := w.(http.Flusher)
 	ids := newEventIDs()

@@ -88,12 +88,14 @@ func payloadSize(v any) int {
 	return len(raw)
 }
 
-// shortState renders TASK_STATE_INPUT_REQUIRED as input-required.
+// shortState renders TASK_STATE_INPUT_REQUIRED as input-required, and a state that renders empty (none, or
+// an upstream's bare "TASK_STATE_") as "-", so the log's state column is never blank.
 func shortState(s a2a.TaskState) string {
-	if s == a2a.TaskStateUnspecified {
+	short := strings.ReplaceAll(strings.ToLower(strings.TrimPrefix(string(s), "TASK_STATE_")), "_", "-")
+	if short == "" {
 		return "-"
 	}
-	return strings.ReplaceAll(strings.ToLower(strings.TrimPrefix(string(s), "TASK_STATE_")), "_", "-")
+	return short
 }
 
 // describe extracts the task ID and state a response is about.
