@@ -131,7 +131,14 @@ func startServe(t testing.TB, args ...string) *server {
 // startServeEnv is startServe with extra environment variables (KEY=value).
 func startServeEnv(t testing.TB, env []string, args ...string) *server {
 	t.Helper()
-	cmd := exec.Command(bin, append([]string{"serve", "--port", "0"}, args...)...)
+	return startServeCmd(t, exec.Command(bin, append([]string{"serve", "--port", "0"}, args...)...), env...)
+}
+
+// startServeCmd starts cmd, a command that runs `a2a serve` (through a shell, say), as startServe does, with extra
+// environment variables.
+func startServeCmd(t testing.TB, cmd *exec.Cmd, env ...string) *server {
+	t.Helper()
+	args := cmd.Args[1:]
 	cmd.Env = cmdEnv(env...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {

@@ -116,7 +116,7 @@ func TestReadmeExamples(t *testing.T) {
 				}
 				// Quoted arguments need the shell: let it split them, and start the server through it.
 				s := startServe(t, shellArgs(t, strings.Join(args, " "))...)
-				if !strings.HasPrefix(s.url, "http://127.0.0.1:") {
+				if !strings.HasPrefix(s.url, "http://127.0.0.1:") && !strings.HasPrefix(s.url, "http://0.0.0.0:") {
 					t.Fatalf("serve advertised %q", s.url)
 				}
 				return

@@ -39,6 +39,7 @@ type serveOptions struct {
 	maxTasks      int
 	taskTTL       time.Duration
 	maxArtBytes   int64
+	guard         serveGuardOptions
 }
 
 func newServeCmd(f *factory, runF func(context.Context, *serveOptions) error) *cobra.Command {
@@ -57,7 +58,11 @@ func newServeCmd(f *factory, runF func(context.Context, *serveOptions) error) *c
 
 The card is served at /.well-known/agent-card.json and lists every transport served (--transport takes one
 of rest, jsonrpc, grpc, or a comma list served together on the same port). Once ready, one line
-"listening on <url>" goes to stderr. Ctrl-C stops accepting, ends open streams and stops every subprocess.`,
+"listening on <url>" goes to stderr. Ctrl-C stops accepting, ends open streams and stops every subprocess.
+
+Web pages of other origins are refused (--allow-origin lets one in), so are Host names that are not this
+machine's on a loopback listener (--allow-host); beyond loopback, --exec and --proxy need a --token.
+Request bodies are capped by --max-request-bytes.`,
 		Example: `  a2a serve --echo
   a2a serve --echo --port 9090 --name "Echo Agent"
   a2a serve --echo --port 0 --transport rest,jsonrpc,grpc
@@ -101,8 +106,9 @@ of rest, jsonrpc, grpc, or a comma list served together on the same port). Once 
 	fl.BoolVar(&o.quiet, "quiet", false, "no traffic log on stderr")
 	fl.IntVar(&o.maxTasks, "max-tasks", 1000, "keep at most n finished tasks")
 	fl.DurationVar(&o.taskTTL, "task-ttl", time.Hour, "forget finished tasks after this long")
-	fl.Int64Var(&o.maxArtBytes, "max-artifact-bytes", 8<<20, "keep at most n bytes of a task's artifacts, dropping the oldest streamed chunks (0: no limit)")
+	fl.Int64Var(&o.maxArtBytes, "max-artifact-bytes", 8<<20, "keep at most n bytes of a task's artifacts (dropping the oldest streamed chunks) and of each message in its history (0: no limit)")
 	o.replay.addFlags(cmd)
+	o.guard.addFlags(cmd)
 	cmd.MarkFlagsMutuallyExclusive("echo", "proxy", "exec", "replay")
 	cmd.MarkFlagsOneRequired("echo", "proxy", "exec", "replay")
 	_ = cmd.RegisterFlagCompletionFunc("protocol", fixedCompletion("latest", "0.3")) // cannot fail: the flag exists
@@ -174,6 +180,9 @@ func (o *serveOptions) config(cmd *cobra.Command) (serve.Config, error) {
 	}
 	if err := o.replay.check(cmd, o.proxy != ""); err != nil {
 		return cfg, usage("%v", err)
+	}
+	if err := o.guard.apply(&cfg, o.f.io.getenv, o.execSet() || o.proxy != "", usage); err != nil {
+		return cfg, err
 	}
 	switch {
 	case o.echo:

@@ -7,6 +7,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/tidwall/pretty"
+
+	"github.com/a2acli/a2a/internal/termsafe"
 )
 
 // ErrorDoc is the error document printed instead of a result with -o json.
@@ -92,7 +94,7 @@ func escapeControls(b []byte) []byte {
 	out := make([]byte, 0, len(b)+16)
 	for i := 0; i < len(b); {
 		r, size := utf8.DecodeRune(b[i:])
-		if r >= 0x7f && isControl(r) {
+		if r >= 0x7f && termsafe.IsControl(r) {
 			out = fmt.Appendf(out, `\u%04x`, r)
 		} else {
 			out = append(out, b[i:i+size]...)

@@ -2,6 +2,7 @@ package serve
 
 import (
 	"encoding/json"
+	"fmt"
 	"maps"
 	"slices"
 
@@ -114,4 +115,32 @@ func (s *memStore) trimLocked(r *record, a *a2a.Artifact) {
 	}
 	prev, _ := a.Metadata[truncatedKey].(int64)
 	a.Metadata[truncatedKey] = prev + dropped
+}
+
+// historyMessage is msg as the task's history keeps it: within maxArtifactBytes, parts past the budget replaced by a
+// note of their size, so that a large request cannot pin its bytes in memory for as long as the task is kept. The
+// turn itself still gets the whole message.
+func (s *memStore) historyMessage(msg *a2a.Message) *a2a.Message {
+	if s.maxArtifactBytes <= 0 || partsSize(msg.Parts) <= s.maxArtifactBytes {
+		return msg
+	}
+	c := *msg
+	c.Parts = make(a2a.ContentParts, len(msg.Parts))
+	var used, dropped int64
+	for i, p := range msg.Parts {
+		n := partSize(p)
+		if used+n <= s.maxArtifactBytes {
+			c.Parts[i] = p
+			used += n
+			continue
+		}
+		c.Parts[i] = a2a.NewTextPart(fmt.Sprintf("[%d bytes not kept: over the server's --max-artifact-bytes]", n))
+		dropped += n
+	}
+	c.Metadata = maps.Clone(msg.Metadata)
+	if c.Metadata == nil {
+		c.Metadata = map[string]any{}
+	}
+	c.Metadata[truncatedKey] = dropped
+	return &c
 }

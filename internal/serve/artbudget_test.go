@@ -130,3 +130,36 @@ func TestExecArtifactBudget(t *testing.T) {
 		t.Errorf("metadata[%q] = %v (%T), want %v", truncatedKey, got, got, 2893-28)
 	}
 }
+
+// TestHistoryBudget: a message larger than the budget reaches the command whole, but the task's history keeps only
+// a note of its size, so a large request does not stay in memory for as long as the task is kept.
+func TestHistoryBudget(t *testing.T) {
+	t.Parallel()
+	srv := startServer(t, Config{Backend: Exec(ExecConfig{Command: "wc -c"}), Quiet: true, MaxArtifactBytes: 1000})
+	c := newClient(t, srv.url, a2a.TransportProtocolHTTPJSON)
+	req := &a2a.SendMessageRequest{Message: a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("small"),
+		a2a.NewTextPart(strings.Repeat("x", 5000)))}
+	res, err := c.SendMessage(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	task, ok := res.(*a2a.Task)
+	if !ok {
+		t.Fatalf("SendMessage = %T, want a task", res)
+	}
+	if got := strings.TrimSpace(partsText(task.Artifacts[0].Parts)); got != "5006" {
+		t.Errorf("the command read %s bytes, want 5006 (the whole message)", got)
+	}
+	got, err := c.GetTask(context.Background(), &a2a.GetTaskRequest{ID: task.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := got.History[0]
+	want := []string{"small", "[5000 bytes not kept: over the server's --max-artifact-bytes]"}
+	if diff := cmp.Diff(want, []string{h.Parts[0].Text(), h.Parts[1].Text()}); diff != "" {
+		t.Errorf("kept history (-want +got):\n%s", diff)
+	}
+	if n, _ := h.Metadata[truncatedKey].(float64); n != 5000 {
+		t.Errorf("history metadata[%q] = %v, want 5000", truncatedKey, h.Metadata[truncatedKey])
+	}
+}

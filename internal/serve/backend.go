@@ -9,6 +9,8 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
+
+	"github.com/a2acli/a2a/internal/termsafe"
 )
 
 // Backend produces the answers of the server: Echo, Exec or Proxy.
@@ -60,14 +62,17 @@ func (echoAgent) run(_ context.Context, t *turn) (a2a.TaskState, *a2a.Message) {
 	return a2a.TaskStateCompleted, nil
 }
 
-// lockedWriter serialises writes of whole lines to the log.
+// lockedWriter serialises writes of whole lines to the log. Every line goes through termsafe.Sanitize: the log
+// prints what clients chose (task ids from the path, methods, error messages, headers), which must never carry an
+// escape sequence to the operator's terminal.
 type lockedWriter struct {
 	mu sync.Mutex
 	w  io.Writer
 }
 
 func (l *lockedWriter) printf(format string, args ...any) {
+	line := termsafe.Sanitize(fmt.Sprintf(format, args...))
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	fmt.Fprintf(l.w, format, args...)
+	io.WriteString(l.w, line) //nolint:errcheck // a log line that cannot be written has nowhere else to go
 }

@@ -26,7 +26,8 @@ import (
 // net/http lets go of everything else. When the stream ends cleanly the connection goes back to the
 // HTTP server, as a new one, so clients keep their keep-alive connections.
 type detacher struct {
-	requeue func(net.Conn) bool // hands a connection back to the HTTP server; false once it stopped
+	requeue   func(net.Conn) bool // hands a connection back to the HTTP server; false once it stopped
+	writeIdle time.Duration       // a write the client does not take within this fails (guard.go); 0 => no bound
 
 	wg      sync.WaitGroup
 	mu      sync.Mutex
@@ -76,7 +77,7 @@ func (d *detacher) stream(f *hotPath, w http.ResponseWriter, r *http.Request, bo
 	// The call outlives the handler: its context keeps the request's values, not its cancellation,
 	// which comes from the client's hangup instead.
 	ctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
-	rw := &rawResponse{c: conn, h: w.Header()}
+	rw := &rawResponse{c: conn, h: w.Header(), writeIdle: d.writeIdle}
 	hangup := watchHangup(conn, func() {
 		rw.hungUp.Store(true)
 		cancel()
@@ -111,6 +112,7 @@ func (d *detacher) finish(conn net.Conn, rw *rawResponse, pending []byte) {
 		conn.Close()
 		return
 	}
+	_ = conn.SetWriteDeadline(time.Time{}) // best effort: the next request's handler renews it when it writes
 	if len(pending) > 0 {
 		conn = &prefixConn{Conn: conn, prefix: pending}
 	}
@@ -216,6 +218,8 @@ type rawResponse struct {
 	buf     []byte
 	err     error
 	hungUp  atomic.Bool // the client closed the connection (or half-closed it)
+	// writeIdle bounds each write to the client: one that stops reading is let go (0 => no bound).
+	writeIdle time.Duration
 }
 
 // Header implements http.ResponseWriter.
@@ -276,6 +280,9 @@ func (w *rawResponse) Flush() { _ = w.flush() }
 func (w *rawResponse) flush() error {
 	if w.err != nil || len(w.buf) == 0 {
 		return w.err
+	}
+	if w.writeIdle > 0 {
+		_ = w.c.SetWriteDeadline(time.Now().Add(w.writeIdle)) // best effort: a connection without deadlines keeps none
 	}
 	_, w.err = w.c.Write(w.buf)
 	putBuf(w.buf)

@@ -2,6 +2,7 @@ package serve
 
 import (
 	"bytes"
+	"errors"
 	"net"
 	"sync"
 	"time"
@@ -19,6 +20,7 @@ const sniffTimeout = 10 * time.Second
 type splitter struct {
 	ln         net.Listener
 	grpc, http *connQueue
+	onError    func(error) // told of the first accept error after a success; nil => not told
 }
 
 // newSplitter routes HTTP/2-preface connections to the grpc queue when withGRPC, else all
@@ -40,14 +42,24 @@ func (s *splitter) serve() {
 			s.grpc.Close()
 		}
 	}()
+	var backoff time.Duration
 	for {
 		c, err := s.ln.Accept()
 		if err != nil {
-			if ne, ok := err.(net.Error); ok && ne.Timeout() {
-				continue
+			if errors.Is(err, net.ErrClosed) {
+				return
 			}
-			return
+			// Out of file descriptors (EMFILE, ENFILE), buffers, or a connection reset before it was accepted: as
+			// net/http does, wait a little longer each time (up to a second) and accept again; the connection
+			// waits in the kernel's backlog meanwhile.
+			backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
+			if s.onError != nil && backoff == 5*time.Millisecond {
+				s.onError(err)
+			}
+			time.Sleep(backoff)
+			continue
 		}
+		backoff = 0
 		go s.route(c)
 	}
 }

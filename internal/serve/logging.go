@@ -13,6 +13,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 
 	"github.com/a2acli/a2a/internal/redact"
+	"github.com/a2acli/a2a/internal/termsafe"
 )
 
 // maxLoggedPayload bounds one payload in the verbose traffic log.
@@ -52,9 +53,13 @@ func (lw *lineWriter) Write(p []byte) (int, error) {
 	if lw.w == io.Discard {
 		return len(p), nil
 	}
+	clean := termsafe.Sanitize(string(p))
 	lw.l.mu.Lock()
 	defer lw.l.mu.Unlock()
-	return lw.w.Write(p)
+	if _, err := io.WriteString(lw.w, clean); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
 
 // formatParams renders request parameters with credentials redacted, sorted by name.

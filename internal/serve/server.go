@@ -13,6 +13,7 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"net/url"
 	"strconv"
 	"time"
 
@@ -44,7 +45,21 @@ type Config struct {
 	// dropped from the stored task (streams still get them all); 0 => 8 MiB, negative => no bound.
 	MaxArtifactBytes int64
 
+	// PublicURL is the URL clients reach the server at (behind a reverse proxy or a tunnel): the card advertises
+	// it, and its host and origin are accepted like the server's own. "" => the address it listens on.
+	PublicURL string
+	// AllowOrigins are the browser origins ("scheme://host:port", or "*") that may call besides the server's own;
+	// they get CORS headers. AllowHosts are the Host names accepted on a loopback listener besides loopback ones.
+	AllowOrigins, AllowHosts []string
+	// Token, when set, must come with every call but the agent card as "Authorization: Bearer <Token>"; the card
+	// declares it as an HTTP bearer security scheme. "" => no token.
+	Token string
+	// MaxRequestBytes bounds a request body (and a gRPC message); 0 => 4 MiB, negative => no bound.
+	MaxRequestBytes int64
+
 	clock func() time.Time // tests: the task store's clock; nil => time.Now
+	// tests: the connection timeouts; 0 => the defaults (guard.go).
+	readTimeout, writeTimeout, idleTimeout time.Duration
 }
 
 const (
@@ -80,6 +95,24 @@ func (cfg *Config) normalize() error {
 	if cfg.Backend == nil {
 		cfg.Backend = Echo()
 	}
+	if cfg.MaxRequestBytes == 0 {
+		cfg.MaxRequestBytes = defaultMaxRequestBytes
+	}
+	if cfg.readTimeout == 0 {
+		cfg.readTimeout = defaultReadTimeout
+	}
+	if cfg.writeTimeout == 0 {
+		cfg.writeTimeout = defaultWriteTimeout
+	}
+	if cfg.idleTimeout == 0 {
+		cfg.idleTimeout = defaultIdleTimeout
+	}
+	if cfg.PublicURL != "" {
+		u, err := url.Parse(cfg.PublicURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Errorf("invalid public URL %q: want http(s)://host[:port][/path]", cfg.PublicURL)
+		}
+	}
 	return nil
 }
 
@@ -95,6 +128,7 @@ func Run(ctx context.Context, cfg Config) error {
 		return fmt.Errorf("listen: %w", err)
 	}
 	hostport := advertisedHost(ln.Addr())
+	exposed := !isLoopback(ln.Addr())
 	lw := &lockedWriter{w: cfg.Log}
 	tl := &trafficLog{w: lw, quiet: cfg.Quiet, verbose: cfg.Verbose}
 	store := newMemStore(cfg.MaxTasks, cfg.TaskTTL, cfg.clock)
@@ -107,8 +141,9 @@ func Run(ctx context.Context, cfg Config) error {
 		ln.Close()
 		return fmt.Errorf("set up backend: %w", err)
 	}
-	srv := buildServers(&cfg, hostport, parts, tl)
+	srv := buildServers(&cfg, hostport, parts, tl, exposed)
 	sp := newSplitter(ln, srv.grpc != nil)
+	sp.onError = func(err error) { lw.printf("accept: %v; retrying\n", err) }
 	if srv.detach != nil {
 		srv.detach.requeue = sp.http.put
 	}
@@ -119,7 +154,9 @@ func Run(ctx context.Context, cfg Config) error {
 		go func() { errc <- srv.grpc.Serve(sp.grpc) }()
 	}
 	url := "http://" + hostport
-	lw.printf("listening on %s\n", url)
+	bound := boundAddress(&cfg, ln.Addr())
+	warnExposed(lw, &cfg, bound, exposed) // before the line scripts wait for
+	lw.printf("listening on %s\n", "http://"+bound)
 	if cfg.Ready != nil {
 		cfg.Ready(url)
 	}
@@ -144,7 +181,7 @@ type servers struct {
 	detach *detacher // streams taken off the HTTP server; nil when none are
 }
 
-func buildServers(cfg *Config, hostport string, parts *backendParts, tl *trafficLog) *servers {
+func buildServers(cfg *Config, hostport string, parts *backendParts, tl *trafficLog, exposed bool) *servers {
 	var h a2asrv.RequestHandler = parts.handler
 	if !cfg.Quiet {
 		h = &logHandler{next: h, log: tl}
@@ -157,16 +194,18 @@ func buildServers(cfg *Config, hostport string, parts *backendParts, tl *traffic
 		card := baseCard(cfg)
 		base = func(context.Context) (*a2a.AgentCard, error) { return card, nil }
 	}
-	producer := cardProducer(base, interfaces(hostport, cfg.Transports, ver.v1, ver.v03), true)
+	producer := cardProducer(withSecurity(base, cfg.Token), cardInterfaces(cfg, hostport, ver, exposed), true)
 	mux := http.NewServeMux()
-	ch := cardHandler(producer, ver.v03)
+	ch := withRequestHost(cardHandler(producer, ver.v03))
 	mux.Handle(a2asrv.WellKnownAgentCardPath, ch)
 	mux.Handle(legacyCardPath, ch)
 	s := &servers{}
+	g := newGuard(cfg, nil, !exposed)
 	_, fast := parts.handler.(*taskHandler)
 	if fast {
 		// Not the replay agent's streams: it follows its connections through net/http (replayconn.go).
 		s.detach = newDetacher()
+		s.detach.writeIdle = cfg.writeTimeout
 	}
 	if _, ok := parts.handler.(*replayer); ok {
 		fast = true
@@ -178,24 +217,27 @@ func buildServers(cfg *Config, hostport string, parts *backendParts, tl *traffic
 		case a2a.TransportProtocolJSONRPC:
 			mountJSONRPC(mux, h, ver, fast, s.detach)
 		case a2a.TransportProtocolGRPC:
-			s.grpc = newGRPCServer(h, ver)
+			s.grpc = newGRPCServer(h, ver, g.grpcOptions(cfg.idleTimeout)...)
 		}
 	}
 	s.http = &http.Server{
 		Handler:           gateFlushes(mux),
 		ReadHeaderTimeout: readHeaderTimeout,
+		IdleTimeout:       cfg.idleTimeout,
 		ErrorLog:          log.New(io.Discard, "", 0),
 	}
 	if s.detach != nil {
 		s.http.ConnState = s.detach.connState
 	}
 	if cfg.Verbose && !cfg.Quiet {
-		s.http.ErrorLog = log.New(cfg.Log, "http: ", 0)
+		s.http.ErrorLog = log.New(&lineWriter{l: tl.w, w: tl.w.w}, "http: ", 0) // sanitised, like every log line
 	}
 	if parts.http != nil {
 		parts.http(s.http)
 	}
 	s.http.Handler = conformHTTP(s.http.Handler, frontsOf(cfg)) // in front of every backend's handlers (conform.go)
+	g.next = s.http.Handler                                     // and the guard in front of everything, the proxy's byte path included (guard.go)
+	s.http.Handler = g
 	return s
 }
 

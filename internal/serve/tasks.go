@@ -93,6 +93,7 @@ func (ts *tasks) start(msg *a2a.Message, sub *subscriber, reopen bool) (*a2a.Tas
 			t.ContextID = a2a.NewContextID()
 		}
 		msg.TaskID, msg.ContextID = t.ID, t.ContextID
+		t.History[0] = s.historyMessage(msg)
 		r, err := s.insert(t)
 		if err != nil {
 			return nil, fmt.Errorf("store task: %w", err)
@@ -121,7 +122,7 @@ func (ts *tasks) start(msg *a2a.Message, sub *subscriber, reopen bool) (*a2a.Tas
 		}
 		was = finished(r)
 		msg.ContextID = r.task.ContextID
-		r.task.History = append(r.task.History, msg)
+		r.task.History = append(r.task.History, s.historyMessage(msg))
 		r.task.Status = a2a.TaskStatus{State: a2a.TaskStateSubmitted, Timestamp: &now}
 		r.updated = now
 		rec = r

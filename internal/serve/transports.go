@@ -78,8 +78,10 @@ func mountJSONRPC(mux *http.ServeMux, h a2asrv.RequestHandler, ver versions, fas
 
 // newGRPCServer registers the v1.0 service (lf.a2a.v1.A2AService) and/or the v0.3 one
 // (a2a.v1.A2AService); their names differ, so both live on one server.
-func newGRPCServer(h a2asrv.RequestHandler, ver versions) *grpc.Server {
-	s := grpc.NewServer(grpc.ChainUnaryInterceptor(grpcUnaryConform), grpc.ChainStreamInterceptor(grpcStreamConform))
+// opts come first: the guard's interceptors (guard.go) run before the conformance ones.
+func newGRPCServer(h a2asrv.RequestHandler, ver versions, opts ...grpc.ServerOption) *grpc.Server {
+	opts = append(opts, grpc.ChainUnaryInterceptor(grpcUnaryConform), grpc.ChainStreamInterceptor(grpcStreamConform))
+	s := grpc.NewServer(opts...)
 	if ver.v1 {
 		grpcv1.NewHandler(h).RegisterWith(s)
 	}
