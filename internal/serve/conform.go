@@ -70,6 +70,9 @@ func conformHTTP(next http.Handler, fronts httpFronts) http.Handler {
 			// a2a-go's v0.3 JSON-RPC handler writes its errors without a content type.
 			w = &defaultContentType{ResponseWriter: w, ct: "application/json"}
 		}
+		if pushWire(fr.key, w, r, next) { // pushrpc.go
+			return
+		}
 		next.ServeHTTP(w, r)
 	})
 }

@@ -44,6 +44,10 @@ type Config struct {
 	// dropped from the stored task (streams still get them all); 0 => 8 MiB, negative => no bound.
 	MaxArtifactBytes int64
 
+	// PushAllow lists the webhook hosts push notifications may go to besides loopback hosts
+	// (host names or IP literals, "*" for any); nil => loopback only.
+	PushAllow []string
+
 	clock func() time.Time // tests: the task store's clock; nil => time.Now
 }
 
@@ -157,7 +161,7 @@ func buildServers(cfg *Config, hostport string, parts *backendParts, tl *traffic
 		card := baseCard(cfg)
 		base = func(context.Context) (*a2a.AgentCard, error) { return card, nil }
 	}
-	producer := cardProducer(base, interfaces(hostport, cfg.Transports, ver.v1, ver.v03), true)
+	producer := cardProducer(base, interfaces(hostport, cfg.Transports, ver.v1, ver.v03), true, parts.push)
 	mux := http.NewServeMux()
 	ch := cardHandler(producer, ver.v03)
 	mux.Handle(a2asrv.WellKnownAgentCardPath, ch)
@@ -228,7 +232,9 @@ func (s *servers) shutdown(grace time.Duration, backend func(context.Context) er
 	select {
 	case <-grpcDone:
 	case <-ctx.Done():
-		s.grpc.Stop()
+		if s.grpc != nil {
+			s.grpc.Stop()
+		}
 		<-grpcDone
 		errs = append(errs, fmt.Errorf("drain gRPC connections: %w", ctx.Err()))
 	}
