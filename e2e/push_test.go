@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -147,6 +148,9 @@ func TestPushSendOwn(t *testing.T) {
 	u := run(t, "", "send", srv.url, "--push", "--stream", "x")
 	wantCode(t, u, 2)
 	wantContains(t, "send --push --stream", u.stderr, "push")
+	tok := run(t, "", "send", srv.url, "--push-token", "t", "x")
+	wantCode(t, tok, 2)
+	wantContains(t, "send --push-token alone", tok.stderr, "--push-token goes with --push-url")
 }
 
 // pushVerbs runs the four verbs against url with extra flags, in text and JSON.
@@ -218,6 +222,36 @@ func TestPushVerbs(t *testing.T) {
 			ag := testagent.Start(t, tc.opts)
 			pushVerbs(t, ag.URL, hook)
 		})
+	}
+	// serve --proxy forwards the methods: to a2a-go's handler, and its card keeps the upstream's word.
+	t.Run("proxy", func(t *testing.T) {
+		t.Parallel()
+		ag := testagent.Start(t, testagent.Options{Push: true})
+		px := startServe(t, "--proxy", ag.URL)
+		card := run(t, "", "discover", px.url)
+		wantContains(t, "proxy card", card.stdout, "Push Notifications: yes")
+		pushVerbs(t, px.url, hook)
+		n := 0
+		for _, c := range ag.Calls() {
+			if c.Method == "CreateTaskPushConfig" {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Errorf("upstream got %d CreateTaskPushConfig calls, want 1", n)
+		}
+	})
+}
+
+// TestPushListenInterrupt: Ctrl-C ends listen at once and cleanly: like serve, a receiver has done its job (exit 0).
+func TestPushListenInterrupt(t *testing.T) {
+	t.Parallel()
+	l, _ := startListen(t)
+	if err := l.cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	if _, code := l.wait(t, 10*time.Second); code != 0 || strings.Contains(l.Stderr(), "a2a:") {
+		t.Errorf("listen after SIGINT: exit %d, want 0 and no error; stderr:\n%s", code, l.Stderr())
 	}
 }
 
