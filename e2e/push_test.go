@@ -375,3 +375,28 @@ func TestPushDownWebhook(t *testing.T) {
 	}
 	wantContains(t, "serve log", srv.Log(), "webhook queue full")
 }
+
+// TestPushV03Delivery: a config made over a v0.3 interface gets what v0.3 receivers read, the Task
+// object after each event; listen reads it and ends on the completed one.
+func TestPushV03Delivery(t *testing.T) {
+	t.Parallel()
+	srv := startServe(t, "--echo", "--transport", "jsonrpc", "--protocol", "0.3", "--card-compat")
+	l, hook := startListen(t, "--until-final", "-o", "json")
+	r := run(t, "", "send", srv.url, "--immediate", "--push-url", hook, "v03 push")
+	wantCode(t, r, 0)
+	lines, code := l.wait(t, 30*time.Second)
+	if code != 0 || len(lines) == 0 {
+		t.Fatalf("listen exit %d, %d lines; stderr:\n%s", code, len(lines), l.Stderr())
+	}
+	for _, line := range lines {
+		var sr a2a.StreamResponse
+		if err := json.Unmarshal([]byte(line), &sr); err != nil {
+			t.Fatalf("line %q: %v", line, err)
+		}
+		if _, ok := sr.Event.(*a2a.Task); !ok {
+			t.Errorf("v0.3 notification read as %T, want the Task: %s", sr.Event, line)
+		}
+	}
+	last := lines[len(lines)-1]
+	wantContains(t, "last notification", last, `"TASK_STATE_COMPLETED"`, "v03 push")
+}

@@ -21,7 +21,7 @@ func TestDecodeNotification(t *testing.T) {
 		{`{"artifactUpdate":{"taskId":"t","contextId":"c","artifact":{"artifactId":"a","parts":[{"text":"x"}]}}}`, "artifact", false},
 		{`{"task":{"id":"t","contextId":"c","status":{"state":"TASK_STATE_COMPLETED"}}}`, "task completed", true},
 		{`{"kind":"task","id":"t","contextId":"c","status":{"state":"completed"}}`, "task completed", true}, // v0.3
-		{`{"id":"t","contextId":"c","status":{"state":"input-required"}}`, "task input-required", false},   // v0.3, no kind
+		{`{"id":"t","contextId":"c","status":{"state":"input-required"}}`, "task input-required", false},    // v0.3, no kind
 		{`{"kind":"message","messageId":"m","role":"agent","parts":[]}`, "", false},
 		{`{"hello":"world"}`, "", false},
 		{`[]`, "", false},

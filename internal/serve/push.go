@@ -22,14 +22,21 @@ func copyPushConfig(c *a2a.PushConfig, taskID a2a.TaskID) *a2a.PushConfig {
 	return &out
 }
 
+// pushHook is a stored config; v03 when it came in over a v0.3 interface, whose receivers get the
+// v0.3 Task object instead of a v1.0 StreamResponse.
+type pushHook struct {
+	cfg *a2a.PushConfig
+	v03 bool
+}
+
 // addPushLocked stores a copy of c on r, replacing a config with the same ID; an empty ID gets a new one.
-func (s *memStore) addPushLocked(r *record, c *a2a.PushConfig) *a2a.PushConfig {
+func (s *memStore) addPushLocked(r *record, c *a2a.PushConfig, v03 bool) *a2a.PushConfig {
 	stored := copyPushConfig(c, r.task.ID)
 	if stored.ID == "" {
 		stored.ID = string(a2a.NewTaskID()) // a fresh UUID, as task IDs are
 	}
-	next := slices.DeleteFunc(slices.Clone(r.push), func(p *a2a.PushConfig) bool { return p.ID == stored.ID })
-	r.push = append(next, stored)
+	next := slices.DeleteFunc(slices.Clone(r.push), func(h pushHook) bool { return h.cfg.ID == stored.ID })
+	r.push = append(next, pushHook{cfg: stored, v03: v03})
 	return copyPushConfig(stored, r.task.ID)
 }
 
@@ -39,9 +46,9 @@ func pushNotFound(taskID a2a.TaskID, id string) error {
 
 // findPush returns the config id of r; an empty id (v0.3 calls may leave it out) names the first.
 func findPush(r *record, id string) *a2a.PushConfig {
-	for _, p := range r.push {
-		if p.ID == id || id == "" {
-			return p
+	for _, h := range r.push {
+		if h.cfg.ID == id || id == "" {
+			return h.cfg
 		}
 	}
 	return nil
@@ -68,7 +75,7 @@ func (h *taskHandler) CreateTaskPushConfig(ctx context.Context, req *a2a.PushCon
 		c.ID = "default"
 		req = &c
 	}
-	return s.addPushLocked(r, req), nil
+	return s.addPushLocked(r, req, legacyCall(ctx)), nil
 }
 
 // GetTaskPushConfig implements a2asrv.RequestHandler.
@@ -97,8 +104,8 @@ func (h *taskHandler) ListTaskPushConfigs(_ context.Context, req *a2a.ListTaskPu
 		return nil, err
 	}
 	resp := &a2a.ListTaskPushConfigResponse{Configs: make([]*a2a.PushConfig, 0, len(r.push))}
-	for _, p := range r.push {
-		resp.Configs = append(resp.Configs, copyPushConfig(p, r.task.ID))
+	for _, h := range r.push {
+		resp.Configs = append(resp.Configs, copyPushConfig(h.cfg, r.task.ID))
 	}
 	return resp, nil
 }
@@ -114,7 +121,7 @@ func (h *taskHandler) DeleteTaskPushConfig(_ context.Context, req *a2a.DeleteTas
 		return err
 	}
 	if p := findPush(r, req.ID); p != nil {
-		r.push = slices.DeleteFunc(slices.Clone(r.push), func(q *a2a.PushConfig) bool { return q == p })
+		r.push = slices.DeleteFunc(slices.Clone(r.push), func(h pushHook) bool { return h.cfg == p })
 	}
 	return nil
 }

@@ -220,12 +220,12 @@ func TestPushQueueBounded(t *testing.T) {
 	}))
 	defer hang.Close()
 	p := newPusher(nil, nil)
-	cfg := []*a2a.PushConfig{{TaskID: "t", ID: "c", URL: hang.URL}}
+	cfg := []pushHook{{cfg: &a2a.PushConfig{TaskID: "t", ID: "c", URL: hang.URL}}}
 	ev := a2a.NewStatusUpdateEvent(a2a.TaskInfo{TaskID: "t", ContextID: "c"}, a2a.TaskStateWorking, nil)
 	start := time.Now()
 	const n = pushQueueLen + 50
 	for range n {
-		p.deliver(cfg, ev)
+		p.deliver(cfg, ev, nil)
 	}
 	if took := time.Since(start); took > 2*time.Second {
 		t.Errorf("deliver of %d events took %v", n, took)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
 )
 
 const (
@@ -53,6 +54,17 @@ type pushItem struct {
 	body []byte
 }
 
+// pushTaskLocked is the task as v0.3 webhooks get it (the whole Task after each event), when r has
+// any; nil otherwise, so that tasks without v0.3 webhooks pay nothing.
+func pushTaskLocked(r *record) *a2a.Task {
+	for _, h := range r.push {
+		if h.v03 {
+			return snapshot(r.task, nil, true)
+		}
+	}
+	return nil
+}
+
 type pushQueue struct {
 	items   []pushItem
 	running bool
@@ -76,9 +88,10 @@ func newPusher(allow []string, log *trafficLog) *pusher {
 	return &pusher{allow: a, client: client, log: log, base: base, stop: stop, queues: map[pushKey]*pushQueue{}}
 }
 
-// deliver queues ev for every config in cfgs. It never blocks on the network.
-func (p *pusher) deliver(cfgs []*a2a.PushConfig, ev a2a.Event) {
-	if p == nil || len(cfgs) == 0 || p.base.Err() != nil {
+// deliver queues ev for every hook: v1.0 webhooks get the StreamResponse of ev, v0.3 ones the task
+// (the snapshot after ev). It never blocks on the network.
+func (p *pusher) deliver(hooks []pushHook, ev a2a.Event, task *a2a.Task) {
+	if p == nil || len(hooks) == 0 || p.base.Err() != nil {
 		return
 	}
 	body, err := json.Marshal(a2a.StreamResponse{Event: ev})
@@ -86,9 +99,20 @@ func (p *pusher) deliver(cfgs []*a2a.PushConfig, ev a2a.Event) {
 		p.log.printf("push: encode event: %v\n", err)
 		return
 	}
+	var legacy []byte
+	if task != nil {
+		if legacy, err = json.Marshal(a2av0.FromV1Task(task)); err != nil {
+			p.log.printf("push: encode task: %v\n", err)
+			return
+		}
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	for _, c := range cfgs {
+	for _, h := range hooks {
+		c, body := h.cfg, body
+		if h.v03 {
+			body = legacy
+		}
 		k := pushKey{c.TaskID, c.ID}
 		q := p.queues[k]
 		if q == nil {

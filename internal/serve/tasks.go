@@ -130,7 +130,7 @@ func (ts *tasks) start(msg *a2a.Message, sub *subscriber, reopen bool, push *a2a
 	}
 	rec.run = run
 	if push != nil {
-		s.addPushLocked(rec, push)
+		s.addPushLocked(rec, push, reopen) // reopen: a v0.3 call
 	}
 	s.changedLocked(rec, was)
 	if sub != nil {
@@ -175,7 +175,7 @@ func (ts *tasks) emit(rec *record, ev a2a.Event, last bool) {
 	s := ts.store
 	s.mu.Lock()
 	s.applyLocked(rec, ev)
-	hooks := rec.push
+	hooks, task := rec.push, pushTaskLocked(rec)
 	var few [4]*subscriber // most tasks have one subscriber: no allocation per event
 	subs := few[:0]
 	for sub := range rec.subs {
@@ -188,7 +188,7 @@ func (ts *tasks) emit(rec *record, ev a2a.Event, last bool) {
 		s.changedLocked(rec, was)
 	}
 	s.mu.Unlock()
-	ts.push.deliver(hooks, ev)
+	ts.push.deliver(hooks, ev, task)
 	for _, sub := range subs {
 		select {
 		case sub.ch <- ev:
@@ -252,9 +252,9 @@ func (ts *tasks) cancel(ctx context.Context, id a2a.TaskID) (*a2a.Task, error) {
 		ev.Status.Timestamp = &now
 		s.applyLocked(r, ev)
 		snap := snapshot(r.task, nil, true)
-		hooks := r.push
+		hooks, task := r.push, pushTaskLocked(r)
 		s.mu.Unlock()
-		ts.push.deliver(hooks, ev)
+		ts.push.deliver(hooks, ev, task)
 		return snap, nil
 	}
 	s.mu.Unlock()
