@@ -400,3 +400,13 @@ func TestPushV03Delivery(t *testing.T) {
 	last := lines[len(lines)-1]
 	wantContains(t, "last notification", last, `"TASK_STATE_COMPLETED"`, "v03 push")
 }
+
+// TestPushSendLost: when the notifications never come, silence longer than --timeout asks GetTask,
+// and send --push still reports the outcome.
+func TestPushSendLost(t *testing.T) {
+	t.Parallel()
+	ag := testagent.Start(t, testagent.Options{Push: true, PushLost: true, Behavior: testagent.Slow, Delay: 200 * time.Millisecond})
+	r := run(t, "", "send", ag.URL, "--push", "--timeout", "500ms", "lost")
+	wantCode(t, r, 0)
+	wantContains(t, "send --push with lost notifications", r.stdout, "State: completed", "echo: lost")
+}

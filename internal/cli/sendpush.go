@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/spf13/cobra"
@@ -92,22 +93,41 @@ func (o *sendOptions) sendPush(ctx context.Context, c *conn, req *a2a.SendMessag
 	if !ok || settled(task.Status.State) {
 		return o.printAnswer(res)
 	}
-	select {
-	case <-rc.final:
-	case <-ctx.Done():
-		mu.Lock()
-		state := task.Status.State
-		if last != nil && last.Status.State != "" {
-			state = last.Status.State
-		}
-		mu.Unlock()
-		return o.f.giveUp(o.url, task.ID, state, false, waitCause(ctx, ctx.Err()))
-	case err := <-served:
-		return fmt.Errorf("push webhook: %w", err)
+	get := func() (*a2a.Task, error) {
+		return unary(ctx, c, func(ctx context.Context) (*a2a.Task, error) {
+			return c.GetTask(ctx, &a2a.GetTaskRequest{ID: task.ID, Tenant: o.f.opts.tenant, HistoryLength: req.Config.HistoryLength})
+		})
 	}
-	final, err := unary(ctx, c, func(ctx context.Context) (*a2a.Task, error) {
-		return c.GetTask(ctx, &a2a.GetTaskRequest{ID: task.ID, Tenant: o.f.opts.tenant, HistoryLength: req.Config.HistoryLength})
-	})
+	// Silence longer than --timeout is a question, not a verdict (a notification may have been lost):
+	// one GetTask says whether the task is still going.
+	var silence <-chan time.Time
+	if t := o.f.opts.timeout; t > 0 {
+		tick := time.NewTicker(t)
+		defer tick.Stop()
+		silence = tick.C
+	}
+	for {
+		select {
+		case <-rc.final:
+		case <-silence:
+			now, err := get()
+			if err != nil || !settled(now.Status.State) {
+				continue // unreachable for now, or still going: the notifications may yet come
+			}
+		case <-ctx.Done():
+			mu.Lock()
+			state := task.Status.State
+			if last != nil && last.Status.State != "" {
+				state = last.Status.State
+			}
+			mu.Unlock()
+			return o.f.giveUp(o.url, task.ID, state, false, waitCause(ctx, ctx.Err()))
+		case err := <-served:
+			return fmt.Errorf("push webhook: %w", err)
+		}
+		break
+	}
+	final, err := get()
 	if err != nil {
 		return err
 	}

@@ -87,7 +87,14 @@ type Options struct {
 	// Push turns on push notifications with a2a-go's own config store and HTTP sender (its SSRF
 	// guard off, so loopback webhooks work), and the card says so.
 	Push bool
+	// PushLost, with Push, accepts configs but never delivers (notifications lost on the way).
+	PushLost bool
 }
+
+// lostPush is a push.Sender whose notifications never arrive.
+type lostPush struct{}
+
+func (lostPush) SendPush(context.Context, *a2a.PushConfig, a2a.Event) error { return nil }
 
 func (o Options) chunks() int {
 	if o.Chunks <= 0 {
@@ -216,8 +223,11 @@ func (a *Agent) newHandler(stop <-chan struct{}) a2asrv.RequestHandler {
 		a2asrv.WithCallInterceptors(&recorder{agent: a}),
 	}
 	if a.opts.Push {
-		opts = append(opts, a2asrv.WithPushNotifications(push.NewInMemoryStore(),
-			push.NewHTTPPushSender(&push.HTTPSenderConfig{AllowPrivateNetworks: true})))
+		var sender push.Sender = push.NewHTTPPushSender(&push.HTTPSenderConfig{AllowPrivateNetworks: true})
+		if a.opts.PushLost {
+			sender = lostPush{}
+		}
+		opts = append(opts, a2asrv.WithPushNotifications(push.NewInMemoryStore(), sender))
 	}
 	if a.opts.ExtendedCard != nil {
 		opts = append(opts, a2asrv.WithExtendedAgentCardProducer(a2asrv.ExtendedAgentCardProducerFn(
