@@ -238,3 +238,29 @@ func TestPushQueueBounded(t *testing.T) {
 	defer cancel()
 	p.close(ctx)
 }
+
+// TestPushRetention: a task's configs go when retention drops the task.
+func TestPushRetention(t *testing.T) {
+	t.Parallel()
+	srv := startServer(t, Config{Quiet: true, MaxTasks: 1})
+	c := newClient(t, srv.url, a2a.TransportProtocolHTTPJSON)
+	ctx := context.Background()
+	var ids []a2a.TaskID
+	for _, text := range []string{"first", "second", "third"} { // each insert prunes the finished ones beyond 1
+		res, err := c.SendMessage(ctx, textMessage(text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		id := res.(*a2a.Task).ID
+		ids = append(ids, id)
+		if _, err := c.CreateTaskPushConfig(ctx, &a2a.PushConfig{TaskID: id, ID: "c", URL: "http://127.0.0.1:9/"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := c.ListTaskPushConfigs(ctx, &a2a.ListTaskPushConfigRequest{TaskID: ids[0]}); !errorIs(err, a2a.ErrTaskNotFound) {
+		t.Errorf("configs of a dropped task: %v, want TaskNotFound", err)
+	}
+	if l, err := c.ListTaskPushConfigs(ctx, &a2a.ListTaskPushConfigRequest{TaskID: ids[2]}); err != nil || len(l) != 1 {
+		t.Errorf("configs of the kept task: %v, %v", l, err)
+	}
+}
