@@ -410,3 +410,27 @@ func TestPushSendLost(t *testing.T) {
 	wantCode(t, r, 0)
 	wantContains(t, "send --push with lost notifications", r.stdout, "State: completed", "echo: lost")
 }
+
+// TestPushUsage: misuse of the push verbs is a usage error (exit 2) that says what is wrong, before
+// any network call.
+func TestPushUsage(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"create", "push-config", "127.0.0.1:9", "t"}, "--webhook is required"},
+		{[]string{"create", "push-config", "127.0.0.1:9", "t", "--webhook", "ftp://x/"}, "invalid --webhook"},
+		{[]string{"create", "push-config", "127.0.0.1:9", "t", "--webhook", "http://127.0.0.1/", "--auth-scheme", "Bearer"}, "credentials"},
+		{[]string{"get", "push-config", "127.0.0.1:9", "t"}, "missing <config-id>"},
+		{[]string{"delete", "push-config", "127.0.0.1:9"}, "missing <task-id> and <config-id>"},
+		{[]string{"list", "push-configs", "127.0.0.1:9"}, "missing <task-id>"},
+		{[]string{"create"}, "needs a noun: push-config"},
+		{[]string{"listen", "--port", "70000"}, "invalid --port"},
+		{[]string{"listen", "extra"}, `unexpected argument "extra"`},
+	} {
+		r := run(t, "", tc.args...)
+		wantCode(t, r, 2)
+		wantContains(t, strings.Join(tc.args, " "), r.stderr, tc.want)
+	}
+}
