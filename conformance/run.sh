@@ -22,6 +22,15 @@ for tool in curl npm; do
   command -v "$tool" >/dev/null || { echo "conformance: $tool is needed to run the TCK" >&2; exit 2; }
 done
 
+# The suites create push configs with webhooks on https://example.com; serve sends notifications only to hosts its
+# --push-allow names (loopback by default), so the conformance servers allow that one host.
+if [ -z "${SERVE_V1:-}" ]; then
+  export SERVE_V1='{bin} serve --echo --port {port} --transport {transport} --push-allow example.com'
+fi
+if [ -z "${SERVE_V03:-}" ]; then
+  export SERVE_V03='{bin} serve --echo --port {port} --transport {transport} --protocol 0.3 --card-compat --push-allow example.com'
+fi
+
 LOGS="$TCK_WORK/logs"
 mkdir -p "$LOGS"
 rm -f "$LOGS"/v1-*.log "$LOGS"/v03-*.log   # no stale results from an earlier run

@@ -99,6 +99,7 @@ func TestReadmeExamples(t *testing.T) {
 		"<token>", page.NextPageToken,
 		"/etc/bash_completion.d/a2a", filepath.Join(dir, "completion.bash"),
 	)
+	var listenURL string // the README's webhook (a2a listen … &), once started
 	for _, line := range cmds {
 		if strings.Contains(line, ".example") && !strings.Contains(line, "serve --proxy") || strings.HasPrefix(line, "make") ||
 			strings.HasPrefix(line, "a2a chat") { // chat needs a terminal: the pty tests drive it
@@ -107,6 +108,15 @@ func TestReadmeExamples(t *testing.T) {
 		cmd := replacer.Replace(line)
 		if i := strings.Index(cmd, " # "); i >= 0 {
 			cmd = strings.TrimSpace(cmd[:i])
+		}
+		if listenURL != "" {
+			cmd = strings.ReplaceAll(cmd, "http://127.0.0.1:9000/", listenURL)
+		}
+		if strings.HasPrefix(cmd, "a2a listen") && strings.HasSuffix(cmd, "&") {
+			// A webhook left running for the examples after it: on a free port, which they are pointed at.
+			args := shellArgs(t, portFlag.ReplaceAllString(strings.TrimSuffix(strings.TrimPrefix(cmd, "a2a "), "&"), "--port 0"))
+			_, listenURL = startListen(t, args[1:]...)
+			continue
 		}
 		t.Run(line, func(t *testing.T) {
 			if strings.HasPrefix(cmd, "a2a serve") {

@@ -180,6 +180,7 @@ Exit codes: 0 done, 1 failure, 2 usage, 3 unreachable or no card, 4 authenticati
 	get.AddCommand(newGetTaskCmd(f, nil), newGetCardCmd(f, nil))
 	list := &cobra.Command{Use: "list", Short: "List resources: tasks, commands", RunE: nounArgs}
 	list.AddCommand(newListTasksCmd(f, nil), newListCommandsCmd(f, nil))
+	root.AddCommand(pushCmds(f, get, list)...) // pushconfig.go
 	root.AddCommand(
 		newDiscoverCmd(f, nil),
 		newSendCmd(f, nil),
@@ -187,6 +188,7 @@ Exit codes: 0 done, 1 failure, 2 usage, 3 unreachable or no card, 4 authenticati
 		list,
 		newCancelCmd(f, nil),
 		newSubscribeCmd(f, nil),
+		newListenCmd(f, nil),
 		newRunCmd(f),
 		newChatCmd(f, nil),
 		newServeCmd(f, nil),

@@ -34,7 +34,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"send", "h:1", "x", "--svc-param", "novalue"}, "invalid --svc-param"},
 		{[]string{"send", "h:1", "x", "--transport", "carrier-pigeon"}, "invalid --transport"},
 		{[]string{"send", "h:1", "--parts", "not json"}, "not a JSON array"},
-		{[]string{"get"}, "needs a noun: card, task"},
+		{[]string{"get"}, "needs a noun: card, push-config, task"},
 		{[]string{"get", "tasks", "h:1"}, "unknown noun"},
 		{[]string{"get", "task", "h:1"}, "missing <task-id>"},
 		{[]string{"list", "tasks", "h:1", "--limit", "0"}, "invalid --limit"},

@@ -18,6 +18,7 @@ type sendOptions struct {
 	history    int
 	save       string
 	dt         devtoolOptions
+	push       pushSendOptions // sendpush.go
 }
 
 func newSendCmd(f *factory, runF func(context.Context, *sendOptions) error) *cobra.Command {
@@ -76,6 +77,9 @@ or an agent card that declares the extension, send streams the turn.`,
 			if err := o.checkDevtool(); err != nil {
 				return err
 			}
+			if err := o.push.check(cmd.CommandPath()); err != nil {
+				return err
+			}
 			if err := o.f.opts.wait.check(cmd.CommandPath()); err != nil {
 				return err
 			}
@@ -102,6 +106,7 @@ or an agent card that declares the extension, send streams the turn.`,
 	cmd.MarkFlagsMutuallyExclusive("json", "parts", "message-file")
 	cmd.MarkFlagsMutuallyExclusive("stream", "immediate")
 	addDevtoolFlags(cmd, &o.dt, true)
+	addPushSendFlags(cmd, &o.push)
 	addWaitFlags(cmd, &f.opts.wait)
 	_ = cmd.MarkFlagFilename("file")                 // cannot fail: the flag exists
 	_ = cmd.MarkFlagFilename("message-file", "json") // cannot fail: the flag exists
@@ -123,6 +128,9 @@ func (o *sendOptions) request() (*a2a.SendMessageRequest, error) {
 			req.Config.HistoryLength = &h
 		}
 	}
+	if o.push.url != "" {
+		o.push.attach(req, o.push.url, o.push.token)
+	}
 	return req, nil
 }
 
@@ -139,6 +147,9 @@ func runSend(ctx context.Context, o *sendOptions) error {
 	return o.withClient(ctx, o.url, func(ctx context.Context, c *conn) error {
 		ctx, cancel := o.f.waits().waitContext(ctx)
 		defer cancel()
+		if o.push.own {
+			return o.sendPush(ctx, c, req)
+		}
 		if o.stream || o.streamsTurn(c) {
 			return o.sendTurn(ctx, c, func(ctx context.Context) iter.Seq2[a2a.Event, error] {
 				return c.SendStreamingMessage(ctx, req)
@@ -159,17 +170,22 @@ func runSend(ctx context.Context, o *sendOptions) error {
 			}
 			res = final
 		}
-		if err := o.f.printer().Result(res); err != nil {
+		return o.printAnswer(res)
+	})
+}
+
+// printAnswer prints the answer of a non-streamed send, saves its files and reports its outcome.
+func (o *sendOptions) printAnswer(res a2a.SendMessageResult) error {
+	if err := o.f.printer().Result(res); err != nil {
+		return err
+	}
+	task, _ := res.(*a2a.Task)
+	if task != nil {
+		if err := o.f.saveFiles(o.save, task.Artifacts); err != nil {
 			return err
 		}
-		task, _ := res.(*a2a.Task)
-		if task != nil {
-			if err := o.f.saveFiles(o.save, task.Artifacts); err != nil {
-				return err
-			}
-		}
-		return o.f.outcome(o.url, task)
-	})
+	}
+	return o.f.outcome(o.url, task)
 }
 
 // streamEvents prints a stream (subscribe) event by event and reports the outcome at its end. Tool calls of a coding

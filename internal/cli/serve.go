@@ -40,6 +40,7 @@ type serveOptions struct {
 	taskTTL       time.Duration
 	maxArtBytes   int64
 	guard         serveGuardOptions
+	pushAllow     []string
 }
 
 func newServeCmd(f *factory, runF func(context.Context, *serveOptions) error) *cobra.Command {
@@ -107,6 +108,7 @@ Request bodies are capped by --max-request-bytes.`,
 	fl.IntVar(&o.maxTasks, "max-tasks", 1000, "keep at most n finished tasks")
 	fl.DurationVar(&o.taskTTL, "task-ttl", time.Hour, "forget finished tasks after this long")
 	fl.Int64Var(&o.maxArtBytes, "max-artifact-bytes", 8<<20, "keep at most n bytes of a task's artifacts (dropping the oldest streamed chunks) and of each message in its history (0: no limit)")
+	fl.StringArrayVar(&o.pushAllow, "push-allow", nil, "also send push notifications to this webhook host (repeatable; '*': any host; loopback hosts always)")
 	o.replay.addFlags(cmd)
 	o.guard.addFlags(cmd)
 	cmd.MarkFlagsMutuallyExclusive("echo", "proxy", "exec", "replay")
@@ -125,6 +127,7 @@ func (o *serveOptions) config(cmd *cobra.Command) (serve.Config, error) {
 	cfg := serve.Config{
 		Host: o.host, Port: o.port, Name: o.name, Description: o.description, CardCompat: o.cardCompat,
 		Quiet: o.quiet, Verbose: o.f.opts.verbose, Log: o.f.io.Err, MaxTasks: o.maxTasks, TaskTTL: o.taskTTL,
+		PushAllow: o.pushAllow,
 	}
 	if o.port < 0 || o.port > 65535 {
 		return cfg, usage("invalid --port %d: want 0 to 65535", o.port)

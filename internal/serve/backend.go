@@ -34,11 +34,22 @@ type backendParts struct {
 	card func(ctx context.Context) (*a2a.AgentCard, error)
 	// http, when set, adjusts the HTTP server before it starts (handlers in front, connection hooks).
 	http func(*http.Server)
+	// push says what the card says about push notifications.
+	push pushSupport
 }
 
+// pushSupport is what a backend's card says about push notifications.
+type pushSupport int
+
+const (
+	pushOff      pushSupport = iota // not supported: the push methods answer PushNotificationNotSupportedError
+	pushOn                          // the task store keeps configs and delivers (push.go)
+	pushUpstream                    // as the backend's own card says (the proxy forwards the methods)
+)
+
 func taskBackend(e *env, a agent) *backendParts {
-	ts := newTasks(e.store, a)
-	return &backendParts{handler: &taskHandler{ts: ts}, shutdown: ts.shutdown}
+	ts := newTasks(e.store, a, newPusher(e.cfg.PushAllow, e.log))
+	return &backendParts{handler: &taskHandler{ts: ts}, shutdown: ts.shutdown, push: pushOn}
 }
 
 // Echo returns a backend that answers every message with a completed task whose artifact carries

@@ -233,7 +233,7 @@ func BenchmarkTaskUpdates(b *testing.B) {
 			}
 		})
 		b.Run(fmt.Sprintf("ours/%d", n), func(b *testing.B) {
-			h := &taskHandler{ts: newTasks(newMemStore(0, 0, nil), chunkAgent{n: n})}
+			h := &taskHandler{ts: newTasks(newMemStore(0, 0, nil), chunkAgent{n: n}, nil)}
 			for range b.N {
 				if _, err := h.SendMessage(context.Background(), textMessage("x")); err != nil {
 					b.Fatal(err)

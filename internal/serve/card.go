@@ -88,7 +88,7 @@ func baseCard(cfg *Config) *a2a.AgentCard {
 
 // cardProducer substitutes our interfaces into the backend's card on every request, so a proxy
 // card refreshed after the upstream came up is served at once.
-func cardProducer(base func(context.Context) (*a2a.AgentCard, error), ifaces func(context.Context) []*a2a.AgentInterface, streaming bool) a2asrv.AgentCardProducer {
+func cardProducer(base func(context.Context) (*a2a.AgentCard, error), ifaces func(context.Context) []*a2a.AgentInterface, streaming bool, push pushSupport) a2asrv.AgentCardProducer {
 	return a2asrv.AgentCardProducerFn(func(ctx context.Context) (*a2a.AgentCard, error) {
 		c, err := base(ctx)
 		if err != nil {
@@ -97,7 +97,9 @@ func cardProducer(base func(context.Context) (*a2a.AgentCard, error), ifaces fun
 		out := *c
 		out.SupportedInterfaces = ifaces(ctx)
 		out.Capabilities.Streaming = out.Capabilities.Streaming || streaming
-		out.Capabilities.PushNotifications = false
+		if push != pushUpstream {
+			out.Capabilities.PushNotifications = push == pushOn
+		}
 		return &out, nil
 	})
 }

@@ -82,8 +82,13 @@ func conformHTTP(next http.Handler, fronts httpFronts) http.Handler {
 		}
 		if fr.key.binding == a2a.TransportProtocolHTTPJSON && r.Method != http.MethodGet {
 			sw := &restStatus{ResponseWriter: w}
-			next.ServeHTTP(sw, r)
+			if !pushWire(fr.key, sw, r, next) { // pushrpc.go
+				next.ServeHTTP(sw, r)
+			}
 			sw.finish()
+			return
+		}
+		if pushWire(fr.key, w, r, next) {
 			return
 		}
 		next.ServeHTTP(w, r)

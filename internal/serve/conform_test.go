@@ -313,20 +313,30 @@ func TestTerminalTaskRefused(t *testing.T) {
 	wantRESTError(t, "REST SubscribeToTask unknown", st, ct, body, http.StatusNotFound, "TASK_NOT_FOUND")
 }
 
-func TestPushNotSupported(t *testing.T) {
+// TestPushRawBindings: the push-config methods on the wire of every binding: a host outside the
+// allow-list is InvalidParams in each binding's form, a loopback webhook is stored, and the v1.0
+// JSON-RPC params are read under their proto names too (task_id, as the TCK sends them).
+func TestPushRawBindings(t *testing.T) {
 	t.Parallel()
 	srv := startServer(t, Config{Quiet: true, Transports: allTransports})
 	id := completedTask(t, srv.url)
 	hdr := map[string]string{"Content-Type": jsonCT}
 	st, ct, body := rawPost(t, srv.url+"/tasks/"+id+"/pushNotificationConfigs", `{"url":"https://example.com/hook"}`, hdr)
-	wantRESTError(t, "REST CreateTaskPushConfig", st, ct, body, http.StatusBadRequest, "PUSH_NOTIFICATION_NOT_SUPPORTED")
+	wantRESTError(t, "REST CreateTaskPushConfig", st, ct, body, http.StatusBadRequest, "INVALID_PARAMS")
 	st, ct, body = rawPost(t, srv.url+"/jsonrpc", `{"jsonrpc":"2.0","id":1,"method":"CreateTaskPushNotificationConfig","params":{"taskId":"`+id+`","url":"https://example.com/hook"}}`, hdr)
-	wantRPCError(t, "JSON-RPC CreateTaskPushNotificationConfig", st, ct, body, -32003, "PUSH_NOTIFICATION_NOT_SUPPORTED")
+	wantRPCError(t, "JSON-RPC CreateTaskPushNotificationConfig", st, ct, body, -32602, "INVALID_PARAMS")
 	stub := grpcStub(t, srv.url)
 	_, err := stub.CreateTaskPushNotificationConfig(context.Background(), &a2apb.TaskPushNotificationConfig{TaskId: id, Url: "https://example.com/hook"})
-	wantGRPCError(t, "gRPC CreateTaskPushNotificationConfig", err, codes.Unimplemented, "PUSH_NOTIFICATION_NOT_SUPPORTED")
-	_, err = stub.ListTaskPushNotificationConfigs(context.Background(), &a2apb.ListTaskPushNotificationConfigsRequest{TaskId: id})
-	wantGRPCError(t, "gRPC ListTaskPushNotificationConfigs", err, codes.Unimplemented, "PUSH_NOTIFICATION_NOT_SUPPORTED")
+	wantGRPCError(t, "gRPC CreateTaskPushNotificationConfig", err, codes.InvalidArgument, "INVALID_PARAMS")
+
+	st, _, body = rawPost(t, srv.url+"/jsonrpc", `{"jsonrpc":"2.0","id":2,"method":"CreateTaskPushNotificationConfig","params":{"task_id":"`+id+`","id":"c1","url":"http://127.0.0.1:9/hook"}}`, hdr)
+	if st != http.StatusOK || !strings.Contains(string(body), `"id":"c1"`) || strings.Contains(string(body), `"error"`) {
+		t.Errorf("JSON-RPC create with task_id: %d %s", st, body)
+	}
+	resp, err := stub.ListTaskPushNotificationConfigs(context.Background(), &a2apb.ListTaskPushNotificationConfigsRequest{TaskId: id})
+	if err != nil || len(resp.GetConfigs()) != 1 || resp.GetConfigs()[0].GetId() != "c1" {
+		t.Errorf("gRPC ListTaskPushNotificationConfigs = %v, %v; want the one config c1", resp, err)
+	}
 	// Other errors keep their codes: a task that cannot be canceled is FAILED_PRECONDITION.
 	_, err = stub.CancelTask(context.Background(), &a2apb.CancelTaskRequest{Id: id})
 	wantGRPCError(t, "gRPC CancelTask", err, codes.FailedPrecondition, "TASK_NOT_CANCELABLE")

@@ -42,12 +42,16 @@ func (h *taskHandler) SendMessage(ctx context.Context, req *a2a.SendMessageReque
 	if m := h.ts.agent.reply(req.Message); m != nil {
 		return m, nil
 	}
+	push, err := h.sendPushConfig(req)
+	if err != nil {
+		return nil, err
+	}
 	immediate := req.Config != nil && req.Config.ReturnImmediately
 	var sub *subscriber
 	if !immediate {
 		sub = newSubscriber()
 	}
-	snap, err := h.ts.start(req.Message, sub, legacyCall(ctx))
+	snap, err := h.ts.start(req.Message, sub, legacyCall(ctx), push)
 	if err != nil {
 		return nil, err
 	}
@@ -78,8 +82,13 @@ func (h *taskHandler) SendStreamingMessage(ctx context.Context, req *a2a.SendMes
 			yield(m, nil)
 			return
 		}
+		push, err := h.sendPushConfig(req)
+		if err != nil {
+			yield(nil, err)
+			return
+		}
 		sub := newSubscriber()
-		snap, err := h.ts.start(req.Message, sub, legacyCall(ctx))
+		snap, err := h.ts.start(req.Message, sub, legacyCall(ctx), push)
 		if err != nil {
 			yield(nil, err)
 			return
@@ -148,26 +157,6 @@ func (h *taskHandler) ListTasks(ctx context.Context, req *a2a.ListTasksRequest) 
 // CancelTask implements a2asrv.RequestHandler.
 func (h *taskHandler) CancelTask(ctx context.Context, req *a2a.CancelTaskRequest) (*a2a.Task, error) {
 	return h.ts.cancel(ctx, req.ID)
-}
-
-// GetTaskPushConfig implements a2asrv.RequestHandler.
-func (h *taskHandler) GetTaskPushConfig(context.Context, *a2a.GetTaskPushConfigRequest) (*a2a.PushConfig, error) {
-	return nil, a2a.ErrPushNotificationNotSupported
-}
-
-// ListTaskPushConfigs implements a2asrv.RequestHandler.
-func (h *taskHandler) ListTaskPushConfigs(context.Context, *a2a.ListTaskPushConfigRequest) (*a2a.ListTaskPushConfigResponse, error) {
-	return nil, a2a.ErrPushNotificationNotSupported
-}
-
-// CreateTaskPushConfig implements a2asrv.RequestHandler.
-func (h *taskHandler) CreateTaskPushConfig(context.Context, *a2a.PushConfig) (*a2a.PushConfig, error) {
-	return nil, a2a.ErrPushNotificationNotSupported
-}
-
-// DeleteTaskPushConfig implements a2asrv.RequestHandler.
-func (h *taskHandler) DeleteTaskPushConfig(context.Context, *a2a.DeleteTaskPushConfigRequest) error {
-	return a2a.ErrPushNotificationNotSupported
 }
 
 // GetExtendedAgentCard implements a2asrv.RequestHandler.

@@ -66,7 +66,7 @@ func (b proxyBackend) setup(e *env) (*backendParts, error) {
 		defer fp.tr.CloseIdleConnections()
 		return p.shutdown(ctx)
 	}
-	return &backendParts{handler: p, shutdown: shutdown, card: p.card, http: fp.install}, nil
+	return &backendParts{handler: p, shutdown: shutdown, card: p.card, http: fp.install, push: pushUpstream}, nil
 }
 
 type proxy struct {

@@ -132,7 +132,7 @@ func TestProxyAuthAndRedaction(t *testing.T) {
 	for _, injected := range []bool{false, true} {
 		var mu sync.Mutex
 		var seen http.Header
-		ts := newTasks(newMemStore(0, 0, nil), echoAgent{})
+		ts := newTasks(newMemStore(0, 0, nil), echoAgent{}, nil)
 		h := &a2asrv.InterceptedHandler{Handler: &taskHandler{ts: ts}}
 		mux := http.NewServeMux()
 		upSrv := httptest.NewServer(mux)

@@ -46,7 +46,7 @@ func (b replayBackend) setup(e *env) (*backendParts, error) {
 	if b.cfg.Speed < 0 {
 		return nil, fmt.Errorf("replay: invalid speed %v", b.cfg.Speed)
 	}
-	ts := newTasks(e.store, nil)
+	ts := newTasks(e.store, nil, newPusher(e.cfg.PushAllow, e.log))
 	r := &replayer{cfg: b.cfg, ts: ts, log: e.log, taskHandler: &taskHandler{ts: ts}, sessions: map[a2a.TaskID]*session{}}
 	for _, rec := range b.cfg.Recordings {
 		r.cmds.merge(rec.Commands)
@@ -80,6 +80,7 @@ func (b replayBackend) setup(e *env) (*backendParts, error) {
 		shutdown: ts.shutdown,
 		card:     func(context.Context) (*a2a.AgentCard, error) { return card, nil },
 		http:     r.configureHTTP,
+		push:     pushOn,
 	}, nil
 }
 

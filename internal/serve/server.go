@@ -56,6 +56,9 @@ type Config struct {
 	Token string
 	// MaxRequestBytes bounds a request body (and a gRPC message); 0 => 4 MiB, negative => no bound.
 	MaxRequestBytes int64
+	// PushAllow lists the webhook hosts push notifications may go to besides loopback hosts
+	// (host names or IP literals, "*" for any); nil => loopback only.
+	PushAllow []string
 
 	clock func() time.Time // tests: the task store's clock; nil => time.Now
 	// tests: the connection timeouts; 0 => the defaults (guard.go).
@@ -194,7 +197,7 @@ func buildServers(cfg *Config, hostport string, parts *backendParts, tl *traffic
 		card := baseCard(cfg)
 		base = func(context.Context) (*a2a.AgentCard, error) { return card, nil }
 	}
-	producer := cardProducer(withSecurity(base, cfg.Token), cardInterfaces(cfg, hostport, ver, exposed), true)
+	producer := cardProducer(withSecurity(base, cfg.Token), cardInterfaces(cfg, hostport, ver, exposed), true, parts.push)
 	mux := http.NewServeMux()
 	ch := withRequestHost(cardHandler(producer, ver.v03))
 	mux.Handle(a2asrv.WellKnownAgentCardPath, ch)
@@ -270,7 +273,9 @@ func (s *servers) shutdown(grace time.Duration, backend func(context.Context) er
 	select {
 	case <-grpcDone:
 	case <-ctx.Done():
-		s.grpc.Stop()
+		if s.grpc != nil {
+			s.grpc.Stop()
+		}
 		<-grpcDone
 		errs = append(errs, fmt.Errorf("drain gRPC connections: %w", ctx.Err()))
 	}

@@ -34,6 +34,7 @@ type record struct {
 	// artBytes is the payload size of the task's artifacts, kept within memStore.maxArtifactBytes by
 	// applyLocked (tasks replaced through Update are not counted).
 	artBytes int64
+	push     []pushHook // push notification configs (push.go); copy-on-write
 }
 
 // memStore keeps tasks in memory with retention: at most maxTasks finished tasks, finished tasks

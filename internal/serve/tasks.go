@@ -65,20 +65,22 @@ func (s *subscriber) leave() { s.once.Do(func() { close(s.gone) }) }
 type tasks struct {
 	store *memStore
 	agent agent
+	push  *pusher
 	wg    sync.WaitGroup
 	base  context.Context
 	stop  context.CancelCauseFunc
 }
 
-func newTasks(store *memStore, a agent) *tasks {
+func newTasks(store *memStore, a agent, push *pusher) *tasks {
 	base, stop := context.WithCancelCause(context.Background())
-	return &tasks{store: store, agent: a, base: base, stop: stop}
+	return &tasks{store: store, agent: a, push: push, base: base, stop: stop}
 }
 
 // start records msg on a new or existing task, subscribes the caller when sub is non-nil and
 // starts the turn. It returns a snapshot of the task as it was when the turn started. A task in a
-// terminal state takes another turn only when reopen is set (v0.3 calls: see legacyCall).
-func (ts *tasks) start(msg *a2a.Message, sub *subscriber, reopen bool) (*a2a.Task, error) {
+// terminal state takes another turn only when reopen is set (v0.3 calls: see legacyCall). A push
+// config is attached before the turn starts, so its webhook gets every event.
+func (ts *tasks) start(msg *a2a.Message, sub *subscriber, reopen bool, push *a2a.PushConfig) (*a2a.Task, error) {
 	if ts.base.Err() != nil {
 		return nil, a2a.NewError(a2a.ErrServerError, "server is shutting down")
 	}
@@ -128,6 +130,9 @@ func (ts *tasks) start(msg *a2a.Message, sub *subscriber, reopen bool) (*a2a.Tas
 		rec = r
 	}
 	rec.run = run
+	if push != nil {
+		s.addPushLocked(rec, push, reopen) // reopen: a v0.3 call
+	}
 	s.changedLocked(rec, was)
 	if sub != nil {
 		rec.subs[sub] = struct{}{}
@@ -171,6 +176,7 @@ func (ts *tasks) emit(rec *record, ev a2a.Event, last bool) {
 	s := ts.store
 	s.mu.Lock()
 	s.applyLocked(rec, ev)
+	hooks, task := rec.push, pushTaskLocked(rec)
 	var few [4]*subscriber // most tasks have one subscriber: no allocation per event
 	subs := few[:0]
 	for sub := range rec.subs {
@@ -183,6 +189,7 @@ func (ts *tasks) emit(rec *record, ev a2a.Event, last bool) {
 		s.changedLocked(rec, was)
 	}
 	s.mu.Unlock()
+	ts.push.deliver(hooks, ev, task)
 	for _, sub := range subs {
 		select {
 		case sub.ch <- ev:
@@ -246,7 +253,9 @@ func (ts *tasks) cancel(ctx context.Context, id a2a.TaskID) (*a2a.Task, error) {
 		ev.Status.Timestamp = &now
 		s.applyLocked(r, ev)
 		snap := snapshot(r.task, nil, true)
+		hooks, task := r.push, pushTaskLocked(r)
 		s.mu.Unlock()
+		ts.push.deliver(hooks, ev, task)
 		return snap, nil
 	}
 	s.mu.Unlock()
@@ -269,10 +278,13 @@ func (ts *tasks) shutdown(ctx context.Context) error {
 	}()
 	select {
 	case <-done:
-		return nil
 	case <-ctx.Done():
 		return fmt.Errorf("wait for running tasks: %w", ctx.Err())
 	}
+	if ts.push != nil {
+		return ts.push.close(ctx)
+	}
+	return nil
 }
 
 // terminalTaskError is the specification's answer to SendMessage or SubscribeToTask on a task in a

@@ -13,6 +13,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
+	"github.com/a2aproject/a2a-go/v2/a2asrv/push"
 	"github.com/a2aproject/a2a-go/v2/a2asrv/taskstore"
 )
 
@@ -83,7 +84,17 @@ type Options struct {
 	// BigSize is the artifact size of Big in bytes (default BigSize, 20 MiB).
 	// 20 MiB costs 10-25 s per call under -race on a small machine.
 	BigSize int
+	// Push turns on push notifications with a2a-go's own config store and HTTP sender (its SSRF
+	// guard off, so loopback webhooks work), and the card says so.
+	Push bool
+	// PushLost, with Push, accepts configs but never delivers (notifications lost on the way).
+	PushLost bool
 }
+
+// lostPush is a push.Sender whose notifications never arrive.
+type lostPush struct{}
+
+func (lostPush) SendPush(context.Context, *a2a.PushConfig, a2a.Event) error { return nil }
 
 func (o Options) chunks() int {
 	if o.Chunks <= 0 {
@@ -210,6 +221,13 @@ func (a *Agent) newHandler(stop <-chan struct{}) a2asrv.RequestHandler {
 		a2asrv.WithTaskStore(store),
 		a2asrv.WithLogger(quiet),
 		a2asrv.WithCallInterceptors(&recorder{agent: a}),
+	}
+	if a.opts.Push {
+		var sender push.Sender = push.NewHTTPPushSender(&push.HTTPSenderConfig{AllowPrivateNetworks: true})
+		if a.opts.PushLost {
+			sender = lostPush{}
+		}
+		opts = append(opts, a2asrv.WithPushNotifications(push.NewInMemoryStore(), sender))
 	}
 	if a.opts.ExtendedCard != nil {
 		opts = append(opts, a2asrv.WithExtendedAgentCardProducer(a2asrv.ExtendedAgentCardProducerFn(

@@ -33,6 +33,7 @@ func (a *Agent) buildCard(endpoint string) *a2a.AgentCard {
 		Capabilities: a2a.AgentCapabilities{
 			Streaming:         true,
 			ExtendedAgentCard: a.opts.ExtendedCard != nil,
+			PushNotifications: a.opts.Push,
 		},
 		DefaultInputModes:  []string{"text/plain"},
 		DefaultOutputModes: []string{"text/plain"},
@@ -83,7 +84,7 @@ func (a *Agent) v03CardJSON(card *a2a.AgentCard) ([]byte, error) {
 		PreferredTransport: iface.ProtocolBinding,
 		ProtocolVersion:    v03Version,
 		Version:            card.Version,
-		Capabilities:       v03Capabilities{Streaming: card.Capabilities.Streaming},
+		Capabilities:       v03Capabilities{Streaming: card.Capabilities.Streaming, PushNotifications: card.Capabilities.PushNotifications},
 		DefaultInputModes:  card.DefaultInputModes,
 		DefaultOutputModes: card.DefaultOutputModes,
 
