@@ -34,7 +34,8 @@ FUZZ_TARGETS := \
 	./internal/exec:FuzzChunker ./internal/exec:FuzzLineSplitter \
 	./internal/serve:FuzzWire ./internal/serve:FuzzWireJSON ./internal/serve:FuzzDecodeSend \
 	./internal/serve:FuzzDecodeRPC ./internal/serve:FuzzSubscribeID ./internal/serve:FuzzScanEvent \
-	./internal/cli:FuzzParseCard ./internal/cli:FuzzSSEEvents ./internal/devtool:FuzzDecode
+	./internal/cli:FuzzParseCard ./internal/cli:FuzzSSEEvents ./internal/devtool:FuzzDecode \
+	./internal/output:FuzzArtifactUpdateJSON
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
 		pkg=$${t%%:*}; name=$${t#*:}; \

@@ -60,6 +60,7 @@ type Printer struct {
 	width  int
 	stream streamState
 	raw    rawState
+	buf    []byte // reused by the fast JSON encoding of stream chunks
 }
 
 // New returns a Printer writing to w.
@@ -162,6 +163,12 @@ func (p *Printer) Event(e a2a.Event) error {
 	}
 	ups, dev := p.devTrack(e)
 	if p.o.Format == JSON {
+		if au, ok := e.(*a2a.TaskArtifactUpdateEvent); ok && !p.o.Indent && !p.o.Color {
+			if b, ok := appendArtifactUpdate(p.buf[:0], au); ok {
+				p.buf = b
+				return p.emit(escapeControls(b))
+			}
+		}
 		return p.writeJSON(a2a.StreamResponse{Event: e})
 	}
 	var b bytes.Buffer
