@@ -110,7 +110,7 @@ func TestServeSecondSignalExitsAtOnce(t *testing.T) {
 	c, _, pids := streamPids(t, srv.url)
 	srv.cmd.Process.Signal(syscall.SIGINT)
 	for {
-		if s, ok := chunkText(c.event(t, 10*time.Second)); ok && s == "term" {
+		if s, ok := chunkText(c.event(t, 10*time.Second)); ok && s == "term\n" {
 			break
 		}
 	}

@@ -43,8 +43,8 @@ func TestExecChunkArrivesWhileRunning(t *testing.T) {
 	start := time.Now()
 	c := startClient(t, "send", srv.url, "go", "--stream", "-o", "json")
 	text, id := firstChunk(t, c, 10*time.Second)
-	if d := time.Since(start); text != "1" || d > 10*time.Second {
-		t.Fatalf("first chunk %q after %s, want %q while the command sleeps", text, d, "1")
+	if d := time.Since(start); text != "1\n" || d > 10*time.Second {
+		t.Fatalf("first chunk %q after %s, want %q while the command sleeps", text, d, "1\n")
 	}
 	wantCode(t, run(t, "", "cancel", srv.url, string(id)), 0)
 }
@@ -64,7 +64,7 @@ func TestExecManyChunksInOrder(t *testing.T) {
 		t.Fatalf("got %d chunks, want 20000", len(chunks))
 	}
 	for i, s := range chunks {
-		if s != strconv.Itoa(i+1) {
+		if s != strconv.Itoa(i+1)+"\n" {
 			t.Fatalf("chunk %d = %q, want %d", i, s, i+1)
 		}
 	}
@@ -80,7 +80,7 @@ func TestExecDelimiters(t *testing.T) {
 		want          string // joined chunks
 		minChunks     int
 	}{
-		{"multi-byte", `printf 'alpha--8<--beta--8<--gamma'`, []string{"--chunk", "--8<--"}, "alphabetagamma", 3},
+		{"multi-byte", `printf 'alpha--8<--beta--8<--gamma'`, []string{"--chunk", "--8<--"}, "alpha--8<--beta--8<--gamma", 3},
 		{"no delimiter", `printf 'one piece only'`, []string{"--chunk=;"}, "one piece only", 1},
 		{"longer than a piece", `head -c 200000 /dev/zero | tr '\0' x`, []string{"--chunk=;"}, long, 2},
 	}
@@ -96,7 +96,7 @@ func TestExecDelimiters(t *testing.T) {
 				t.Fatalf("%d chunks %q (lastChunk %v), want at least %d and lastChunk", len(chunks), chunks, last.LastChunk, tt.minChunks)
 			}
 			if tt.name == "multi-byte" {
-				if diff := cmp.Diff([]string{"alpha", "beta", "gamma"}, chunks[:3]); diff != "" {
+				if diff := cmp.Diff([]string{"alpha--8<--", "beta--8<--", "gamma"}, chunks[:3]); diff != "" {
 					t.Fatalf("chunks (-want +got):\n%s", diff)
 				}
 			}
@@ -105,7 +105,7 @@ func TestExecDelimiters(t *testing.T) {
 }
 
 // TestExecBinaryOutput: invalid UTF-8 without --chunk becomes a file part saved byte for byte; with --chunk the
-// JSON Lines stream stays valid.
+// chunks that are not UTF-8 travel as raw parts, and -o raw gives back every byte.
 func TestExecBinaryOutput(t *testing.T) {
 	t.Parallel()
 	want := []byte{0xff, 0xfe, 0x00, 'a', 'b', 0x80, '\n', 0xc3}
@@ -125,9 +125,26 @@ func TestExecBinaryOutput(t *testing.T) {
 	}
 
 	chunked := startServe(t, "--exec", command, "--chunk=\n", "--quiet")
-	chunks, _, _ := streamChunks(t, chunked.url, "bin")
-	if len(chunks) < 2 || !strings.HasSuffix(chunks[0], "ab\uFFFD") {
-		t.Fatalf("chunks %q, want the invalid bytes replaced", chunks)
+	_, _, events := streamChunks(t, chunked.url, "bin")
+	var kinds []string
+	for _, ev := range events {
+		if au, ok := ev.(*a2a.TaskArtifactUpdateEvent); ok {
+			for _, p := range au.Artifact.Parts {
+				if p.Raw() != nil {
+					kinds = append(kinds, "raw:"+string(p.Raw()))
+				} else {
+					kinds = append(kinds, "text:"+p.Text())
+				}
+			}
+		}
+	}
+	if diff := cmp.Diff([]string{"raw:\xff\xfe\x00ab\x80\n", "raw:\xc3", "text:"}, kinds); diff != "" {
+		t.Fatalf("chunk parts (-want +got):\n%s", diff)
+	}
+	r = run(t, "", "send", chunked.url, "bin", "--stream", "-o", "raw")
+	wantCode(t, r, 0)
+	if r.stdout != string(want) {
+		t.Fatalf("-o raw stdout %q, want %q", r.stdout, want)
 	}
 }
 

@@ -8,6 +8,9 @@ type taskView struct {
 	task      *a2a.Task
 	message   *a2a.Message
 	artifacts map[a2a.ArtifactID]*a2a.Artifact
+	// light keeps artifacts without their parts: the stream is printed (and saved) as it arrives, so holding its
+	// content would only grow the client with the stream's length.
+	light bool
 }
 
 func (v *taskView) apply(ev a2a.Event) {
@@ -21,7 +24,10 @@ func (v *taskView) apply(ev a2a.Event) {
 		v.artifacts = nil
 		for _, a := range e.Artifacts {
 			ac := *a
-			ac.Parts = append(a2a.ContentParts(nil), a.Parts...)
+			ac.Parts = nil
+			if !v.light {
+				ac.Parts = append(a2a.ContentParts(nil), a.Parts...)
+			}
 			v.artifact(ac.ID, &ac)
 		}
 	case *a2a.Message:
@@ -40,11 +46,16 @@ func (v *taskView) apply(ev a2a.Event) {
 			return
 		}
 		if prev, ok := v.artifacts[e.Artifact.ID]; ok && e.Append {
-			prev.Parts = append(prev.Parts, e.Artifact.Parts...)
+			if !v.light {
+				prev.Parts = append(prev.Parts, e.Artifact.Parts...)
+			}
 			return
 		}
 		cp := *e.Artifact
-		cp.Parts = append(a2a.ContentParts(nil), e.Artifact.Parts...)
+		cp.Parts = nil
+		if !v.light {
+			cp.Parts = append(a2a.ContentParts(nil), e.Artifact.Parts...)
+		}
 		v.artifact(cp.ID, &cp)
 	}
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 
+	"github.com/a2acli/a2a/internal/output"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/spf13/cobra"
 )
@@ -40,7 +41,7 @@ func newGetTaskCmd(f *factory, runF func(context.Context, *getTaskOptions) error
 		},
 	}
 	cmd.Flags().IntVar(&o.history, "history", -1, "include up to n history messages")
-	cmd.Flags().BoolVar(&o.withArtifacts, "with-artifacts", false, "include artifacts")
+	cmd.Flags().BoolVar(&o.withArtifacts, "with-artifacts", false, "include artifacts (always with -o raw)")
 	cmd.Flags().StringVar(&o.save, "save", "", "write file parts of the task's artifacts into `dir` (implies --with-artifacts)")
 	cmd.Flags().BoolVar(&f.opts.fail, "fail", false, "exit 6 when the task failed, was rejected or canceled; 7 when it needs input or auth")
 	return cmd
@@ -60,7 +61,7 @@ func runGetTask(ctx context.Context, o *getTaskOptions) error {
 		if err := o.f.saveFiles(o.save, task.Artifacts); err != nil {
 			return err
 		}
-		if !o.withArtifacts {
+		if !o.withArtifacts && o.f.opts.output != string(output.Raw) { // raw output is the artifacts
 			task.Artifacts = nil
 		}
 		if o.history == 0 {

@@ -132,9 +132,9 @@ Exit codes: 0 done, 1 failure, 2 usage, 3 unreachable or no card, 4 authenticati
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
 			f.cmdPath = cmd.CommandPath()
 			switch f.opts.output {
-			case string(output.Text), string(output.JSON):
+			case string(output.Text), string(output.JSON), string(output.Raw):
 			default:
-				return &usageError{msg: fmt.Sprintf("invalid --output %q: want text or json", f.opts.output), cmd: f.cmdPath}
+				return &usageError{msg: fmt.Sprintf("invalid --output %q: want text, json or raw", f.opts.output), cmd: f.cmdPath}
 			}
 			if f.opts.maxResponseBytes < 0 {
 				return &usageError{msg: "invalid --max-response-bytes: must not be negative", cmd: f.cmdPath}
@@ -162,7 +162,7 @@ Exit codes: 0 done, 1 failure, 2 usage, 3 unreachable or no card, 4 authenticati
 	root.SetVersionTemplate("{{.Version}}\n")
 
 	pf := root.PersistentFlags()
-	pf.StringVarP(&f.opts.output, "output", "o", "text", "output format: text or json")
+	pf.StringVarP(&f.opts.output, "output", "o", "text", "output format: text, json, or raw (only the agent's content, byte for byte)")
 	pf.StringVar(&f.opts.transport, "transport", "", "force a transport: rest, jsonrpc or grpc (default: from the card)")
 	pf.StringArrayVar(&f.opts.svcParams, "svc-param", nil, "service parameter `key=value`, sent as a header or gRPC metadata (repeatable)")
 	pf.StringVar(&f.opts.auth, "auth", "", "credentials, shorthand for --svc-param \"Authorization=<creds>\"")

@@ -194,14 +194,17 @@ func (f *factory) streamEvents(ctx context.Context, c *conn, agentURL, save stri
 	p := f.printer()
 	t := newTurn(f, c, agentURL, &devtoolOptions{answerTimeout: defaultAnswerTimeout}, p)
 	t.recover = true
+	t.view.light = true // printed as it comes; --save writes as it comes
+	saver := newStreamSaver(f, save)
+	t.emit = saver.wrap(t.emit)
 	err := t.run(ctx, open)
 	if cerr := p.Close(); err == nil {
 		err = cerr
 	}
-	if err != nil {
-		return err
+	if serr := saver.finish(err != nil); err == nil {
+		err = serr
 	}
-	if err := f.saveFiles(save, taskArtifacts(t.view.task)); err != nil {
+	if err != nil {
 		return err
 	}
 	if t.stopped {

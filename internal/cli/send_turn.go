@@ -84,9 +84,15 @@ func (o *sendOptions) runTurn(ctx context.Context, c *conn, run func(*turn) erro
 		t.emit = func(a2a.Event) error { return nil }
 		t.flush = func() error { return nil }
 	}
+	t.view.light = !resultOnly // printed as it comes; --save writes as it comes
+	saver := newStreamSaver(o.f, o.save)
+	t.emit = saver.wrap(t.emit)
 	err := run(t)
 	if cerr := p.Close(); err == nil {
 		err = cerr
+	}
+	if serr := saver.finish(err != nil); err == nil {
+		err = serr
 	}
 	if err != nil {
 		return err
@@ -95,9 +101,6 @@ func (o *sendOptions) runTurn(ctx context.Context, c *conn, run func(*turn) erro
 		if err := o.printResult(p, &t.view); err != nil {
 			return err
 		}
-	}
-	if err := o.f.saveFiles(o.save, taskArtifacts(t.view.task)); err != nil {
-		return err
 	}
 	if t.stopped {
 		return t.stopAtPrompt(ctx, true)

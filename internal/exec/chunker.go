@@ -36,6 +36,7 @@ type Chunker struct {
 	searched   int   // leading bytes of buf[start:end] known not to start a delimiter
 	err        error // first error from r (io.EOF at the end); sticky
 	filled     bool  // the last read filled the buffer: grow it towards readBuf
+	keep       bool  // chunks end with their delimiter (see KeepDelimiters)
 }
 
 // NewChunker returns a Chunker reading r and splitting at delim (any bytes; nil or empty means no delimiter).
@@ -62,6 +63,15 @@ func NewChunker(r io.Reader, delim []byte, max int) *Chunker {
 		limit = max + len(d) - 1
 	}
 	return &Chunker{r: r, delim: d, max: max, limit: limit}
+}
+
+// KeepDelimiters makes c return every chunk with the delimiter that ends it, so that the chunks joined in order
+// are exactly the input: a delimiter with nothing before it (a blank line) is a chunk of its own, and no chunk is
+// skipped. Where chunks fall is unchanged: with the delimiter removed and empty chunks dropped they are the
+// chunks c returns without this mode. It returns c, and must be called before the first Next.
+func (c *Chunker) KeepDelimiters() *Chunker {
+	c.keep = true
+	return c
 }
 
 // Next returns the next chunk, as soon as its end is known: it never waits for more input once it holds a
@@ -92,6 +102,9 @@ func (c *Chunker) split() (chunk []byte, ok bool) {
 	}
 	if i := c.index(data); i >= 0 && i < c.max {
 		c.consume(i + len(c.delim))
+		if c.keep {
+			return data[:i+len(c.delim)], true
+		}
 		return data[:i], true
 	}
 	if len(data) >= c.limit || (eof && len(data) >= c.max) {

@@ -59,6 +59,7 @@ func FuzzChunker(f *testing.F) {
 			return
 		}
 		checkReassembly(t, in, delim, max, whole)
+		checkKept(t, in, delim, max, whole)
 		if max > len(in) {
 			var want []string
 			for _, f := range bytes.Split(in, delim) {
@@ -100,5 +101,40 @@ func checkReassembly(t *testing.T, in, delim []byte, max int, chunks []string) {
 	}
 	if len(rest) > 0 {
 		t.Fatalf("split(%q, %q, %d) = %q lost the tail %q", in, delim, max, chunks, rest)
+	}
+}
+
+// checkKept checks KeepDelimiters on in: the chunks join to exactly the input, the same for every reader; no
+// chunk is empty; a delimiter occurs in a chunk only at its end; and with that delimiter removed and empty
+// chunks dropped they are the chunks of the default mode (dropped).
+func checkKept(t *testing.T, in, delim []byte, max int, dropped []string) {
+	t.Helper()
+	kept := collectKept(t, bytes.NewReader(in), string(delim), max)
+	if got := strings.Join(kept, ""); got != string(in) {
+		t.Fatalf("join(split kept(%q, %q, %d)) = %q, want the input", in, delim, max, got)
+	}
+	for _, rd := range readers[1:] {
+		got := collectKept(t, rd.wrap(bytes.NewReader(in)), string(delim), max)
+		if diff := cmp.Diff(kept, got); diff != "" {
+			t.Fatalf("split kept(%q, %q, %d) via %s differs from a whole read (-whole +got):\n%s", in, delim, max, rd.name, diff)
+		}
+	}
+	var stripped []string
+	for _, c := range kept {
+		if c == "" {
+			t.Fatalf("split kept(%q, %q, %d) returned an empty chunk", in, delim, max)
+		}
+		if i := strings.Index(c, string(delim)); i >= 0 {
+			if i != len(c)-len(delim) {
+				t.Fatalf("split kept(%q, %q, %d) chunk %q has the delimiter at %d, want only at its end", in, delim, max, c, i)
+			}
+			c = c[:i]
+		}
+		if c != "" {
+			stripped = append(stripped, c)
+		}
+	}
+	if diff := cmp.Diff(dropped, stripped); diff != "" {
+		t.Fatalf("split kept(%q, %q, %d) cut elsewhere than the default mode (-default +kept):\n%s", in, delim, max, diff)
 	}
 }

@@ -26,8 +26,18 @@ var readers = []struct {
 // collect reads every chunk of r, copying them (a chunk is valid only until the next call).
 func collect(t testing.TB, r io.Reader, delim string, max int) []string {
 	t.Helper()
+	return collectFrom(t, NewChunker(r, []byte(delim), max))
+}
+
+// collectKept is collect with KeepDelimiters.
+func collectKept(t testing.TB, r io.Reader, delim string, max int) []string {
+	t.Helper()
+	return collectFrom(t, NewChunker(r, []byte(delim), max).KeepDelimiters())
+}
+
+func collectFrom(t testing.TB, c *Chunker) []string {
+	t.Helper()
 	var got []string
-	c := NewChunker(r, []byte(delim), max)
 	for {
 		chunk, err := c.Next()
 		if errors.Is(err, io.EOF) {
@@ -85,6 +95,43 @@ func TestChunker(t *testing.T) {
 				got := collect(t, rd.wrap(strings.NewReader(tt.in)), tt.delim, tt.max)
 				if diff := cmp.Diff(tt.want, got); diff != "" {
 					t.Errorf("split(%.40q, %q, %d) mismatch (-want +got):\n%s", tt.in, tt.delim, tt.max, diff)
+				}
+			})
+		}
+	}
+}
+
+func TestChunkerKeepDelimiters(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		in    string
+		delim string
+		max   int
+		want  []string
+	}{
+		{"lines", "a\nb\nc\n", "\n", 0, []string{"a\n", "b\n", "c\n"}},
+		{"no trailing delim", "a\nbc", "\n", 0, []string{"a\n", "bc"}},
+		{"blank lines", "\na\n\n\nb", "\n", 0, []string{"\n", "a\n", "\n", "\n", "b"}},
+		{"only delims", "\n\n", "\n", 0, []string{"\n", "\n"}},
+		{"empty input", "", "\n", 0, nil},
+		{"space", "alpha beta  gamma", " ", 0, []string{"alpha ", "beta ", " ", "gamma"}},
+		{"crlf", "a\r\n\r\nb\r", "\r\n", 0, []string{"a\r\n", "\r\n", "b\r"}},
+		{"multi-byte", "x--8<--y--8<----8<--", "--8<--", 0, []string{"x--8<--", "y--8<--", "--8<--"}},
+		{"overlapping delim", "baaab", "aa", 0, []string{"baa", "ab"}},
+		{"max cut", "abcdefgh\nij", "\n", 3, []string{"abc", "def", "gh\n", "ij"}},
+		{"line of exactly max", "abc\nd", "\n", 3, []string{"abc", "\n", "d"}},
+		{"line of max minus one", "ab\r\ncd", "\r\n", 3, []string{"ab\r\n", "cd"}},
+		{"utf8 cut moved back", "ab€cd\n", "\n", 3, []string{"ab", "€", "cd\n"}},
+		{"binary", "\xff\x00\n\xfe", "\n", 0, []string{"\xff\x00\n", "\xfe"}},
+	}
+	for _, tt := range tests {
+		for _, rd := range readers {
+			t.Run(tt.name+"/"+rd.name, func(t *testing.T) {
+				t.Parallel()
+				got := collectKept(t, rd.wrap(strings.NewReader(tt.in)), tt.delim, tt.max)
+				if diff := cmp.Diff(tt.want, got); diff != "" {
+					t.Errorf("split kept(%q, %q, %d) mismatch (-want +got):\n%s", tt.in, tt.delim, tt.max, diff)
 				}
 			})
 		}

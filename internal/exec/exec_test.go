@@ -16,8 +16,18 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// runLines runs c splitting stdout at newlines and returns the chunks.
+// runLines runs c splitting stdout at newlines and returns the lines, newline removed.
 func runLines(t *testing.T, ctx context.Context, c Cmd) ([]string, Result) {
+	t.Helper()
+	got, res := runChunks(t, ctx, c)
+	for i := range got {
+		got[i] = strings.TrimSuffix(got[i], "\n")
+	}
+	return got, res
+}
+
+// runChunks runs c splitting stdout at newlines and returns the chunks as Run passes them.
+func runChunks(t *testing.T, ctx context.Context, c Cmd) ([]string, Result) {
 	t.Helper()
 	var got []string
 	res, err := Run(ctx, c, []byte("\n"), 0, func(b []byte) error {
@@ -44,21 +54,22 @@ func TestRun(t *testing.T) {
 		wantCode int
 		wantTail string
 	}{
-		{"exit 0", Cmd{Command: "echo a; echo b"}, []string{"a", "b"}, 0, ""},
-		{"exit 3", Cmd{Command: "echo out; echo err >&2; exit 3"}, []string{"out"}, 3, "err\n"},
-		{"stdin", Cmd{Command: "cat", Stdin: []byte("hello\nworld\n")}, []string{"hello", "world"}, 0, ""},
-		{"no stdin is /dev/null", Cmd{Command: "cat; echo end"}, []string{"end"}, 0, ""},
-		{"stdin not read", Cmd{Command: "echo early", Stdin: make([]byte, 4<<20)}, []string{"early"}, 0, ""},
-		{"large stdin", Cmd{Command: "wc -c", Stdin: make([]byte, 3<<20)}, []string{strconv.Itoa(3 << 20)}, 0, ""},
-		{"env", Cmd{Command: `echo "$A2A_EXEC_TEST"`, Env: []string{"A2A_EXEC_TEST=42"}}, []string{"42"}, 0, ""},
-		{"dir", Cmd{Command: "pwd -P", Dir: dir}, []string{realDir}, 0, ""},
+		{"exit 0", Cmd{Command: "echo a; echo b"}, []string{"a\n", "b\n"}, 0, ""},
+		{"exit 3", Cmd{Command: "echo out; echo err >&2; exit 3"}, []string{"out\n"}, 3, "err\n"},
+		{"stdin", Cmd{Command: "cat", Stdin: []byte("hello\nworld\n")}, []string{"hello\n", "world\n"}, 0, ""},
+		{"blank lines, no final newline", Cmd{Command: "printf 'a\\n\\n\\nb'"}, []string{"a\n", "\n", "\n", "b"}, 0, ""},
+		{"no stdin is /dev/null", Cmd{Command: "cat; echo end"}, []string{"end\n"}, 0, ""},
+		{"stdin not read", Cmd{Command: "echo early", Stdin: make([]byte, 4<<20)}, []string{"early\n"}, 0, ""},
+		{"large stdin", Cmd{Command: "wc -c", Stdin: make([]byte, 3<<20)}, []string{strconv.Itoa(3<<20) + "\n"}, 0, ""},
+		{"env", Cmd{Command: `echo "$A2A_EXEC_TEST"`, Env: []string{"A2A_EXEC_TEST=42"}}, []string{"42\n"}, 0, ""},
+		{"dir", Cmd{Command: "pwd -P", Dir: dir}, []string{realDir + "\n"}, 0, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got, res := runLines(t, context.Background(), tt.cmd)
+			got, res := runChunks(t, context.Background(), tt.cmd)
 			for i := range got {
-				got[i] = strings.TrimSpace(got[i]) // wc pads its count on some systems
+				got[i] = strings.TrimLeft(got[i], " \t") // wc pads its count on some systems
 			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("Run(%q) chunks mismatch (-want +got):\n%s", tt.cmd.Command, diff)

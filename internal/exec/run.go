@@ -7,8 +7,9 @@ import (
 	"io"
 )
 
-// Run starts c, passes each chunk of its stdout (split as by [NewChunker] with delim and max) to onChunk as
-// soon as it arrives, and waits for the process. If onChunk returns an error, or reading stdout fails, the
+// Run starts c, passes each chunk of its stdout (split as by [NewChunker] with delim and max, each chunk ending
+// with its delimiter as with [Chunker.KeepDelimiters], so the chunks joined are stdout) to onChunk as soon as
+// it arrives, and waits for the process. If onChunk returns an error, or reading stdout fails, the
 // process group is stopped and that error is returned along with the Result. The chunk passed to onChunk is
 // valid only during the call.
 func Run(ctx context.Context, c Cmd, delim []byte, max int, onChunk func([]byte) error) (Result, error) {
@@ -17,7 +18,7 @@ func Run(ctx context.Context, c Cmd, delim []byte, max int, onChunk func([]byte)
 		return Result{}, err
 	}
 	var runErr error
-	ch := NewChunker(p.Stdout(), delim, max)
+	ch := NewChunker(p.Stdout(), delim, max).KeepDelimiters()
 	for {
 		chunk, err := ch.Next()
 		if errors.Is(err, io.EOF) {

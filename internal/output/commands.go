@@ -28,7 +28,7 @@ type SlashArgument struct {
 // <required> and [optional], its description), argument descriptions below; in JSON, raw (the agent's own
 // document) as it came.
 func (p *Printer) Commands(cmds []SlashCommand, raw json.RawMessage) error {
-	if p.o.Format == JSON {
+	if p.o.Format == JSON || p.o.Format == Raw {
 		return p.writeJSON(raw)
 	}
 	var rows [][2]string
@@ -81,7 +81,7 @@ func (p *Printer) Commands(cmds []SlashCommand, raw json.RawMessage) error {
 // CommandResult renders what a slash command answered in one document: in text, the string fields that carry its
 // output (data, message, output, text) as they are and anything else as indented JSON; in JSON, raw as it came.
 func (p *Printer) CommandResult(raw json.RawMessage) error {
-	if p.o.Format == JSON {
+	if p.o.Format == JSON || p.o.Format == Raw {
 		return p.writeJSON(raw)
 	}
 	var b bytes.Buffer

@@ -147,3 +147,36 @@ func evilChunk() *a2a.TaskArtifactUpdateEvent {
 		Artifact: &a2a.Artifact{ID: "art-0001", Name: evil, Parts: a2a.ContentParts{a2a.NewTextPart(evil + "\n" + evil)}},
 	}
 }
+
+// execLines is what a wrapped command wrote, cut into the chunks `serve --exec CMD --chunk $'\n'` sends: each
+// with its delimiter, a blank line and an indented line among them, no final newline.
+var execLines = []string{"total 3\n", "\n", "  - alpha\n", "\tbeta\n", "gamma (no final newline)"}
+
+// fixtureExecStream is a streamed exec turn: the task, working, the first chunk as a new unnamed artifact, the
+// rest appended, the empty closing chunk with lastChunk, then completed.
+func fixtureExecStream() []a2a.Event {
+	evs := []a2a.Event{
+		fixtureWorkingTask(a2a.TaskStateSubmitted, taskInfo.TaskID),
+		&a2a.TaskStatusUpdateEvent{TaskID: taskInfo.TaskID, ContextID: taskInfo.ContextID,
+			Status: a2a.TaskStatus{State: a2a.TaskStateWorking, Timestamp: &fixedTime}},
+	}
+	for i, text := range append(append([]string(nil), execLines...), "") {
+		evs = append(evs, &a2a.TaskArtifactUpdateEvent{
+			TaskID: taskInfo.TaskID, ContextID: taskInfo.ContextID, Append: i > 0, LastChunk: i == len(execLines),
+			Artifact: &a2a.Artifact{ID: "art-0009", Parts: a2a.ContentParts{a2a.NewTextPart(text)}},
+		})
+	}
+	return append(evs, &a2a.TaskStatusUpdateEvent{TaskID: taskInfo.TaskID, ContextID: taskInfo.ContextID,
+		Status: a2a.TaskStatus{State: a2a.TaskStateCompleted, Timestamp: &fixedTime}})
+}
+
+// fixtureExecTask is the task GetTask returns after fixtureExecStream: one artifact, a part per chunk.
+func fixtureExecTask() *a2a.Task {
+	t := fixtureWorkingTask(a2a.TaskStateCompleted, taskInfo.TaskID)
+	a := &a2a.Artifact{ID: "art-0009"}
+	for _, text := range append(append([]string(nil), execLines...), "") {
+		a.Parts = append(a.Parts, a2a.NewTextPart(text))
+	}
+	t.Artifacts = []*a2a.Artifact{a}
+	return t
+}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -36,6 +37,8 @@ func goldenCases() map[string]struct {
 		"tasklist":       {text, func(p *Printer) error { return p.TaskList(fixtureTaskList()) }},
 		"stream":         {text, renderStream},
 		"stream_wrapped": {wrapped, renderStream},
+		"stream_exec":    {text, func(p *Printer) error { return renderEvents(p, fixtureExecStream()) }},
+		"task_exec":      {text, func(p *Printer) error { return p.Task(fixtureExecTask()) }},
 		"error":          {text, func(p *Printer) error { return p.Error(fixtureErrorDoc()) }},
 		"error_json":     {indented, func(p *Printer) error { return p.Error(fixtureErrorDoc()) }},
 		"task_json":      {indented, func(p *Printer) error { return p.Task(fixtureTask()) }},
@@ -46,8 +49,10 @@ func goldenCases() map[string]struct {
 	return cases
 }
 
-func renderStream(p *Printer) error {
-	for _, e := range fixtureStream() {
+func renderStream(p *Printer) error { return renderEvents(p, fixtureStream()) }
+
+func renderEvents(p *Printer, evs []a2a.Event) error {
+	for _, e := range evs {
 		if err := p.Event(e); err != nil {
 			return err
 		}

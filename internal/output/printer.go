@@ -1,11 +1,11 @@
 // Package output renders A2A values (agent cards, tasks, messages, task lists, stream events
-// and error documents) for the a2a CLI, as labelled text or as the protocol's own JSON, onto
-// an io.Writer it is given.
+// and error documents) for the a2a CLI, as labelled text, as the protocol's own JSON, or as
+// the agent's content byte for byte (raw), onto an io.Writer it is given.
 //
 // It must not decide anything about the environment: whether colour is on, how wide the
 // terminal is and whether JSON is indented are all passed in through Options. It never
 // writes escape codes when colour is off, never lets agent-supplied text reach a terminal
-// unsanitised in text mode, and never prints the bytes of file parts.
+// unsanitised in text mode, and prints the bytes of file parts only in raw mode.
 package output
 
 import (
@@ -26,6 +26,9 @@ type Format string
 const (
 	Text Format = "text"
 	JSON Format = "json"
+	// Raw writes only the agent's content: text parts as they are, file bytes decoded, data parts
+	// as compact JSON lines. Values that are not content (cards, task lists) are compact JSON.
+	Raw Format = "raw"
 )
 
 // errNoValue is returned when a nil result or event is passed in.
@@ -36,7 +39,7 @@ const maxWidth = 120
 
 // Options configure a Printer. The zero value renders plain, unwrapped text.
 type Options struct {
-	// Format is Text or JSON; "" means Text.
+	// Format is Text, JSON or Raw; "" means Text.
 	Format Format
 	// Color allows escape codes (lipgloss styles, coloured JSON). The caller decides it from
 	// the terminal, NO_COLOR and CLICOLOR_FORCE; false means no escape code is ever written.
@@ -56,6 +59,8 @@ type Printer struct {
 	st     styles
 	width  int
 	stream streamState
+	raw    rawState
+	buf    []byte // reused by the fast JSON encoding of stream chunks
 }
 
 // New returns a Printer writing to w.
@@ -77,7 +82,7 @@ func New(w io.Writer, o Options) *Printer {
 
 // Card renders an agent card.
 func (p *Printer) Card(c *a2a.AgentCard) error {
-	if p.o.Format == JSON {
+	if p.o.Format == JSON || p.o.Format == Raw {
 		return p.writeJSON(c)
 	}
 	var b bytes.Buffer
@@ -109,6 +114,10 @@ func (p *Printer) Task(t *a2a.Task) error {
 	if p.o.Format == JSON {
 		return p.writeJSON(t)
 	}
+	if p.o.Format == Raw {
+		var b bytes.Buffer
+		return p.rawEmit(&b, p.rawTask(&b, t))
+	}
 	var b bytes.Buffer
 	p.task(&b, t, true)
 	return p.emit(b.Bytes())
@@ -119,6 +128,13 @@ func (p *Printer) Message(m *a2a.Message) error {
 	if p.o.Format == JSON {
 		return p.writeJSON(m)
 	}
+	if p.o.Format == Raw {
+		var b bytes.Buffer
+		if m != nil {
+			return p.rawEmit(&b, p.rawParts(&b, m.Parts))
+		}
+		return nil
+	}
 	var b bytes.Buffer
 	p.message(&b, m)
 	return p.emit(b.Bytes())
@@ -126,7 +142,7 @@ func (p *Printer) Message(m *a2a.Message) error {
 
 // TaskList renders one page of a task listing.
 func (p *Printer) TaskList(r *a2a.ListTasksResponse) error {
-	if p.o.Format == JSON {
+	if p.o.Format == JSON || p.o.Format == Raw {
 		return p.writeJSON(r)
 	}
 	var b bytes.Buffer
@@ -141,8 +157,18 @@ func (p *Printer) Event(e a2a.Event) error {
 	if e == nil {
 		return fmt.Errorf("render event: %w", errNoValue)
 	}
+	if p.o.Format == Raw {
+		var b bytes.Buffer
+		return p.rawEmit(&b, p.rawEvent(&b, e))
+	}
 	ups, dev := p.devTrack(e)
 	if p.o.Format == JSON {
+		if au, ok := e.(*a2a.TaskArtifactUpdateEvent); ok && !p.o.Indent && !p.o.Color {
+			if b, ok := appendArtifactUpdate(p.buf[:0], au); ok {
+				p.buf = b
+				return p.emit(escapeControls(b))
+			}
+		}
 		return p.writeJSON(a2a.StreamResponse{Event: e})
 	}
 	var b bytes.Buffer
@@ -154,9 +180,9 @@ func (p *Printer) Event(e a2a.Event) error {
 	return p.emit(b.Bytes())
 }
 
-// Close ends a partial line left by a text stream. It writes nothing for JSON.
+// Close ends a partial line left by a text stream. It writes nothing for JSON and raw.
 func (p *Printer) Close() error {
-	if p.o.Format == JSON {
+	if p.o.Format == JSON || p.o.Format == Raw {
 		return nil
 	}
 	var b bytes.Buffer

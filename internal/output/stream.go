@@ -3,6 +3,7 @@ package output
 import (
 	"bytes"
 	"fmt"
+	"strings"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/mattn/go-runewidth"
@@ -80,6 +81,10 @@ func (p *Printer) artifactEvent(b *bytes.Buffer, v *a2a.TaskArtifactUpdateEvent)
 // a word is longer than a line or continues from an earlier chunk.
 func (p *Printer) streamText(b *bytes.Buffer, s string) {
 	st := &p.stream
+	if p.width == 0 {
+		p.streamLines(b, s)
+		return
+	}
 	for i, r := range s {
 		if r == '\n' {
 			b.WriteByte('\n')
@@ -107,6 +112,30 @@ func (p *Printer) streamText(b *bytes.Buffer, s string) {
 		}
 		b.WriteRune(r)
 		st.col += w
+	}
+}
+
+// streamLines is streamText without wrapping (a pipe): whole lines at a time, with no column to track.
+func (p *Printer) streamLines(b *bytes.Buffer, s string) {
+	st := &p.stream
+	for len(s) > 0 {
+		if st.atLineStart {
+			if s[0] == '\n' {
+				b.WriteByte('\n')
+				s = s[1:]
+				continue
+			}
+			b.WriteString(indent)
+			st.atLineStart = false
+		}
+		i := strings.IndexByte(s, '\n')
+		if i < 0 {
+			b.WriteString(s)
+			return
+		}
+		b.WriteString(s[:i+1])
+		st.atLineStart = true
+		s = s[i+1:]
 	}
 }
 

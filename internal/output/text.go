@@ -76,7 +76,7 @@ func (p *Printer) task(b *bytes.Buffer, t *a2a.Task, full bool) {
 	}
 }
 
-// artifactLabel writes "Artifact: <name, or id when unnamed> (<id>)".
+// artifactLabel writes "Artifact: <name>", or the id when the artifact is unnamed.
 func (p *Printer) artifactLabel(b *bytes.Buffer, a *a2a.Artifact) {
 	if a == nil {
 		a = &a2a.Artifact{}
@@ -85,7 +85,7 @@ func (p *Printer) artifactLabel(b *bytes.Buffer, a *a2a.Artifact) {
 	if name == "" {
 		name = string(a.ID)
 	}
-	p.field(b, "Artifact", fmt.Sprintf("%s (%s)", name, a.ID))
+	p.field(b, "Artifact", name)
 }
 
 // message writes a message that came back instead of a task.
@@ -121,15 +121,34 @@ func (p *Printer) taskList(b *bytes.Buffer, r *a2a.ListTasksResponse) {
 	}
 }
 
-// parts writes content parts, each line prefixed with pre.
+// parts writes content parts, each line prefixed with pre. Adjacent text parts are joined first: they are
+// pieces of one text (the chunks of a streamed artifact), shown as the agent wrote them.
 func (p *Printer) parts(b *bytes.Buffer, parts a2a.ContentParts, pre string) {
+	var text strings.Builder
+	joined := false
+	flush := func() {
+		if joined {
+			part := a2a.NewTextPart(text.String())
+			b.WriteString(indentLines(p.partText(part, len(pre)), pre, true))
+			b.WriteByte('\n')
+			text.Reset()
+			joined = false
+		}
+	}
 	for _, part := range parts {
 		if part == nil {
 			continue
 		}
+		if t, ok := part.Content.(a2a.Text); ok {
+			text.WriteString(string(t))
+			joined = true
+			continue
+		}
+		flush()
 		b.WriteString(indentLines(p.partText(part, len(pre)), pre, true))
 		b.WriteByte('\n')
 	}
+	flush()
 }
 
 // partText renders one part without indentation; margin is the indentation it will get, for

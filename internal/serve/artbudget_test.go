@@ -111,7 +111,7 @@ func TestExecArtifactBudget(t *testing.T) {
 	if err != nil {
 		t.Fatalf("stream: %v", err)
 	}
-	if texts, _, _ := chunks(evs); len(texts) != 1001 || texts[999] != "1000" {
+	if texts, _, _ := chunks(evs); len(texts) != 1001 || texts[999] != "1000\n" {
 		t.Fatalf("stream got %d chunks, want 1001 ending with 1000 and an empty last chunk", len(texts))
 	}
 	task, err := c.GetTask(context.Background(), &a2a.GetTaskRequest{ID: evs[0].TaskInfo().TaskID})
@@ -122,12 +122,12 @@ func TestExecArtifactBudget(t *testing.T) {
 	for _, p := range task.Artifacts[0].Parts {
 		got = append(got, p.Text())
 	}
-	// Of the 2893 bytes, 30 hold 992 to 999 (3 bytes each), 1000 and the empty closing part: 28 bytes.
-	if diff := cmp.Diff([]string{"992", "993", "994", "995", "996", "997", "998", "999", "1000", ""}, got); diff != "" {
+	// Of the 3893 bytes, 30 hold 994 to 999 (4 bytes each with the newline), 1000 and the empty closing part: 29 bytes.
+	if diff := cmp.Diff([]string{"994\n", "995\n", "996\n", "997\n", "998\n", "999\n", "1000\n", ""}, got); diff != "" {
 		t.Errorf("stored parts mismatch (-want +got):\n%s", diff)
 	}
-	if got := task.Artifacts[0].Metadata[truncatedKey]; got != float64(2893-28) {
-		t.Errorf("metadata[%q] = %v (%T), want %v", truncatedKey, got, got, 2893-28)
+	if got := task.Artifacts[0].Metadata[truncatedKey]; got != float64(3893-29) {
+		t.Errorf("metadata[%q] = %v (%T), want %v", truncatedKey, got, got, 3893-29)
 	}
 }
 

@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -153,22 +154,28 @@ func (a *execAgent) runWhole(ctx context.Context, t *turn, cmd exec.Cmd) (exec.R
 	if err != nil || ctx.Err() != nil {
 		return res, err
 	}
-	part := a2a.NewTextPart(string(out))
-	if !utf8.Valid(out) {
-		part = a2a.NewRawPart(out)
-		part.MediaType = "application/octet-stream"
-	}
-	ev := a2a.NewArtifactEvent(t.info, part)
+	ev := a2a.NewArtifactEvent(t.info, outputPart(out))
 	ev.LastChunk = true
 	t.emit(ev)
 	return res, nil
 }
 
-// runChunked sends every chunk as soon as it is read.
+// outputPart carries bytes of stdout unchanged: a text part when they are valid UTF-8, else a raw part.
+func outputPart(b []byte) *a2a.Part {
+	if utf8.Valid(b) {
+		return a2a.NewTextPart(string(b))
+	}
+	part := a2a.NewRawPart(bytes.Clone(b))
+	part.MediaType = "application/octet-stream"
+	return part
+}
+
+// runChunked sends every chunk as soon as it is read. Chunks end with their delimiter, so the parts of the
+// artifact joined in order are exactly what the command wrote.
 func (a *execAgent) runChunked(ctx context.Context, t *turn, cmd exec.Cmd) (exec.Result, error) {
 	var id a2a.ArtifactID
 	res, err := exec.Run(ctx, cmd, a.cfg.Chunk, pieceSize, func(b []byte) error {
-		part := a2a.NewTextPart(strings.ToValidUTF8(string(b), "\uFFFD"))
+		part := outputPart(b)
 		if id == "" {
 			ev := a2a.NewArtifactEvent(t.info, part)
 			id = ev.Artifact.ID

@@ -20,12 +20,21 @@ func execServer(t *testing.T, c ExecConfig) *testServer {
 	return startServer(t, Config{Backend: Exec(c), Quiet: true, Transports: allTransports})
 }
 
-// chunks returns the texts of the artifact events and whether the last one had lastChunk.
+// chunks returns the bytes of the artifact events (text, or raw bytes marked "raw:") and whether the last one
+// had lastChunk.
 func chunks(evs []a2a.Event) (texts []string, last bool, state a2a.TaskState) {
 	for _, ev := range evs {
 		switch v := ev.(type) {
 		case *a2a.TaskArtifactUpdateEvent:
-			texts = append(texts, partsText(v.Artifact.Parts))
+			var b strings.Builder
+			for _, p := range v.Artifact.Parts {
+				if raw := p.Raw(); raw != nil {
+					b.WriteString("raw:" + string(raw))
+					continue
+				}
+				b.WriteString(p.Text())
+			}
+			texts = append(texts, b.String())
 			last = v.LastChunk
 		case *a2a.TaskStatusUpdateEvent:
 			state = v.Status.State
@@ -42,10 +51,11 @@ func TestExecChunks(t *testing.T) {
 		delim   string
 		want    []string
 	}{
-		{"lines", "for i in 1 2 3; do echo $i; done", "\n", []string{"1", "2", "3", ""}},
-		{"space", "printf 'alpha beta gamma'", " ", []string{"alpha", "beta", "gamma", ""}},
-		{"multi-byte delimiter", "printf 'a\\n\\nb\\n\\nc'", "\n\n", []string{"a", "b", "c", ""}},
-		{"invalid utf-8", "printf 'ok\\n\\377\\376x\\n'", "\n", []string{"ok", "\uFFFDx", ""}},
+		{"lines", "for i in 1 2 3; do echo $i; done", "\n", []string{"1\n", "2\n", "3\n", ""}},
+		{"blank lines", "printf 'a\\n\\n\\nb'", "\n", []string{"a\n", "\n", "\n", "b", ""}},
+		{"space", "printf 'alpha beta  gamma'", " ", []string{"alpha ", "beta ", " ", "gamma", ""}},
+		{"multi-byte delimiter", "printf 'a\\n\\nb\\n\\nc'", "\n\n", []string{"a\n\n", "b\n\n", "c", ""}},
+		{"invalid utf-8 as raw", "printf 'ok\\n\\377\\376x\\n'", "\n", []string{"ok\n", "raw:\xff\xfex\n", ""}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -77,7 +87,7 @@ func TestExecManyChunksInOrder(t *testing.T) {
 	}
 	texts, _, _ := chunks(evs)
 	for i := range 5000 {
-		if texts[i] != strconv.Itoa(i+1) {
+		if texts[i] != strconv.Itoa(i+1)+"\n" {
 			t.Fatalf("chunk %d = %q, want %d", i, texts[i], i+1)
 		}
 	}
@@ -218,7 +228,7 @@ func TestExecFirstChunkThenCancel(t *testing.T) {
 			final = v.Status.State
 		}
 	}
-	if diff := cmp.Diff([]string{"1", ""}, got); diff != "" {
+	if diff := cmp.Diff([]string{"1\n", ""}, got); diff != "" {
 		t.Errorf("chunks (-want +got):\n%s", diff)
 	}
 	if final != a2a.TaskStateCanceled {
@@ -280,7 +290,7 @@ func TestShutdownEndsStreamAndKillsProcess(t *testing.T) {
 		}
 		switch v := ev.(type) {
 		case *a2a.TaskArtifactUpdateEvent:
-			if partsText(v.Artifact.Parts) == "go" {
+			if partsText(v.Artifact.Parts) == "go\n" {
 				go func() { shutdownErr <- srv.shutdown() }()
 			}
 		case *a2a.TaskStatusUpdateEvent:

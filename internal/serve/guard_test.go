@@ -124,7 +124,7 @@ func TestGuardQuietStreamSurvives(t *testing.T) {
 		evs, err := collect(t, c.SendStreamingMessage(ctx, textMessage("x")))
 		cancel()
 		texts, _, state := chunks(evs)
-		if err != nil || state != a2a.TaskStateCompleted || strings.Join(texts, "") != "onetwo" {
+		if err != nil || state != a2a.TaskStateCompleted || strings.Join(texts, "") != "one\ntwo\n" {
 			t.Errorf("%s: quiet stream: %q %s %v", tr, texts, state, err)
 		}
 	}

@@ -54,7 +54,7 @@ func TestProxyForwards(t *testing.T) {
 		}
 		evs, err := collect(t, c.SendStreamingMessage(ctx, textMessage("x y z")))
 		texts, last, state := chunks(evs)
-		if err != nil || strings.Join(texts, ",") != "x,y,z," || !last || state != a2a.TaskStateCompleted {
+		if err != nil || strings.Join(texts, ",") != "x ,y ,z," || !last || state != a2a.TaskStateCompleted {
 			t.Errorf("%s: stream = %q last=%v state=%v err=%v", tr, texts, last, state, err)
 		}
 		if _, err := c.CancelTask(ctx, &a2a.CancelTaskRequest{ID: task.ID}); !errorIs(err, a2a.ErrTaskNotCancelable) {
