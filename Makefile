@@ -4,7 +4,7 @@ BIN     ?= bin/a2a
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X github.com/a2acli/a2a/internal/cli.version=$(VERSION)
 
-.PHONY: all build install test test-short bench fuzz lint vet-fmt cross release-snapshot fmt clean
+.PHONY: all build install test test-short bench fuzz lint vet-fmt cross release-snapshot man fmt clean
 
 all: build
 
@@ -56,7 +56,7 @@ vet-fmt:
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
 ## cross: build for every system releases cover (see .goreleaser.yaml)
-CROSS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64
+CROSS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64
 cross:
 	@set -e; for p in $(CROSS); do \
 		echo "build $$p"; GOOS=$${p%%/*} GOARCH=$${p#*/} CGO_ENABLED=0 $(GO) build -trimpath -o /dev/null ./cmd/a2a; \
@@ -67,8 +67,12 @@ GORELEASER_VERSION := v2.15.1
 release-snapshot:
 	$(GO) run github.com/goreleaser/goreleaser/v2@$(GORELEASER_VERSION) release --snapshot --clean
 
+## man: man pages of every command into man/ (gitignored); read with man -l man/a2a-send.1
+man:
+	$(GO) run ./cmd/a2a-man man
+
 fmt:
 	gofmt -w $$(git ls-files '*.go')
 
 clean:
-	rm -rf bin dist
+	rm -rf bin dist man
