@@ -171,3 +171,27 @@ func TestChatRedrawsAfterATurn(t *testing.T) {
 		t.Fatalf("exit %d; screen:\n%s", code, p.text())
 	}
 }
+
+// Issue 13 #8: list tasks in text is an aligned table, one row per task, the ids in the first column.
+func TestListTasksTable(t *testing.T) {
+	t.Parallel()
+	srv := startServe(t, "--echo")
+	ids := map[string]bool{}
+	for _, text := range []string{"one", "two"} {
+		ids[string(sendTask(t, run(t, "", "send", srv.url, text, "-o", "json")).ID)] = true
+	}
+	r := run(t, "", "list", "tasks", srv.url)
+	wantCode(t, r, 0)
+	lines := strings.Split(r.stdout, "\n")
+	if !strings.HasPrefix(lines[0], "TASK ID") {
+		t.Fatalf("no table header:\n%s", r.stdout)
+	}
+	col := strings.Index(lines[0], "STATE")
+	for _, l := range lines[1:3] {
+		f := strings.Fields(l)
+		if len(f) < 4 || !ids[f[0]] || strings.Index(l, f[2]) != col || f[2] != "completed" {
+			t.Fatalf("row %q is not aligned under the header (STATE at column %d):\n%s", l, col, r.stdout)
+		}
+	}
+	wantContains(t, "stdout", r.stdout, "\nTotal: 2\n")
+}
