@@ -4,7 +4,7 @@ BIN     ?= bin/a2a
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X github.com/a2acli/a2a/internal/cli.version=$(VERSION)
 
-.PHONY: all build install test test-short bench fuzz lint fmt clean conformance
+.PHONY: all build install test test-short bench fuzz lint vet-fmt cross release-snapshot man fmt clean conformance
 
 all: build
 
@@ -17,7 +17,7 @@ install:
 	$(GO) install -trimpath -ldflags '$(LDFLAGS)' ./cmd/a2a
 
 ## test: vet, format check, and every test with the race detector
-test: lint
+test: vet-fmt
 	$(GO) test -race -count=1 -timeout 20m ./...
 
 ## test-short: unit tests only (skips the e2e layer)
@@ -60,14 +60,37 @@ fuzz:
 		fi; \
 	done
 
-## lint: go vet and a gofmt check
-lint:
+## lint: go vet, the gofmt check and golangci-lint (.golangci.yml; GOLANGCI_LINT names the binary)
+GOLANGCI_LINT ?= golangci-lint
+GOLANGCI_LINT_VERSION := v2.15.0
+lint: vet-fmt
+	@command -v $(GOLANGCI_LINT) >/dev/null || { echo "lint: no $(GOLANGCI_LINT): go install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION)"; exit 1; }
+	$(GOLANGCI_LINT) run ./...
+
+## vet-fmt: go vet and a gofmt check
+vet-fmt:
 	$(GO) vet ./...
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+## cross: build for every system releases cover (see .goreleaser.yaml)
+CROSS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64
+cross:
+	@set -e; for p in $(CROSS); do \
+		echo "build $$p"; GOOS=$${p%%/*} GOARCH=$${p#*/} CGO_ENABLED=0 $(GO) build -trimpath -o /dev/null ./cmd/a2a; \
+	done
+
+## release-snapshot: the release archives and checksums in dist/, nothing published (goreleaser from the module proxy)
+GORELEASER_VERSION := v2.15.1
+release-snapshot:
+	$(GO) run github.com/goreleaser/goreleaser/v2@$(GORELEASER_VERSION) release --snapshot --clean
+
+## man: man pages of every command into man/ (gitignored); read with man -l man/a2a-send.1
+man:
+	$(GO) run ./cmd/a2a-man man
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')
 
 clean:
-	rm -rf bin
+	rm -rf bin dist man

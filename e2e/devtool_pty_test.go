@@ -33,9 +33,15 @@ type ptyProc struct {
 
 func startPTY(t *testing.T, args ...string) *ptyProc {
 	t.Helper()
+	return startPTYWith(t, []string{"TERM=xterm", "NO_COLOR=1"}, args...)
+}
+
+// startPTYWith is startPTY with the given environment variables instead of TERM=xterm and NO_COLOR=1.
+func startPTYWith(t *testing.T, env []string, args ...string) *ptyProc {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Env = cmdEnv("TERM=xterm", "NO_COLOR=1")
+	cmd.Env = cmdEnv(env...)
 	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 50, Cols: 120})
 	if err != nil {
 		cancel()

@@ -21,6 +21,7 @@ func sh(t *testing.T, script string) result {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", script)
+	cmd.WaitDelay = 5 * time.Second // a process the script left behind must not hold its pipes (and the test) open
 	cmd.Env = append(cmdEnv(), "PATH="+filepath.Dir(bin)+string(os.PathListSeparator)+os.Getenv("PATH"))
 	var out, errb strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &errb

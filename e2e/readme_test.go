@@ -59,6 +59,11 @@ func TestReadmeExamples(t *testing.T) {
 	if len(cmds) < 40 {
 		t.Fatalf("found only %d README commands: is the parser still right?", len(cmds))
 	}
+	runExamples(t, cmds)
+}
+
+// runExamples runs documented a2a commands (the README's, --help's) as TestReadmeExamples describes.
+func runExamples(t *testing.T, cmds []string) {
 	srv := startServe(t, "--echo", "--transport", "rest,jsonrpc,grpc")
 	host := strings.TrimPrefix(srv.url, "http://")
 	task := sendTask(t, run(t, "", "send", srv.url, "seed", "-o", "json"))

@@ -156,6 +156,8 @@ func getCard(ctx context.Context, hc *http.Client, u string, headers http.Header
 	case resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusMethodNotAllowed:
 		return nil, &cardError{url: u, notFound: true, err: fmt.Errorf("HTTP %s", resp.Status),
 			hint: "is this an A2A agent? pass --transport to treat the URL as the endpoint"}
+	case tlsMismatch(u, resp, body) != nil:
+		return nil, tlsMismatch(u, resp, body)
 	case resp.StatusCode != http.StatusOK:
 		return nil, &cardError{url: u, err: fmt.Errorf("HTTP %s", resp.Status)}
 	case len(body) > maxCardBytes:

@@ -100,6 +100,8 @@ type chatSession struct {
 	in        *chatInput
 	taskID    a2a.TaskID
 	contextID string
+	// shownTask is the task whose header was printed last: a later turn of it prints only its state.
+	shownTask a2a.TaskID
 }
 
 func (s *chatSession) run(ctx context.Context, c *conn) error {
@@ -185,6 +187,17 @@ func (s *chatSession) turn(ctx context.Context, c *conn, text string) (cancelled
 	p := s.f.printer()
 	t := newTurn(s.f, c, s.o.url, &s.o.dt, p)
 	t.ask = s.in
+	emit := t.emit
+	t.emit = func(ev a2a.Event) error {
+		// A later turn of the same task starts with the task again: show its state, not the whole header.
+		if task, ok := ev.(*a2a.Task); ok {
+			if task.ID == s.shownTask {
+				ev = &a2a.TaskStatusUpdateEvent{TaskID: task.ID, ContextID: task.ContextID, Status: task.Status}
+			}
+			s.shownTask = task.ID
+		}
+		return emit(ev)
+	}
 	err := t.run(tctx, func(ctx context.Context) iter.Seq2[a2a.Event, error] {
 		return c.SendStreamingMessage(ctx, req)
 	})

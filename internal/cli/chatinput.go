@@ -90,10 +90,11 @@ func (ci *chatInput) loop() {
 }
 
 // prompt makes sure a read is outstanding with prompt p showing. A read already outstanding has the empty prompt
-// (it was started for a turn) and drew nothing: p is written in its place.
+// (it was started for a turn) and drew nothing: p is written in its place as plain output. The read keeps its empty
+// prompt: x/term moves the cursor relative to where it believes the line starts, and it never saw p drawn, so
+// setting p as the prompt made every typed key jump right by p's width ("> t  hird").
 func (ci *chatInput) prompt(p string) {
 	if ci.reading {
-		ci.t.SetPrompt(p)
 		ci.t.Write([]byte(p)) //nolint:errcheck // a broken terminal shows up on the next read
 		return
 	}

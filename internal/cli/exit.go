@@ -217,6 +217,9 @@ func classify(err error) classified {
 		return set(exitFailure, codeCardInvalid, ce.hint)
 	case errors.As(err, &tl):
 		return set(exitFailure, codeTooLarge, "raise --max-response-bytes if the agent is trusted (0: no limit)")
+	case tlsProblem(err):
+		hint, _ := tlsHint(err)
+		return set(exitUnreachable, codeUnreachable, hint)
 	case isUnreachable(err):
 		return set(exitUnreachable, codeUnreachable, "is the agent running, and is the URL right?")
 	}
@@ -247,6 +250,7 @@ func (o *globalOptions) hasCredentials() bool {
 
 func isUnreachable(err error) bool {
 	var ur *unreachableError
+	var pt *plainToTLSError
 	var dnsErr *net.DNSError
 	var opErr *net.OpError
 	var urlErr *url.Error
@@ -255,7 +259,7 @@ func isUnreachable(err error) bool {
 	var hostErr x509.HostnameError
 	var recordErr tls.RecordHeaderError
 	switch {
-	case errors.As(err, &ur), errors.As(err, &dnsErr), errors.As(err, &certErr),
+	case errors.As(err, &ur), errors.As(err, &pt), errors.As(err, &dnsErr), errors.As(err, &certErr),
 		errors.As(err, &unknownAuth), errors.As(err, &hostErr), errors.As(err, &recordErr):
 		return true
 	case errors.Is(err, syscall.ECONNREFUSED),

@@ -2,12 +2,12 @@ package cli
 
 import (
 	"context"
-	"crypto/tls"
 	"fmt"
 	"net"
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/a2acli/a2a/internal/output"
@@ -39,6 +39,8 @@ type globalOptions struct {
 	authAllOrigins bool
 	// maxResponseBytes bounds every reply but an event stream (0: no bound; see capResponse).
 	maxResponseBytes int64
+	// everyday holds --bearer, --api-key, --config, the TLS files, --color and --jq (see everyday.go).
+	everyday
 }
 
 // factory builds connected clients. Every verb reaches agents through withClient and nothing else.
@@ -55,6 +57,11 @@ type factory struct {
 	conns *connTracker
 	// guard keeps credentials on the named origin; built with hc.
 	guard *credGuard
+	// sources says where each option's value came from (see applyConfig); jq filters stdout under --jq.
+	sources map[string]source
+	jq      *jqWriter
+	// reached holds the addresses a connection succeeded to: only a never-reached loopback agent is waited for.
+	reached *sync.Map
 }
 
 // withClient connects to the agent named by rawURL, runs fn, and closes the client.
@@ -74,8 +81,8 @@ func (f *factory) withClient(ctx context.Context, rawURL string, fn func(ctx con
 func (f *factory) printer() *output.Printer {
 	return output.New(f.io.Out, output.Options{
 		Format: output.Format(f.opts.output),
-		Color:  f.io.ColorEnabled(),
-		Indent: f.io.OutTTY,
+		Color:  f.outputColor(),
+		Indent: false, // -o json: the same bytes on a terminal and in a pipe
 		Width:  f.io.Width,
 	})
 }
@@ -127,6 +134,9 @@ func (o *globalOptions) serviceParams() (map[string][]string, error) {
 	if o.auth != "" {
 		params["Authorization"] = []string{o.auth}
 	}
+	if err := o.credentialParams(params); err != nil {
+		return nil, err
+	}
 	if len(o.extensions) > 0 {
 		params[a2a.SvcParamExtensions] = []string{strings.Join(o.extensions, ",")}
 	}
@@ -141,16 +151,14 @@ func (f *factory) httpClient() *http.Client {
 		return f.hc
 	}
 	base := http.DefaultTransport.(*http.Transport).Clone()
-	if f.opts.insecure {
-		base.TLSClientConfig = &tls.Config{InsecureSkipVerify: true} //nolint:gosec // the user asked for it with --insecure
-	}
+	base.TLSClientConfig = f.tlsConfig()
 	base.ResponseHeaderTimeout = 0
 	// Keep a connection per concurrent call: with the default 2 idle connections per host, a proxy
 	// serving many clients would open and close upstream connections all the time.
 	base.MaxIdleConnsPerHost = 64
 	f.conns = newConnTracker()
 	dialer := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
-	base.DialContext = f.conns.wrapDial(dialer.DialContext)
+	base.DialContext = f.conns.wrapDial(f.retryRefused(dialer.DialContext))
 	f.guard = newCredGuard(f)
 	f.hc = &http.Client{Transport: &roundTripper{base: base, log: f.log, guard: f.guard, maxBody: f.opts.maxResponseBytes}}
 	return f.hc
@@ -197,6 +205,7 @@ func (f *factory) resolve(ctx context.Context, rawURL string) (*resolved, error)
 	}
 	r.card, r.cardURL = card, cardURL
 	f.log.printf("card: %s (%s)", cardURL, card.Name)
+	f.apiKeyHeader(card, params)
 	fixLocalhost(card, ref)
 	return r, nil
 }
@@ -338,7 +347,7 @@ func (f *factory) dialGRPC(raw string) (*grpc.ClientConn, error) {
 	target, useTLS := grpcTarget(raw)
 	creds := insecure.NewCredentials()
 	if useTLS {
-		creds = credentials.NewTLS(&tls.Config{InsecureSkipVerify: f.opts.insecure}) //nolint:gosec // only with --insecure
+		creds = credentials.NewTLS(f.tlsConfig())
 	}
 	guardUnary, guardStream := f.guard.grpcInterceptors(ifaceOrigin(raw))
 	limit := f.opts.maxResponseBytes

@@ -54,6 +54,9 @@ func Main(ctx context.Context, args []string, s *Streams) int {
 	if err != nil && errors.Is(context.Cause(ctx), errInterrupted) && !errors.Is(err, errInterrupted) {
 		err = &causedError{cause: errInterrupted, err: err}
 	}
+	if err == nil {
+		err = f.flushJQ()
+	}
 	return f.report(err)
 }
 
@@ -84,7 +87,7 @@ func (f *factory) report(err error) int {
 	}
 	msg := err.Error()
 	if f.opts.output == string(output.JSON) {
-		p := output.New(f.io.Out, output.Options{Format: output.JSON})
+		p := output.New(f.stdout(), output.Options{Format: output.JSON})
 		if perr := p.Error(output.ErrorDoc{Code: c.code, Message: msg, Hint: c.hint, A2ACode: c.a2aCode, TaskID: c.taskID}); perr == nil {
 			return c.exit
 		}
@@ -131,6 +134,12 @@ Exit codes: 0 done, 1 failure, 2 usage, 3 unreachable or no card, 4 authenticati
 		CompletionOptions: cobra.CompletionOptions{HiddenDefaultCmd: false},
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
 			f.cmdPath = cmd.CommandPath()
+			if err := f.applyConfig(cmd); err != nil {
+				return withCmd(err, f.cmdPath)
+			}
+			if err := f.prepareEveryday(cmd.Flags()); err != nil {
+				return withCmd(err, f.cmdPath)
+			}
 			switch f.opts.output {
 			case string(output.Text), string(output.JSON), string(output.Raw):
 			default:
@@ -173,6 +182,7 @@ Exit codes: 0 done, 1 failure, 2 usage, 3 unreachable or no card, 4 authenticati
 	pf.BoolVar(&f.opts.authAllOrigins, "auth-all-origins", false, "send credentials to every origin, not only the one <url> names (a card's interface elsewhere, a redirect)")
 	pf.Int64Var(&f.opts.maxResponseBytes, "max-response-bytes", defaultMaxResponseBytes, "refuse a reply (or card) larger than `n` bytes; streams are bounded per event (0: no limit)")
 	pf.StringArrayVar(&f.opts.extensions, "extension", nil, "activate an extension by `URI` (A2A-Extensions header, repeatable); the card's required ones are always on")
+	f.addEverydayFlags(pf)
 	_ = root.RegisterFlagCompletionFunc("output", fixedCompletion("text", "json"))               // cannot fail: the flag exists
 	_ = root.RegisterFlagCompletionFunc("transport", fixedCompletion("rest", "jsonrpc", "grpc")) // cannot fail: the flag exists
 
@@ -193,7 +203,9 @@ Exit codes: 0 done, 1 failure, 2 usage, 3 unreachable or no card, 4 authenticati
 		newChatCmd(f, nil),
 		newServeCmd(f, nil),
 		newVersionCmd(f),
+		newConfigCmd(f),
 	)
+	f.setupHelp(root)
 	return root
 }
 
@@ -206,7 +218,11 @@ func nounArgs(cmd *cobra.Command, args []string) error {
 	if len(args) == 0 {
 		return &usageError{msg: fmt.Sprintf("%s needs a noun: %s", cmd.CommandPath(), strings.Join(nouns, ", ")), cmd: cmd.CommandPath()}
 	}
-	return &usageError{msg: fmt.Sprintf("unknown noun %q for %s: want %s", args[0], cmd.CommandPath(), strings.Join(nouns, ", ")), cmd: cmd.CommandPath()}
+	ue := &usageError{msg: fmt.Sprintf("unknown noun %q for %s: want %s", args[0], cmd.CommandPath(), strings.Join(nouns, ", ")), cmd: cmd.CommandPath()}
+	if s := suggestNoun(cmd, args[0]); s != "" {
+		return withHint(ue, fmt.Sprintf("did you mean '%s %s'? run '%s --help' for usage", cmd.CommandPath(), s, cmd.CommandPath()))
+	}
+	return ue
 }
 
 func fixedCompletion(values ...string) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {

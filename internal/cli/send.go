@@ -53,7 +53,7 @@ or an agent card that declares the extension, send streams the turn.`,
   a2a send localhost:8080 --context <context-id> "Related question"
   a2a send localhost:8080 "describe this" --file chart.png --save ./out
   echo '{"rows":3}' | a2a send localhost:8080 --data - "check these numbers"
-  a2a send localhost:8080 "hi" -o json | jq -r .status.state
+  a2a send localhost:8080 "hi" -o json | jq -r .task.status.state
   a2a send localhost:41242 --workspace . "add a README"
   a2a send localhost:41242 --workspace . --approve "run the tests"
   a2a send localhost:41242 --task <task-id> --confirm <call-id>=approve`,
@@ -155,21 +155,27 @@ func runSend(ctx context.Context, o *sendOptions) error {
 				return c.SendStreamingMessage(ctx, req)
 			})
 		}
+		sp := o.f.startSpinner("waiting for the agent")
+		defer sp.stop()
 		res, err := unary(ctx, c, func(ctx context.Context) (a2a.SendMessageResult, error) {
 			return c.SendMessage(ctx, req)
 		})
 		if err != nil {
+			sp.stop()
 			return waitExpired(ctx, err)
 		}
 		if task, ok := res.(*a2a.Task); ok && !o.immediate && !settled(task.Status.State) {
 			// A non-blocking agent answered before the task was done: wait for it as the user asked.
 			o.f.log.printf("task %s is %s: polling until it ends", task.ID, shortState(task.Status.State))
-			final, err := o.f.pollTask(ctx, c, o.f.waits(), task.ID, task.Status.State, nil)
+			sp.set(spinnerTask(task))
+			final, err := o.f.pollTask(ctx, c, o.f.waits(), task.ID, task.Status.State, func(t *a2a.Task) { sp.set(spinnerTask(t)) })
+			sp.stop()
 			if err != nil {
 				return o.f.giveUp(o.url, task.ID, task.Status.State, false, err)
 			}
 			res = final
 		}
+		sp.stop()
 		return o.printAnswer(res)
 	})
 }

@@ -16,6 +16,8 @@ type Streams struct {
 	Getenv func(string) string
 	// Width is the terminal width of Out, 0 when Out is not a terminal.
 	Width int
+	// ColorMode is --color: "always", "never", or "auto" (and "") to decide from the terminal and environment.
+	ColorMode string
 }
 
 // TestStreams returns streams backed by buffers, with every terminal flag off.
@@ -31,25 +33,31 @@ func (s *Streams) getenv(k string) string {
 	return s.Getenv(k)
 }
 
-// ColorEnabled reports whether styled output may go to Out: a terminal, NO_COLOR unset or empty,
-// TERM not dumb; CLICOLOR_FORCE=1 forces it on for pipes.
-func (s *Streams) ColorEnabled() bool {
-	if s.getenv("NO_COLOR") != "" {
-		return false
-	}
-	if f := s.getenv("CLICOLOR_FORCE"); f != "" && f != "0" {
-		return true
-	}
-	return s.OutTTY && s.getenv("TERM") != "dumb"
-}
+// ColorEnabled reports whether styled output may go to Out (see colorOn).
+func (s *Streams) ColorEnabled() bool { return s.colorOn(s.OutTTY) }
 
 // ErrColorEnabled is ColorEnabled for the Err stream.
-func (s *Streams) ErrColorEnabled() bool {
+func (s *Streams) ErrColorEnabled() bool { return s.colorOn(s.ErrTTY) }
+
+// colorOn decides colour for a stream: --color always/never first; then NO_COLOR (set and non-empty: off),
+// CLICOLOR_FORCE or FORCE_COLOR (set, not "0": on), CLICOLOR=0 (off); then a terminal whose TERM is not dumb.
+func (s *Streams) colorOn(tty bool) bool {
+	switch s.ColorMode {
+	case "always":
+		return true
+	case "never":
+		return false
+	}
 	if s.getenv("NO_COLOR") != "" {
 		return false
 	}
-	if f := s.getenv("CLICOLOR_FORCE"); f != "" && f != "0" {
-		return true
+	for _, k := range []string{"CLICOLOR_FORCE", "FORCE_COLOR"} {
+		if v := s.getenv(k); v != "" && v != "0" {
+			return true
+		}
 	}
-	return s.ErrTTY && s.getenv("TERM") != "dumb"
+	if s.getenv("CLICOLOR") == "0" {
+		return false
+	}
+	return tty && s.getenv("TERM") != "dumb"
 }

@@ -16,6 +16,7 @@ var version = "dev"
 type versionInfo struct {
 	Version   string   `json:"version"`
 	Commit    string   `json:"commit,omitempty"`
+	Modified  bool     `json:"modified,omitempty"`
 	Go        string   `json:"go"`
 	A2AGo     string   `json:"a2aGo"`
 	Protocols []string `json:"protocols"`
@@ -29,9 +30,16 @@ func buildInfo() versionInfo {
 				v.A2AGo = d.Version
 			}
 		}
+		// Without -ldflags, the module version (go install …@vX) or the VCS revision of the build names it.
+		if v.Version == "dev" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+			v.Version = bi.Main.Version
+		}
 		for _, s := range bi.Settings {
-			if s.Key == "vcs.revision" {
+			switch s.Key {
+			case "vcs.revision":
 				v.Commit = s.Value
+			case "vcs.modified":
+				v.Modified = s.Value == "true"
 			}
 		}
 	}
@@ -40,7 +48,15 @@ func buildInfo() versionInfo {
 
 func versionString() string {
 	v := buildInfo()
-	return fmt.Sprintf("a2a %s (a2a-go %s, %s, protocols %v)", v.Version, v.A2AGo, v.Go, v.Protocols)
+	ver := v.Version
+	if v.Commit != "" {
+		c := v.Commit[:min(12, len(v.Commit))]
+		if v.Modified {
+			c += "-dirty"
+		}
+		ver += " " + c
+	}
+	return fmt.Sprintf("a2a %s (a2a-go %s, %s, protocols %v)", ver, v.A2AGo, v.Go, v.Protocols)
 }
 
 func newVersionCmd(f *factory) *cobra.Command {

@@ -48,7 +48,7 @@ func (e *errPipe) start() {
 // stderr or on an error.
 func (e *errPipe) onReadable(fdwatch.Events) (again bool) {
 	for range watchReads {
-		n, err := syscall.Read(e.fd, watchBuf[:])
+		n, err := readFD(e.fd, watchBuf[:])
 		switch {
 		case err == syscall.EAGAIN:
 			return true
@@ -79,7 +79,7 @@ func (e *errPipe) close() {
 
 // end closes our end, passes on the unterminated last line and reports stderr done.
 func (e *errPipe) end() {
-	_ = syscall.Close(e.fd) // a pipe end: nothing to do about a close error
+	closeFD(e.fd) // a pipe end: nothing to do about a close error
 	if e.onLine != nil {
 		e.lines.flush()
 	}

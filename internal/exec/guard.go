@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 )
 
@@ -115,7 +114,7 @@ func startWatchdog() error {
 	defer r.Close() // the watchdog has its copy
 	cmd := osexec.Command("/bin/sh", "-c", watchdogScript, "a2a-exec-watchdog", ScopeEnv+"="+guard.token+".")
 	cmd.Stdin = r
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // not in our group: a Ctrl-C meant for us spares it
+	cmd.SysProcAttr = ownGroup() // not in our group: a Ctrl-C meant for us spares it
 	if err := cmd.Start(); err != nil {
 		w.Close()
 		return err

@@ -45,7 +45,7 @@ func accounted(pid int) bool {
 func KillAll() {
 	live.mu.Lock()
 	for pgid := range live.groups {
-		_ = syscall.Kill(-pgid, syscall.SIGKILL) // ESRCH: already gone, which is the goal
+		killGroup(pgid, syscall.SIGKILL)
 	}
 	live.mu.Unlock()
 	if guard.on.Load() {

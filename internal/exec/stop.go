@@ -36,7 +36,7 @@ func (p *Process) kill() {
 
 // signalGroup sends sig to every process of the group.
 func (p *Process) signalGroup(sig syscall.Signal) {
-	_ = syscall.Kill(-p.cmd.Process.Pid, sig) // ESRCH: the group is already gone, which is the goal
+	killGroup(p.cmd.Process.Pid, sig)
 }
 
 // forceClose closes our pipe ends after the group kill, so that descendants that escaped the group cannot

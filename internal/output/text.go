@@ -105,13 +105,13 @@ func (p *Printer) message(b *bytes.Buffer, m *a2a.Message) {
 	p.parts(b, m.Parts, indent)
 }
 
-// taskList writes one short block per task, then the total and the next page token.
+// taskList writes an aligned table of the tasks, then the total and the next page token.
 func (p *Printer) taskList(b *bytes.Buffer, r *a2a.ListTasksResponse) {
 	if r == nil {
 		r = &a2a.ListTasksResponse{}
 	}
-	for _, t := range r.Tasks {
-		p.task(b, t, false)
+	if len(r.Tasks) > 0 {
+		p.taskTable(b, r.Tasks)
 		b.WriteByte('\n')
 	}
 	total := max(r.TotalSize, len(r.Tasks))

@@ -1,0 +1,269 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// envPrefix names every option's environment variable, as the A2A CLI specification does: A2ACLI_ + the long flag
+// in upper snake case (--poll-interval: A2ACLI_POLL_INTERVAL).
+const envPrefix = "A2ACLI_"
+
+// envName is the environment variable of a flag.
+func envName(flag string) string {
+	return envPrefix + strings.ToUpper(strings.ReplaceAll(flag, "-", "_"))
+}
+
+// noEnvFlags are flags no variable may set: asking for help or the version is the user's act, not a default.
+var noEnvFlags = map[string]bool{"help": true, "version": true}
+
+// secretFlags hold credentials: `config show` masks them, and "@FILE" or "-" reads them from a file or stdin.
+var secretFlags = map[string]bool{"auth": true, "bearer": true, "api-key": true}
+
+// source says where an option's effective value came from.
+type source struct {
+	kind string // flag, env, file or default
+	from string // the variable or file path, when kind is env or file
+}
+
+func (s source) String() string {
+	if s.from == "" {
+		return s.kind
+	}
+	return s.kind + " " + s.from
+}
+
+// dotenvValue is one A2ACLI_ line of a dotenv file.
+type dotenvValue struct{ value, path string }
+
+// applyConfig fills every flag of cmd the command line left unset: from the environment, then the dotenv files
+// (--config, ./.env, the user's config directory, first wins), then the flag's default. It runs once, before the
+// command, over cobra's whole flag set, so a new flag gets its variable without code. It then reads secrets given
+// as @FILE or - (stdin).
+func (f *factory) applyConfig(cmd *cobra.Command) error {
+	f.sources = map[string]source{}
+	fs := cmd.Flags()
+	if fl := fs.Lookup("config"); fl != nil && !fl.Changed {
+		if v := f.io.getenv(envName("config")); v != "" {
+			if err := fl.Value.Set(v); err != nil {
+				return usagef("invalid %s=%q: %v", envName("config"), v, err)
+			}
+			fl.Changed = true
+			f.sources["config"] = source{kind: "env", from: envName("config")}
+		}
+	}
+	files, err := f.loadDotenv()
+	if err != nil {
+		return err
+	}
+	var errs []error
+	fs.VisitAll(func(fl *pflag.Flag) {
+		if noEnvFlags[fl.Name] {
+			return
+		}
+		if fl.Changed {
+			if _, ok := f.sources[fl.Name]; !ok {
+				f.sources[fl.Name] = source{kind: "flag"}
+			}
+			return
+		}
+		name := envName(fl.Name)
+		val, src := f.io.getenv(name), source{kind: "env", from: name}
+		if val == "" {
+			dv, ok := files[name]
+			if !ok {
+				f.sources[fl.Name] = source{kind: "default"}
+				return
+			}
+			val, src = dv.value, source{kind: "file", from: dv.path}
+		}
+		if err := fl.Value.Set(val); err != nil {
+			errs = append(errs, usagef("invalid %s=%q (%s): %v", name, maskIf(fl.Name, val), src, err))
+			return
+		}
+		fl.Changed = true
+		f.sources[fl.Name] = src
+	})
+	if len(errs) > 0 {
+		return errs[0]
+	}
+	return f.readSecrets(fs)
+}
+
+// maskIf hides val when the flag carries a secret.
+func maskIf(flag, val string) string {
+	if secretFlags[flag] {
+		return "***"
+	}
+	return val
+}
+
+// readSecrets replaces a credential flag's "@FILE" by the file's first line and "-" by stdin's, so a secret need
+// not appear in ps or the shell history.
+func (f *factory) readSecrets(fs *pflag.FlagSet) error {
+	stdinUsed := ""
+	for _, name := range []string{"auth", "bearer", "api-key"} {
+		fl := fs.Lookup(name)
+		if fl == nil {
+			continue
+		}
+		v := fl.Value.String()
+		var data []byte
+		switch {
+		case v == "-":
+			if stdinUsed != "" {
+				return usagef("--%s - and --%s - cannot both read stdin", stdinUsed, name)
+			}
+			stdinUsed = name
+			b, err := io.ReadAll(io.LimitReader(f.io.In, 64<<10))
+			if err != nil {
+				return fmt.Errorf("read --%s from stdin: %w", name, err)
+			}
+			data = b
+		case strings.HasPrefix(v, "@"):
+			b, err := os.ReadFile(v[1:])
+			if err != nil {
+				return usagef("read --%s file: %v", name, err)
+			}
+			data = b
+		default:
+			continue
+		}
+		secret, _, _ := strings.Cut(string(data), "\n")
+		secret = strings.TrimRight(secret, "\r")
+		if secret == "" {
+			return usagef("--%s %s: no credentials in it", name, v)
+		}
+		if err := fl.Value.Set(secret); err != nil {
+			return usagef("invalid --%s: %v", name, err)
+		}
+	}
+	return nil
+}
+
+// dotenvPaths are the dotenv files, most important first: --config, ./.env, then the user's config directory.
+func (f *factory) dotenvPaths() []string {
+	var paths []string
+	if f.opts.config != "" {
+		paths = append(paths, f.opts.config)
+	}
+	paths = append(paths, ".env")
+	if dir := f.userConfigDir(); dir != "" {
+		paths = append(paths, filepath.Join(dir, "a2a", ".env"))
+	}
+	return paths
+}
+
+// userConfigDir is os.UserConfigDir read through Streams.Getenv: $XDG_CONFIG_HOME, else ~/.config ($APPDATA on
+// Windows when HOME is unset).
+func (f *factory) userConfigDir() string {
+	if d := f.io.getenv("XDG_CONFIG_HOME"); d != "" && filepath.IsAbs(d) {
+		return d
+	}
+	if h := f.io.getenv("HOME"); h != "" {
+		return filepath.Join(h, ".config")
+	}
+	return f.io.getenv("APPDATA")
+}
+
+// loadDotenv reads the A2ACLI_ lines of every dotenv file; a name in a more important file wins. A missing
+// ./.env or user file is fine; a missing --config file is a usage error.
+func (f *factory) loadDotenv() (map[string]dotenvValue, error) {
+	out := map[string]dotenvValue{}
+	paths := f.dotenvPaths()
+	for i := len(paths) - 1; i >= 0; i-- {
+		p := paths[i]
+		data, err := os.ReadFile(p)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) && (f.opts.config == "" || i > 0) {
+				continue
+			}
+			return nil, usagef("read config file: %v", err)
+		}
+		vals, err := parseDotenv(data)
+		if err != nil {
+			return nil, usagef("config file %s: %v", p, err)
+		}
+		for k, v := range vals {
+			if strings.HasPrefix(k, envPrefix) {
+				out[k] = dotenvValue{value: v, path: p}
+			}
+		}
+	}
+	return out, nil
+}
+
+// parseDotenv reads KEY=VALUE lines: blank lines and # comments skipped, an optional "export ", values in single
+// quotes taken as they are, in double quotes with \n, \" and \\ escapes, bare values up to a " #" comment.
+func parseDotenv(data []byte) (map[string]string, error) {
+	out := map[string]string{}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		line = strings.TrimPrefix(line, "export ")
+		k, v, ok := strings.Cut(line, "=")
+		k = strings.TrimSpace(k)
+		if !ok || k == "" || strings.ContainsAny(k, " \t") {
+			return nil, fmt.Errorf("line %d: want NAME=value", n)
+		}
+		v = strings.TrimSpace(v)
+		switch {
+		case len(v) >= 2 && v[0] == '\'' && v[len(v)-1] == '\'':
+			v = v[1 : len(v)-1]
+		case len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"':
+			v = strings.NewReplacer(`\n`, "\n", `\"`, `"`, `\\`, `\`).Replace(v[1 : len(v)-1])
+		default:
+			if i := strings.Index(v, " #"); i >= 0 {
+				v = strings.TrimSpace(v[:i])
+			}
+		}
+		out[k] = v
+	}
+	return out, sc.Err()
+}
+
+// configEntry is one line of `config show`.
+type configEntry struct {
+	Name   string `json:"name"`
+	Env    string `json:"env"`
+	Value  string `json:"value"`
+	Source string `json:"source"`
+}
+
+// configEntries lists the options of fs with their effective values and sources, secrets masked.
+func (f *factory) configEntries(fs *pflag.FlagSet) []configEntry {
+	var out []configEntry
+	fs.VisitAll(func(fl *pflag.Flag) {
+		if noEnvFlags[fl.Name] {
+			return
+		}
+		v := fl.Value.String()
+		if sv, ok := fl.Value.(pflag.SliceValue); ok {
+			v = strings.Join(redactParams(fl.Name, sv.GetSlice()), ",")
+		}
+		if secretFlags[fl.Name] && v != "" {
+			v = "***"
+		}
+		src := f.sources[fl.Name]
+		if src.kind == "" {
+			src.kind = "default"
+		}
+		out = append(out, configEntry{Name: fl.Name, Env: envName(fl.Name), Value: v, Source: src.String()})
+	})
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}

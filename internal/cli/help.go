@@ -1,0 +1,116 @@
+package cli
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// Command groups of the root's help.
+var helpGroups = []*cobra.Group{
+	{ID: "agents", Title: "Agents:"},
+	{ID: "tasks", Title: "Tasks:"},
+	{ID: "coding", Title: "Coding agents:"},
+	{ID: "serve", Title: "Serving:"},
+	{ID: "other", Title: "Other:"},
+}
+
+var commandGroup = map[string]string{
+	"discover": "agents", "send": "agents", "get": "tasks", "list": "tasks", "cancel": "tasks", "subscribe": "tasks",
+	"run": "coding", "chat": "coding", "serve": "serve", "version": "other", "config": "other",
+	"completion": "other", "help": "other",
+}
+
+// setupHelp groups the root's commands, adds the `help environment` topic, keeps the global flags out of version
+// and completion, and suggests nouns for a mistyped one (`a2a list task`).
+func (f *factory) setupHelp(root *cobra.Command) {
+	root.AddGroup(helpGroups...)
+	root.InitDefaultCompletionCmd()
+	root.InitDefaultHelpCmd()
+	root.SetHelpCommandGroupID("other")
+	root.SetCompletionCommandGroupID("other")
+	for _, c := range root.Commands() {
+		if g, ok := commandGroup[c.Name()]; ok && c.GroupID == "" {
+			c.GroupID = g
+		}
+		if c.Name() == "version" || c.Name() == "completion" {
+			noGlobals(c)
+		}
+	}
+	// A help topic (no Run): `a2a help environment` prints it.
+	root.AddCommand(&cobra.Command{
+		Use:   "environment",
+		Short: "The environment variables a2a reads",
+		Long:  environmentHelp(root),
+	})
+}
+
+// noGlobals drops the "Global Flags" section from c's usage (and its subcommands'): they ignore those flags.
+func noGlobals(c *cobra.Command) {
+	t := c.UsageTemplate()
+	i := strings.Index(t, "{{if .HasAvailableInheritedFlags}}")
+	if i < 0 {
+		return
+	}
+	end := strings.Index(t[i:], "{{end}}")
+	if end < 0 {
+		return
+	}
+	t = t[:i] + t[i+end+len("{{end}}"):]
+	c.SetUsageTemplate(t)
+	for _, sub := range c.Commands() {
+		sub.SetUsageTemplate(t)
+	}
+}
+
+// environmentHelp lists every variable a2a reads: one per global flag, then the colour and configuration ones.
+func environmentHelp(root *cobra.Command) string {
+	var b strings.Builder
+	b.WriteString(`Every option can come from the environment: A2ACLI_ and the long flag in upper snake case
+(--poll-interval: A2ACLI_POLL_INTERVAL), or from a dotenv file of such lines (--config PATH, ./.env,
+$XDG_CONFIG_HOME/a2a/.env or ~/.config/a2a/.env). Precedence: flag > environment > file > default.
+'a2a config show' prints each effective value and where it came from.
+
+Global options:
+`)
+	var rows [][2]string
+	root.PersistentFlags().VisitAll(func(fl *pflag.Flag) {
+		if noEnvFlags[fl.Name] {
+			return
+		}
+		rows = append(rows, [2]string{envName(fl.Name), "--" + fl.Name})
+	})
+	sort.Slice(rows, func(i, j int) bool { return rows[i][0] < rows[j][0] })
+	for _, r := range rows {
+		fmt.Fprintf(&b, "  %-28s %s\n", r[0], r[1])
+	}
+	b.WriteString(`
+Command options work the same way (send --wait: A2ACLI_WAIT, serve --port: A2ACLI_PORT).
+
+Output:
+  NO_COLOR                     set and not empty: no colour
+  CLICOLOR=0                   no colour
+  CLICOLOR_FORCE, FORCE_COLOR  set and not 0: colour even in a pipe (text; -o json needs --color always)
+  TERM=dumb                    no colour, no spinner
+
+Files:
+  XDG_CONFIG_HOME              where the user's a2a/.env lives (default ~/.config)
+`)
+	return b.String()
+}
+
+// suggestNoun is nounArgs' "did you mean" for a mistyped noun: a prefix, or one edit away.
+func suggestNoun(cmd *cobra.Command, arg string) string {
+	if s := cmd.SuggestionsFor(arg); len(s) > 0 {
+		return s[0]
+	}
+	for _, c := range cmd.Commands() {
+		if strings.HasPrefix(c.Name(), arg) || strings.HasPrefix(arg, c.Name()) {
+			return c.Name()
+		}
+	}
+	return ""
+}
