@@ -174,39 +174,52 @@ func wantStep(t *testing.T, steps map[string]map[string]any, step string, want m
 }
 
 // TestA2AJSClientAgainstServe: a2a-js 0.3.14's client (ClientFactory from the card, JSON-RPC and REST) sends a
-// message, gets the task, streams a message and cancels an unknown task against `a2a serve --protocol 0.3`, through
-// the serve guards (Host/Origin checks, content types, a bearer token).
+// message, gets the task, streams a message and cancels an unknown task against `a2a serve --protocol 0.3`, and
+// a2a-js 1.3.0's (v1.0) against `a2a serve` at v1.0, through the serve guards (Host/Origin checks, content types, a
+// bearer token).
 func TestA2AJSClientAgainstServe(t *testing.T) {
 	dir := needA2AJS(t)
 	stream := []any{"task", "status-update", "artifact-update", "status-update"}
 	cases := []struct {
 		name      string
+		script    string // client03.mjs: a2a-js 0.3.14 (v0.3); client10.mjs: a2a-js 1.3.0 (v1.0)
 		serve     []string
 		transport string // a2a-js's preferred transport
 		token     string
 		text      func(string) string
 	}{
-		{"echo-rest", []string{"--echo", "--protocol", "0.3", "--card-compat"}, "HTTP+JSON", "", func(s string) string { return s }},
-		{"echo-jsonrpc", []string{"--echo", "--protocol", "0.3", "--card-compat", "--transport", "jsonrpc"}, "JSONRPC", "", func(s string) string { return s }},
-		{"echo-both-prefer-jsonrpc", []string{"--echo", "--protocol", "0.3", "--card-compat", "--transport", "rest,jsonrpc"}, "JSONRPC", "", func(s string) string { return s }},
-		{"exec-rest", []string{"--exec", "tr a-z A-Z", "--protocol", "0.3", "--card-compat"}, "HTTP+JSON", "", strings.ToUpper},
-		{"exec-jsonrpc-token", []string{"--exec", "tr a-z A-Z", "--protocol", "0.3", "--card-compat", "--transport", "jsonrpc", "--token", "s3cret"}, "JSONRPC", "s3cret", strings.ToUpper},
+		{"echo-rest", "client03.mjs", []string{"--echo", "--protocol", "0.3", "--card-compat"}, "HTTP+JSON", "", func(s string) string { return s }},
+		{"echo-jsonrpc", "client03.mjs", []string{"--echo", "--protocol", "0.3", "--card-compat", "--transport", "jsonrpc"}, "JSONRPC", "", func(s string) string { return s }},
+		{"echo-both-prefer-jsonrpc", "client03.mjs", []string{"--echo", "--protocol", "0.3", "--card-compat", "--transport", "rest,jsonrpc"}, "JSONRPC", "", func(s string) string { return s }},
+		{"exec-rest", "client03.mjs", []string{"--exec", "tr a-z A-Z", "--protocol", "0.3", "--card-compat"}, "HTTP+JSON", "", strings.ToUpper},
+		{"exec-jsonrpc-token", "client03.mjs", []string{"--exec", "tr a-z A-Z", "--protocol", "0.3", "--card-compat", "--transport", "jsonrpc", "--token", "s3cret"}, "JSONRPC", "s3cret", strings.ToUpper},
+		{"v1-echo-rest", "client10.mjs", []string{"--echo"}, "HTTP+JSON", "", func(s string) string { return s }},
+		{"v1-echo-jsonrpc", "client10.mjs", []string{"--echo", "--transport", "jsonrpc"}, "JSONRPC", "", func(s string) string { return s }},
+		{"v1-exec-both-token", "client10.mjs", []string{"--exec", "tr a-z A-Z", "--transport", "rest,jsonrpc", "--token", "s3cret"}, "HTTP+JSON", "s3cret", strings.ToUpper},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			s := startServe(t, tc.serve...)
-			args := []string{"client03.mjs", s.url, tc.transport}
+			args := []string{tc.script, s.url, tc.transport}
 			if tc.token != "" {
 				args = append(args, tc.token)
 			}
 			steps := runNode(t, dir, args...)
 			wantStep(t, steps, "send", map[string]any{"kind": "task", "state": "completed", "text": tc.text("hello from a2a-js")})
 			wantStep(t, steps, "get", map[string]any{"same": true, "state": "completed", "text": tc.text("hello from a2a-js")})
-			wantStep(t, steps, "stream", map[string]any{"kinds": stream, "final": "completed", "final_flag": true, "text": tc.text("streamed from a2a-js")})
-			if tc.transport == "JSONRPC" {
+			wantStep(t, steps, "stream", map[string]any{"kinds": stream, "final": "completed", "text": tc.text("streamed from a2a-js")})
+			if tc.script == "client03.mjs" {
+				wantStep(t, steps, "stream", map[string]any{"final_flag": true}) // v0.3's "final" on the last status
+			}
+			switch {
+			case tc.script == "client10.mjs":
+				// a2a-js 1.x names the error class after the binding: RestTaskNotFoundError, JsonRpcTaskNotFoundError.
+				binding := map[string]string{"JSONRPC": "JsonRpc", "HTTP+JSON": "Rest"}[tc.transport]
+				wantStep(t, steps, "cancel", map[string]any{"error": binding + "TaskNotFoundError", "notFound": true})
+			case tc.transport == "JSONRPC":
 				// a2a-js raises its TaskNotFoundJSONRPCError, a subclass of TaskNotFoundError, for the -32001 answer.
 				wantStep(t, steps, "cancel", map[string]any{"error": "TaskNotFoundJSONRPCError", "notFound": true})
-			} else {
+			default:
 				// a2a-js 0.3's REST client maps only an error body with a numeric top-level "code" (-32001) to its
 				// TaskNotFoundError; serve answers REST errors as AIP-193 (google.rpc.Status, HTTP 404, reason
 				// TASK_NOT_FOUND), which a2a-js reports as a plain Error carrying the status and the body.
@@ -217,7 +230,7 @@ func TestA2AJSClientAgainstServe(t *testing.T) {
 				// The same client without the token is refused before it reaches a task.
 				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 				defer cancel()
-				cmd := exec.CommandContext(ctx, "node", "client03.mjs", s.url, tc.transport)
+				cmd := exec.CommandContext(ctx, "node", tc.script, s.url, tc.transport)
 				cmd.Dir = dir
 				out, err := cmd.CombinedOutput()
 				if err == nil {
@@ -229,13 +242,16 @@ func TestA2AJSClientAgainstServe(t *testing.T) {
 	}
 }
 
-// TestA2AJSServerDrivenByClient: the a2a client against a2a-js 0.3.14's express server (DefaultRequestHandler,
-// JSON-RPC and REST): discover, send, send --stream, get task, subscribe, cancel, and A2A error names.
+// TestA2AJSServerDrivenByClient: the a2a client against a2a-js's express server (DefaultRequestHandler, JSON-RPC
+// and REST; 0.3.14 at v0.3, 1.3.0 at v1.0): discover, send, send --stream, get task, subscribe, cancel, and A2A error names.
 func TestA2AJSServerDrivenByClient(t *testing.T) {
 	dir := needA2AJS(t)
-	for _, preferred := range []string{"JSONRPC", "HTTP+JSON"} {
-		t.Run(preferred, func(t *testing.T) {
-			u := startNodeServer(t, dir, "server03.mjs", preferred)
+	for _, tc := range []struct{ script, preferred string }{
+		{"server03.mjs", "JSONRPC"}, {"server03.mjs", "HTTP+JSON"}, // a2a-js 0.3.14, v0.3
+		{"server10.mjs", "JSONRPC"}, {"server10.mjs", "HTTP+JSON"}, // a2a-js 1.3.0, v1.0 (REST errors as application/a2a+json)
+	} {
+		t.Run(strings.TrimSuffix(tc.script, ".mjs")+"-"+tc.preferred, func(t *testing.T) {
+			u := startNodeServer(t, dir, tc.script, tc.preferred)
 
 			r := run(t, "", "discover", u, "-o", "json")
 			wantCode(t, r, 0)
@@ -311,6 +327,22 @@ func TestA2AJSServerDrivenByClient(t *testing.T) {
 			subEvents, subErr := jsonLines(t, strings.Join(rest, "\n"))
 			if subErr != nil || lastState(t, subEvents) != a2a.TaskStateCanceled {
 				t.Fatalf("subscribe: want a last canceled state, got %v / %v", rest, subErr)
+			}
+
+			if tc.script == "server10.mjs" { // ListTasks is v1.0 only
+				r = run(t, "", "list", "tasks", u, "-o", "json")
+				wantCode(t, r, 0)
+				var list a2a.ListTasksResponse
+				if err := json.Unmarshal([]byte(r.stdout), &list); err != nil {
+					t.Fatalf("list tasks -o json: %v\n%s", err, r)
+				}
+				found := false
+				for _, lt := range list.Tasks {
+					found = found || (lt.ID == task.ID && lt.Status.State == a2a.TaskStateCompleted)
+				}
+				if !found || len(list.Tasks) != 3 {
+					t.Errorf("list tasks: want 3 tasks, %s completed among them\n%s", task.ID, r)
+				}
 			}
 
 			// A2A errors keep their names: an unknown task is TaskNotFoundError (exit 1).
