@@ -116,6 +116,9 @@ func (a *answerCheck) errorAnswer(resp *http.Response) (*http.Response, error) {
 	}
 	if !a.jsonrpc && json.Unmarshal(body, &status) == nil && status.Error != nil && status.Error.Message != "" {
 		resp.Body = io.NopCloser(bytes.NewReader(body))
+		// a2a-go reads a google.rpc.Status error only under application/json; v1.0 agents (a2a-js 1.x) send it as
+		// application/a2a+json, which it would report as a bare "server error".
+		resp.Header.Set("Content-Type", "application/json")
 		return resp, nil
 	}
 	return nil, answerErr(resp, body)

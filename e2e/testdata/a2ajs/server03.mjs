@@ -1,0 +1,65 @@
+// a2a-js 0.3.14 (A2A protocol v0.3) as a server, for e2e/a2ajs_test.go: server03.mjs <JSONRPC|HTTP+JSON>
+// Serves JSON-RPC at /a2a/jsonrpc and REST at /a2a/rest on 127.0.0.1, a random port; the card's preferred
+// transport is the argument. Prints "listening on http://127.0.0.1:PORT" on stdout once ready.
+// The agent answers "echo: <text>" as an artifact and completes; "wait" keeps the task working until canceled.
+import express from 'express';
+import { AGENT_CARD_PATH } from '@a2a-js/sdk';
+import { DefaultRequestHandler, InMemoryTaskStore } from '@a2a-js/sdk/server';
+import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from '@a2a-js/sdk/server/express';
+
+const preferred = process.argv[2] ?? 'JSONRPC';
+const waiting = new Map(); // taskId -> resolve, for tasks held working until canceled
+
+const status = (ctx, state, final, text) => ({
+  kind: 'status-update', taskId: ctx.taskId, contextId: ctx.contextId, final,
+  status: {
+    state, timestamp: new Date().toISOString(),
+    ...(text ? { message: { kind: 'message', role: 'agent', messageId: crypto.randomUUID(), parts: [{ kind: 'text', text }], taskId: ctx.taskId, contextId: ctx.contextId } } : {}),
+  },
+});
+
+const executor = {
+  async execute(ctx, bus) {
+    const text = ctx.userMessage.parts.filter((p) => p.kind === 'text').map((p) => p.text).join('');
+    if (!ctx.task) {
+      bus.publish({ kind: 'task', id: ctx.taskId, contextId: ctx.contextId, status: { state: 'submitted', timestamp: new Date().toISOString() }, history: [ctx.userMessage] });
+    }
+    bus.publish(status(ctx, 'working', false));
+    if (text === 'wait') {
+      await new Promise((resolve) => waiting.set(ctx.taskId, resolve));
+      bus.publish(status(ctx, 'canceled', true, 'canceled by request'));
+      bus.finished();
+      return;
+    }
+    bus.publish({ kind: 'artifact-update', taskId: ctx.taskId, contextId: ctx.contextId, artifact: { artifactId: 'echo', parts: [{ kind: 'text', text: `echo: ${text}` }] }, lastChunk: true });
+    bus.publish(status(ctx, 'completed', true));
+    bus.finished();
+  },
+  async cancelTask(taskId, bus) {
+    const resolve = waiting.get(taskId);
+    if (resolve) {
+      waiting.delete(taskId);
+      resolve();
+    }
+  },
+};
+
+const app = express();
+const server = app.listen(0, '127.0.0.1', () => {
+  const base = `http://127.0.0.1:${server.address().port}`;
+  const card = {
+    name: 'a2a-js test agent', description: 'echoes, or waits for a cancel', protocolVersion: '0.3.0', version: '1.0.0',
+    url: preferred === 'HTTP+JSON' ? `${base}/a2a/rest` : `${base}/a2a/jsonrpc`, preferredTransport: preferred,
+    additionalInterfaces: [{ url: `${base}/a2a/jsonrpc`, transport: 'JSONRPC' }, { url: `${base}/a2a/rest`, transport: 'HTTP+JSON' }],
+    capabilities: { streaming: true, pushNotifications: false },
+    defaultInputModes: ['text/plain'], defaultOutputModes: ['text/plain'],
+    skills: [{ id: 'echo', name: 'Echo', description: 'echoes the message', tags: ['echo'] }],
+  };
+  const requestHandler = new DefaultRequestHandler(card, new InMemoryTaskStore(), executor);
+  app.use(`/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: requestHandler }));
+  app.use('/a2a/jsonrpc', jsonRpcHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication }));
+  app.use('/a2a/rest', restHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication }));
+  process.stdout.write(`listening on ${base}\n`);
+});
+// The test stops the server with SIGTERM; leave at once (open SSE streams would keep server.close() waiting).
+process.on('SIGTERM', () => process.exit(0));

@@ -1,0 +1,68 @@
+// a2a-js 1.3.0 (A2A protocol v1.0) as a server, for e2e/a2ajs_test.go: server10.mjs <JSONRPC|HTTP+JSON>
+// Same agent and output as server03.mjs: JSON-RPC at /a2a/jsonrpc, REST at /a2a/rest, the argument's binding first
+// in the card; prints "listening on http://127.0.0.1:PORT" on stdout once ready.
+import express from 'express';
+import { AGENT_CARD_PATH, Role, TaskState } from 'a2a-sdk-v1';
+import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore } from 'a2a-sdk-v1/server';
+import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from 'a2a-sdk-v1/server/express';
+
+const preferred = process.argv[2] ?? 'JSONRPC';
+const waiting = new Map(); // taskId -> resolve, for tasks held working until canceled
+const textPart = (text) => ({ content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' });
+const status = (ctx, state, text) => AgentEvent.statusUpdate({
+  taskId: ctx.taskId, contextId: ctx.contextId, metadata: undefined,
+  status: {
+    state, timestamp: new Date().toISOString(),
+    message: text ? { messageId: crypto.randomUUID(), contextId: ctx.contextId, taskId: ctx.taskId, role: Role.ROLE_AGENT, parts: [textPart(text)], metadata: undefined, extensions: [], referenceTaskIds: [] } : undefined,
+  },
+});
+
+const executor = {
+  async execute(ctx, bus) {
+    const text = ctx.userMessage.parts.filter((p) => p.content?.$case === 'text').map((p) => p.content.value).join('');
+    if (!ctx.task) {
+      bus.publish(AgentEvent.task({ id: ctx.taskId, contextId: ctx.contextId, status: { state: TaskState.TASK_STATE_SUBMITTED, timestamp: new Date().toISOString(), message: undefined }, artifacts: [], history: [ctx.userMessage], metadata: undefined }));
+    }
+    bus.publish(status(ctx, TaskState.TASK_STATE_WORKING));
+    if (text === 'wait') {
+      await new Promise((resolve) => waiting.set(ctx.taskId, resolve));
+      bus.publish(status(ctx, TaskState.TASK_STATE_CANCELED, 'canceled by request'));
+      bus.finished();
+      return;
+    }
+    bus.publish(AgentEvent.artifactUpdate({ taskId: ctx.taskId, contextId: ctx.contextId, artifact: { artifactId: 'echo', name: 'echo', description: '', parts: [textPart(`echo: ${text}`)], metadata: undefined, extensions: [] }, append: false, lastChunk: true, metadata: undefined }));
+    bus.publish(status(ctx, TaskState.TASK_STATE_COMPLETED));
+    bus.finished();
+  },
+  async cancelTask(taskId) {
+    const resolve = waiting.get(taskId);
+    if (resolve) {
+      waiting.delete(taskId);
+      resolve();
+    }
+  },
+};
+
+const app = express();
+const server = app.listen(0, '127.0.0.1', () => {
+  const base = `http://127.0.0.1:${server.address().port}`;
+  const ifaces = [
+    { url: `${base}/a2a/jsonrpc`, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' },
+    { url: `${base}/a2a/rest`, protocolBinding: 'HTTP+JSON', tenant: '', protocolVersion: '1.0' },
+  ];
+  if (preferred === 'HTTP+JSON') ifaces.reverse();
+  const card = {
+    name: 'a2a-js test agent', description: 'echoes, or waits for a cancel', version: '1.0.0', supportedInterfaces: ifaces,
+    provider: undefined, capabilities: { streaming: true, pushNotifications: false, extensions: [], extendedAgentCard: false },
+    securitySchemes: {}, securityRequirements: [], defaultInputModes: ['text/plain'], defaultOutputModes: ['text/plain'],
+    skills: [{ id: 'echo', name: 'Echo', description: 'echoes the message', tags: ['echo'], examples: [], inputModes: [], outputModes: [], securityRequirements: [] }],
+    signatures: [],
+  };
+  const requestHandler = new DefaultRequestHandler(card, new InMemoryTaskStore(), executor);
+  app.use(`/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: requestHandler }));
+  app.use('/a2a/jsonrpc', jsonRpcHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication }));
+  app.use('/a2a/rest', restHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication }));
+  process.stdout.write(`listening on ${base}\n`);
+});
+// The test stops the server with SIGTERM; leave at once (open SSE streams would keep server.close() waiting).
+process.on('SIGTERM', () => process.exit(0));
