@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"iter"
@@ -24,9 +25,9 @@ import (
 //     200 (an event stream), streamCapture keeps its body and hands a2a-go an empty one, so a2a-go ends its stream
 //     with no event, and the body is read here. Any other answer stays a2a-go's to turn into its error.
 //   - the SSE framing is a2a-go's, rule for rule (sseDataEvents).
-//   - an event of the hot shape (an artifact-update of text parts, see decodeArtifactFast) is decoded by hand; any
-//     other event, error events included, is decoded by a2a-go itself (decodeBySDK), so it gives the same event or
-//     the same error.
+//   - an event of the hot shape (an artifact-update of text parts, see decodeFast) is decoded by hand; any other
+//     well-formed event by encoding/json into a2a-go's own types, as a2a-go does (decodeGeneral); error events and
+//     anything malformed by a2a-go itself (decodeBySDK), so each gives the same event or the same error.
 // TestFastStreamDifferential and FuzzStreamDecode hold the whole to a2a-go's decoding.
 
 // captureKey marks a request whose 200 answer streamCapture keeps.
@@ -126,7 +127,68 @@ func (t *fastStreams) decode(ctx context.Context, data []byte) (a2a.Event, error
 	if ev, ok := decodeFast(data, t.jsonrpc); ok {
 		return ev, nil
 	}
+	if ev, ok := decodeGeneral(data, t.jsonrpc); ok {
+		return ev, nil
+	}
 	return decodeBySDK(ctx, t.sdk, data)
+}
+
+// restEvent and rpcEnvelope are the shapes a2a-go's transports decode an event's data into (internal/rest
+// streamResponse, internal/jsonrpc ClientResponse), field for field and tag for tag, but for the error object,
+// kept raw: an event that has one goes to a2a-go.
+type restEvent struct {
+	Message        *a2a.Message                 `json:"message,omitempty"`
+	Task           *a2a.Task                    `json:"task,omitempty"`
+	StatusUpdate   *a2a.TaskStatusUpdateEvent   `json:"statusUpdate,omitempty"`
+	ArtifactUpdate *a2a.TaskArtifactUpdateEvent `json:"artifactUpdate,omitempty"`
+	Error          *json.RawMessage             `json:"error,omitempty"`
+}
+
+type rpcEnvelope struct {
+	JSONRPC string           `json:"jsonrpc"`
+	ID      string           `json:"id"`
+	Result  json.RawMessage  `json:"result,omitempty"`
+	Error   *json.RawMessage `json:"error,omitempty"`
+}
+
+// decodeGeneral decodes any well-formed event that is not an error as a2a-go does, with the same types, in one
+// pass (a2a-go's own path through decodeBySDK costs a request's worth of allocations). ok is false for an error
+// event and for anything a2a-go would fail on, which decodeBySDK then turns into a2a-go's very error.
+func decodeGeneral(data []byte, jsonrpc bool) (a2a.Event, bool) {
+	if jsonrpc {
+		var env rpcEnvelope
+		if json.Unmarshal(data, &env) != nil || env.Error != nil {
+			return nil, false
+		}
+		var sr a2a.StreamResponse
+		if json.Unmarshal(env.Result, &sr) != nil {
+			return nil, false
+		}
+		return sr.Event, true
+	}
+	var w restEvent
+	if json.Unmarshal(data, &w) != nil || w.Error != nil {
+		return nil, false
+	}
+	var n int
+	var ev a2a.Event
+	if w.Message != nil {
+		ev = w.Message
+		n++
+	}
+	if w.Task != nil {
+		ev = w.Task
+		n++
+	}
+	if w.StatusUpdate != nil {
+		ev = w.StatusUpdate
+		n++
+	}
+	if w.ArtifactUpdate != nil {
+		ev = w.ArtifactUpdate
+		n++
+	}
+	return ev, n == 1
 }
 
 // decodeFast decodes the hot shape of an event's data: {"artifactUpdate":{...}} on REST, the same inside a

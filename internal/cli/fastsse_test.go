@@ -249,3 +249,39 @@ func dump(rs []streamResult) string {
 	}
 	return b.String()
 }
+
+// BenchmarkStreamDecode reads a stream of 1000 events of one shape with ours and with a2a-go's transport: the hot
+// shape (a text chunk, decoded here) and a status update (decoded by a2a-go on the one event, the fallback's cost).
+func BenchmarkStreamDecode(b *testing.B) {
+	shapes := map[string]string{
+		"chunk":  `{"artifactUpdate":{"taskId":"t1","contextId":"c1","artifact":{"artifactId":"a1","parts":[{"text":"` + strings.Repeat("x", 1023) + `\n"}]},"append":true}}`,
+		"status": `{"statusUpdate":{"taskId":"t1","contextId":"c1","status":{"state":"TASK_STATE_WORKING","timestamp":"2026-01-02T03:04:05Z"}}}`,
+	}
+	for name, p := range shapes {
+		payloads := make([]string, 1000)
+		for i := range payloads {
+			payloads[i] = p
+		}
+		ans := fixedAnswer{http.StatusOK, "text/event-stream", []byte(sse(payloads...))}
+		hc := &http.Client{Transport: ans}
+		iface := &a2a.AgentInterface{URL: "http://agent.invalid/a2a"}
+		fast, err := fastTransport(hc, false).Create(context.Background(), nil, iface)
+		if err != nil {
+			b.Fatal(err)
+		}
+		u, _ := url.Parse(iface.URL)
+		for _, tr := range []struct {
+			name string
+			t    a2aclient.Transport
+		}{{"ours", fast}, {"a2a-go", newSDKTransport(u, hc, false)}} {
+			b.Run(name+"/"+tr.name, func(b *testing.B) {
+				b.SetBytes(int64(len(ans.body)))
+				for b.Loop() {
+					if n := len(collect(b, tr.t, false)); n != 1000 {
+						b.Fatalf("%d events", n)
+					}
+				}
+			})
+		}
+	}
+}
