@@ -10,6 +10,7 @@ import (
 	"iter"
 	"net/http"
 	"net/url"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -256,6 +257,7 @@ func decodeBySDK(ctx context.Context, sdk a2aclient.Transport, data []byte) (a2a
 // sseDataEvents yields the data of each event of an SSE stream exactly as a2a-go's reader (internal/sse
 // ParseDataStream) does: lines as bufio.ScanLines cuts them, up to 10 MB; only data: fields count, one optional
 // space after the colon dropped, joined by "\n"; a blank line ends an event; an event with no data is skipped.
+// The data yielded is only good until the next event: the buffer is reused (decoding copies what it keeps).
 func sseDataEvents(body io.Reader) iter.Seq2[[]byte, error] {
 	return func(yield func([]byte, error) bool) {
 		sc := bufio.NewScanner(body)
@@ -265,9 +267,9 @@ func sseDataEvents(body io.Reader) iter.Seq2[[]byte, error] {
 			if len(event) == 0 {
 				return true
 			}
-			data := event
-			event = nil
-			return yield(data, nil)
+			ok := yield(event, nil)
+			event = event[:0]
+			return ok
 		}
 		for sc.Scan() {
 			line := sc.Bytes()
@@ -324,6 +326,23 @@ func (p *jparser) lit(c byte) bool {
 	return false
 }
 
+// plainByte marks the bytes a JSON string holds as they are: not '"', not '\\', no control character, ASCII.
+var plainByte = func() (t [256]bool) {
+	for c := 0x20; c < 0x80; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+// run returns the end of the run of plain bytes from j.
+func (p *jparser) run(j int) int {
+	b := p.b
+	for j < len(b) && plainByte[b[j]] {
+		j++
+	}
+	return j
+}
+
 // str reads a string as json.Unmarshal does, for valid UTF-8 and the escapes a JSON encoder writes (\n, \",
 // \u003c...); a surrogate escape or invalid UTF-8 fails (json.Unmarshal's replacements are its own business).
 func (p *jparser) str() (string, bool) {
@@ -332,46 +351,38 @@ func (p *jparser) str() (string, bool) {
 		return "", false
 	}
 	start := p.i + 1
-	ascii := true
-	for j := start; j < len(p.b); j++ {
-		c := p.b[j]
-		switch {
-		case c == '"':
-			s := p.b[start:j]
-			if !ascii && !utf8.Valid(s) {
-				return "", false
-			}
-			p.i = j + 1
-			return string(s), true
-		case c == '\\':
-			return p.escaped(start, j)
-		case c < 0x20:
-			return "", false
-		case c >= 0x80:
-			ascii = false
-		}
+	j := p.run(start)
+	if j < len(p.b) && p.b[j] == '"' {
+		p.i = j + 1
+		return string(p.b[start:j]), true
 	}
-	return "", false
+	return p.escaped(start, j)
 }
 
-// escaped goes on reading the string that started at start from its first backslash at j.
+// escaped goes on reading the string that started at start from j, the first byte that is not plain.
 func (p *jparser) escaped(start, j int) (string, bool) {
-	out := make([]byte, 0, j-start+64)
-	out = append(out, p.b[start:j]...)
+	var out strings.Builder
+	out.Grow(j - start + 64)
+	out.Write(p.b[start:j])
 	for j < len(p.b) {
 		c := p.b[j]
 		switch {
 		case c == '"':
-			if !utf8.Valid(out) {
+			if !utf8.ValidString(out.String()) {
 				return "", false
 			}
 			p.i = j + 1
-			return string(out), true
+			return out.String(), true
 		case c < 0x20:
 			return "", false
 		case c != '\\':
-			out = append(out, c)
-			j++
+			k := j + 1
+			for k < len(p.b) && p.b[k] >= 0x80 {
+				k++
+			}
+			k = p.run(k)
+			out.Write(p.b[j:k])
+			j = k
 			continue
 		}
 		if j+1 >= len(p.b) {
@@ -379,17 +390,17 @@ func (p *jparser) escaped(start, j int) (string, bool) {
 		}
 		switch e := p.b[j+1]; e {
 		case '"', '\\', '/':
-			out = append(out, e)
+			out.WriteByte(e)
 		case 'b':
-			out = append(out, '\b')
+			out.WriteByte('\b')
 		case 'f':
-			out = append(out, '\f')
+			out.WriteByte('\f')
 		case 'n':
-			out = append(out, '\n')
+			out.WriteByte('\n')
 		case 'r':
-			out = append(out, '\r')
+			out.WriteByte('\r')
 		case 't':
-			out = append(out, '\t')
+			out.WriteByte('\t')
 		case 'u':
 			if j+6 > len(p.b) {
 				return "", false
@@ -410,7 +421,7 @@ func (p *jparser) escaped(start, j int) (string, bool) {
 			if r >= 0xD800 && r < 0xE000 {
 				return "", false
 			}
-			out = utf8.AppendRune(out, r)
+			out.WriteRune(r)
 			j += 6
 			continue
 		default:
