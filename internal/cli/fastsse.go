@@ -31,7 +31,9 @@ import (
 //     anything malformed by a2a-go itself (decodeBySDK), so each gives the same event or the same error.
 // TestFastStreamDifferential and FuzzStreamDecode hold the whole to a2a-go's decoding.
 
-// captureKey marks a request whose 200 answer streamCapture keeps.
+// captureKey marks a request whose 200 answer streamCapture keeps. The body comes back through this context value
+// (against the habit of STYLE.md) because a2a-go's transport stands between the call and the RoundTripper and
+// has no other way to hand it over; the slot lives for one call, and one client may run several streams at once.
 type captureKey struct{}
 
 // captured is where streamCapture puts the body of the answer.
