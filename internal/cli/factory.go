@@ -237,8 +237,9 @@ func (f *factory) connect(ctx context.Context, rawURL string) (*conn, error) {
 	restHC := &http.Client{Transport: &answerCheck{base: hc.Transport}}
 	opts := []a2aclient.FactoryOption{
 		a2aclient.WithDefaultsDisabled(),
-		a2aclient.WithJSONRPCTransport(rpcHC),
-		a2aclient.WithRESTTransport(restHC),
+		// a2a-go's v1.0 transports, with our reader of their event streams (fastsse.go).
+		a2aclient.WithTransport(a2a.TransportProtocolJSONRPC, fastTransport(rpcHC, true)),
+		a2aclient.WithTransport(a2a.TransportProtocolHTTPJSON, fastTransport(restHC, false)),
 		a2aclient.WithTransport(a2a.TransportProtocolGRPC, f.grpcFactory(false)),
 		a2aclient.WithCompatTransport(a2av0.Version, a2a.TransportProtocolJSONRPC, a2av0.NewJSONRPCTransportFactory(a2av0.JSONRPCTransportConfig{Client: rpcHC})),
 		a2aclient.WithCompatTransport(a2av0.Version, a2a.TransportProtocolHTTPJSON, a2av0.NewRESTTransportFactory(a2av0.RESTTransportConfig{Client: restHC})),
