@@ -219,10 +219,3 @@ func (f *factory) streamEvents(ctx context.Context, c *conn, agentURL, save stri
 	}
 	return f.outcome(agentURL, t.view.task)
 }
-
-func taskArtifacts(t *a2a.Task) []*a2a.Artifact {
-	if t == nil {
-		return nil
-	}
-	return t.Artifacts
-}
