@@ -91,7 +91,7 @@ func TestGuardSweepsSetsid(t *testing.T) {
 			t.Fatalf("Run(%q) = %q, exit %d, want one pid and 0", escape, got, res.ExitCode)
 		}
 		pid, _ := strconv.Atoi(got[0])
-		if pid == 0 || !goneWithin(pid, 2*time.Second) {
+		if pid == 0 || !waitFor(2*time.Second, func() bool { return !pidAlive(pid) }) {
 			t.Errorf("process %d, which called setsid, outlived its command", pid)
 		}
 	})
@@ -104,7 +104,7 @@ func TestGuardSweepsSetsid(t *testing.T) {
 		if _, err := p.Wait(); err != nil {
 			t.Fatal(err)
 		}
-		if pid == 0 || !goneWithin(pid, 2*time.Second) {
+		if pid == 0 || !waitFor(2*time.Second, func() bool { return !pidAlive(pid) }) {
 			t.Errorf("process %d, which called setsid, outlived its stopped command", pid)
 		}
 	})
@@ -124,7 +124,7 @@ func TestGuardSweepsSetsid(t *testing.T) {
 		if d := time.Since(begin); d < grace || d > grace+closeMargin+500*time.Millisecond {
 			t.Errorf("stopping took %v, want one grace period (%v, then SIGKILL)", d, grace)
 		}
-		if pid == 0 || !goneWithin(pid, 2*time.Second) {
+		if pid == 0 || !waitFor(2*time.Second, func() bool { return !pidAlive(pid) }) {
 			t.Errorf("process %d, which called setsid and ignores SIGTERM, outlived its stopped command", pid)
 		}
 	})
@@ -164,19 +164,4 @@ func readPid(t *testing.T, path string) int {
 		t.Fatal(err)
 	}
 	return n
-}
-
-// goneWithin polls until pid is gone: a SIGKILL sent by the sweep takes effect asynchronously, and on a busy machine
-// the check right after Wait could see the process before the kernel has ended it.
-func goneWithin(pid int, d time.Duration) bool {
-	deadline := time.Now().Add(d)
-	tick := time.NewTicker(5 * time.Millisecond)
-	defer tick.Stop()
-	for pidAlive(pid) {
-		if time.Now().After(deadline) {
-			return false
-		}
-		<-tick.C
-	}
-	return true
 }
