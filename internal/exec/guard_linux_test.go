@@ -13,14 +13,17 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// waitFor polls cond until it holds or the deadline passes, and reports whether it held.
+// waitFor polls cond until it holds or the deadline passes, and reports whether it held. Process state in /proc
+// has no event to wait on for a process that is not our child, so this polls on a ticker.
 func waitFor(d time.Duration, cond func() bool) bool {
 	deadline := time.Now().Add(d)
-	for wait := time.Millisecond; !cond(); wait = min(2*wait, 50*time.Millisecond) {
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for !cond() {
 		if time.Now().After(deadline) {
 			return false
 		}
-		time.Sleep(wait)
+		<-tick.C
 	}
 	return true
 }
