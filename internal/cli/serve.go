@@ -41,6 +41,7 @@ type serveOptions struct {
 	maxArtBytes   int64
 	guard         serveGuardOptions
 	pushAllow     []string
+	ui            bool // serve_ui.go
 }
 
 func newServeCmd(f *factory, runF func(context.Context, *serveOptions) error) *cobra.Command {
@@ -111,6 +112,7 @@ Request bodies are capped by --max-request-bytes.`,
 	fl.StringArrayVar(&o.pushAllow, "push-allow", nil, "also send push notifications to this webhook host (repeatable; '*': any host; loopback hosts always)")
 	o.replay.addFlags(cmd)
 	o.guard.addFlags(cmd)
+	fl.BoolVar(&o.ui, "ui", false, "serve the inspector page (live calls, tasks, latency) at /_a2a/ on the same port")
 	cmd.MarkFlagsMutuallyExclusive("echo", "proxy", "exec", "replay")
 	cmd.MarkFlagsOneRequired("echo", "proxy", "exec", "replay")
 	_ = cmd.RegisterFlagCompletionFunc("protocol", fixedCompletion("latest", "0.3")) // cannot fail: the flag exists
@@ -187,6 +189,7 @@ func (o *serveOptions) config(cmd *cobra.Command) (serve.Config, error) {
 	if err := o.guard.apply(&cfg, o.f.io.getenv, o.execSet() || o.proxy != "", usage); err != nil {
 		return cfg, err
 	}
+	o.applyUI(&cfg)
 	switch {
 	case o.echo:
 		cfg.Backend = serve.Echo()

@@ -25,6 +25,7 @@ type trafficLog struct {
 	w       *lockedWriter
 	quiet   bool
 	verbose bool
+	obs     Observer // sees every call, even when quiet; nil => none (observer.go)
 }
 
 func (l *trafficLog) printf(format string, args ...any) {
@@ -124,10 +125,11 @@ type callRecord struct {
 	state  string
 	bytes  int
 	events int
+	watch  CallWatch // nil when nobody observes
 }
 
 func (l *trafficLog) begin(ctx context.Context, method string, req any, taskID string) *callRecord {
-	if l.quiet {
+	if l.quiet && l.obs == nil {
 		return nil
 	}
 	if l.verbose {
@@ -140,7 +142,7 @@ func (l *trafficLog) begin(ctx context.Context, method string, req any, taskID s
 		}
 		l.printf("%s params:%s\n  > %s\n", method, formatParams(params), payloadText(req))
 	}
-	return &callRecord{l: l, method: method, start: time.Now(), id: taskID, state: "-"}
+	return &callRecord{l: l, method: method, start: time.Now(), id: taskID, state: "-", watch: l.watchCall(ctx, method, req, taskID)}
 }
 
 // observe records one response or stream event.
@@ -160,10 +162,15 @@ func (c *callRecord) observe(v any) {
 	if c.l.verbose {
 		c.l.printf("  < %s\n", payloadText(v))
 	}
+	watchEvent(c.watch, v)
 }
 
 func (c *callRecord) end(err error) {
 	if c == nil {
+		return
+	}
+	c.endWatch(err, false)
+	if c.l.quiet {
 		return
 	}
 	id := c.id

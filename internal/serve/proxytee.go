@@ -55,7 +55,7 @@ func (c *fastCall) rpc() bool { return c.front.key.binding == a2a.TransportProto
 // begin starts the call's log line.
 func (c *fastCall) begin() {
 	l := c.f.log
-	if l.quiet {
+	if l.quiet && l.obs == nil {
 		return
 	}
 	method, taskID := c.front.method, c.front.taskID
@@ -64,6 +64,7 @@ func (c *fastCall) begin() {
 		method, taskID = rpcMethodName(req.Method), req.taskID()
 	}
 	c.rec = &callRecord{l: l, method: method, start: time.Now(), id: taskID, state: "-"}
+	c.watchFast()
 }
 
 // logRequest logs the request when verbose, once the proxy answers it itself: a call handed to
@@ -81,7 +82,11 @@ func (c *fastCall) logRequest() {
 
 // finish writes the log line; the answer is flushed to the caller first.
 func (c *fastCall) finish(w http.ResponseWriter) {
-	if c.rec == nil || c.handedOff {
+	if c.rec == nil {
+		return
+	}
+	if c.handedOff {
+		c.rec.endWatch(nil, true)
 		return
 	}
 	if c.unary && c.err == nil {
@@ -94,6 +99,9 @@ func (c *fastCall) finish(w http.ResponseWriter) {
 		c.rec.events = 1
 		if c.f.log.verbose && len(c.resp) > 0 {
 			c.f.log.printf("  < %s\n", rawPayload(c.resp))
+		}
+		if c.rec.watch != nil && len(c.resp) > 0 {
+			c.rec.watch.Event(bytes.Clone(c.resp))
 		}
 	}
 	err := c.err
@@ -278,5 +286,8 @@ func (t *sseTee) event(line []byte) {
 	}
 	if rec.l.verbose {
 		rec.l.printf("  < %s\n", rawPayload(data))
+	}
+	if rec.watch != nil {
+		rec.watch.Event(bytes.Clone(data))
 	}
 }

@@ -59,6 +59,9 @@ type Config struct {
 	// PushAllow lists the webhook hosts push notifications may go to besides loopback hosts
 	// (host names or IP literals, "*" for any); nil => loopback only.
 	PushAllow []string
+	// Inspector, when set, serves its page under InspectorPath on the same port, behind the guard, and sees
+	// every call (observer.go); nil => none.
+	Inspector Inspector
 
 	clock func() time.Time // tests: the task store's clock; nil => time.Now
 	// tests: the connection timeouts; 0 => the defaults (guard.go).
@@ -133,7 +136,10 @@ func Run(ctx context.Context, cfg Config) error {
 	hostport := advertisedHost(ln.Addr())
 	exposed := !isLoopback(ln.Addr())
 	lw := &lockedWriter{w: cfg.Log}
-	tl := &trafficLog{w: lw, quiet: cfg.Quiet, verbose: cfg.Verbose}
+	tl := &trafficLog{w: lw, quiet: cfg.Quiet, verbose: cfg.Verbose && !cfg.Quiet}
+	if cfg.Inspector != nil {
+		tl.obs = cfg.Inspector
+	}
 	store := newMemStore(cfg.MaxTasks, cfg.TaskTTL, cfg.clock)
 	if cfg.MaxArtifactBytes != 0 {
 		store.maxArtifactBytes = cfg.MaxArtifactBytes
@@ -159,6 +165,9 @@ func Run(ctx context.Context, cfg Config) error {
 	url := "http://" + hostport
 	bound := boundAddress(&cfg, ln.Addr())
 	warnExposed(lw, &cfg, bound, exposed) // before the line scripts wait for
+	if cfg.Inspector != nil {
+		lw.printf("inspector on %s\n", cfg.Inspector.Link("http://"+bound))
+	}
 	lw.printf("listening on %s\n", "http://"+bound)
 	if cfg.Ready != nil {
 		cfg.Ready(url)
@@ -186,7 +195,7 @@ type servers struct {
 
 func buildServers(cfg *Config, hostport string, parts *backendParts, tl *trafficLog, exposed bool) *servers {
 	var h a2asrv.RequestHandler = parts.handler
-	if !cfg.Quiet {
+	if !cfg.Quiet || cfg.Inspector != nil {
 		h = &logHandler{next: h, log: tl}
 	}
 	h = &a2asrv.InterceptedHandler{Handler: h, Logger: tl.slogger()}
@@ -239,7 +248,12 @@ func buildServers(cfg *Config, hostport string, parts *backendParts, tl *traffic
 		parts.http(s.http)
 	}
 	s.http.Handler = conformHTTP(s.http.Handler, frontsOf(cfg)) // in front of every backend's handlers (conform.go)
-	g.next = s.http.Handler                                     // and the guard in front of everything, the proxy's byte path included (guard.go)
+	if cfg.Inspector != nil {
+		s.http.Handler = withInspector(cfg.Inspector, frontsOf(cfg), s.http.Handler)
+		s.http.RegisterOnShutdown(cfg.Inspector.Close)
+		g.inspector = cfg.Inspector
+	}
+	g.next = s.http.Handler // and the guard in front of everything, the proxy's byte path included (guard.go)
 	s.http.Handler = g
 	return s
 }
