@@ -122,7 +122,8 @@ func TestInspectorStuckReader(t *testing.T) {
 		n += batch
 		apiJSON(t, px.url+"/_a2a/api/stats", "", &st)
 	}
-	if min(n, 10000) != st.Calls || st.Dropped == 0 || st.Readers != 1 {
+	kept := st.Calls == n || (n > 10000 && st.Calls >= 9000) // serve keeps the latest 10,000, then 9,000 and on
+	if !kept || st.Dropped == 0 || st.Readers != 1 {
 		t.Errorf("after %d calls with a stuck reader: %+v (want the calls kept, and lost messages counted)", n, st)
 	}
 	t.Logf("%d calls with a stuck reader: %d messages lost", n, st.Dropped)
@@ -155,7 +156,7 @@ func BenchmarkInspectorProxy(b *testing.B) {
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
-			args := []string{"--proxy", up.url, "--quiet"}
+			args := []string{"--proxy", up.url} // the traffic log on, as users run it
 			if c.ui {
 				args = append(args, "--ui")
 			}

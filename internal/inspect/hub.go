@@ -101,17 +101,19 @@ func (h *hub) add(c *call) {
 	h.kept += c.size
 	h.calls = append(h.calls, c)
 	h.byID[c.id] = c
+	if len(h.calls) <= maxCalls && h.kept <= maxKeptBytes {
+		return
+	}
+	// Over a bound: forget the oldest down to 90% of it, so that the copy below happens once per many calls.
 	n := 0
-	for len(h.calls)-n > 1 && (len(h.calls)-n > maxCalls || h.kept > maxKeptBytes) {
+	for len(h.calls)-n > 1 && (len(h.calls)-n > maxCalls*9/10 || h.kept > maxKeptBytes*9/10) {
 		old := h.calls[n]
 		h.kept -= old.size
 		delete(h.byID, old.id)
 		n++
 	}
-	if n > 0 {
-		h.evicted += int64(n)
-		h.calls = append(h.calls[:0:0], h.calls[n:]...)
-	}
+	h.evicted += int64(n)
+	h.calls = append(h.calls[:0:0], h.calls[n:]...)
 }
 
 // watch follows one call for the hub.
