@@ -131,6 +131,13 @@ func TestInspectorStuckReader(t *testing.T) {
 	r := run(t, "", "send", px.url, "still live")
 	wantCode(t, r, 0)
 	waitEvent(t, live, 10*time.Second, "call", `"method":"SendMessage"`, `"status":"ok"`)
+
+	// Nor does a stuck page hold serve's shutdown up (its grace is 5 s).
+	start := time.Now()
+	px.stop(t)
+	if took, code := time.Since(start), px.cmd.ProcessState.ExitCode(); took > 3*time.Second || code != 0 {
+		t.Errorf("serve took %s to stop with a stuck page open, exit %d:\n%s", took, code, px.Log())
+	}
 }
 
 // BenchmarkInspectorProxy: proxied SendMessage throughput (serve --proxy in front of serve --echo, REST, the byte

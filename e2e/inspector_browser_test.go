@@ -143,6 +143,21 @@ func TestInspectorBrowser(t *testing.T) {
 	waitJS("the latency histograms", `document.querySelectorAll('#latency .method').length >= 2 && document.querySelector('#streams polyline') !== null`)
 	checkDOM("latency")
 	shoot("inspector-latency")
+
+	// Load a recording into the page: the session's own export.
+	status, rec := apiCall(t, http.MethodGet, px.url+"/_a2a/api/export", inspServeToken, nil)
+	if status != http.StatusOK || strings.Count(rec, "\n") < 10 {
+		t.Fatalf("export: %d\n%s", status, rec)
+	}
+	file := filepath.Join(t.TempDir(), "session.jsonl")
+	if err := os.WriteFile(file, []byte(rec), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	step("back to the calls", chromedp.Click(`#tab-calls`, chromedp.ByQuery))
+	step("load the recording", chromedp.SetUploadFiles(`#load`, []string{file}, chromedp.ByQuery))
+	waitJS("the recording's calls are listed", `document.getElementById('live').textContent === 'loaded 2 calls' &&
+		[...document.querySelectorAll('#rows .row')].filter(r => r.children[3].textContent === 'file').length === 2`)
+	checkDOM("loaded")
 }
 
 // burstCalls makes n GetTask calls on url (REST) from 8 goroutines, as fast as serve answers.

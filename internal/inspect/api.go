@@ -139,6 +139,9 @@ func (in *Inspector) events(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusOK)
 	s := in.hub.subscribe()
 	defer in.hub.unsubscribe(s)
+	finished := make(chan struct{})
+	defer close(finished)
+	go in.unblockOnClose(rc, finished)
 	tick := time.NewTicker(15 * time.Second)
 	defer tick.Stop()
 	var lost int64
@@ -174,6 +177,25 @@ func (in *Inspector) events(w http.ResponseWriter, r *http.Request) {
 					more = false
 				}
 			}
+		}
+	}
+}
+
+// unblockOnClose ends a write blocked on a reader that does not read once the server shuts down, so that a stuck
+// page never holds the shutdown up: the deadline is set again until the handler is done, since the guard's writer
+// renews it before each write.
+func (in *Inspector) unblockOnClose(rc *http.ResponseController, finished <-chan struct{}) {
+	select {
+	case <-in.done:
+	case <-finished:
+		return
+	}
+	for {
+		_ = rc.SetWriteDeadline(time.Unix(1, 0)) // best effort: a connection without deadlines ends at Close
+		select {
+		case <-finished:
+			return
+		case <-time.After(50 * time.Millisecond):
 		}
 	}
 }

@@ -11,6 +11,7 @@ let selected = 0;
 let dropped = 0;
 let stick = true;           // follow new calls at the bottom
 let pending = false;
+let reloading = false;      // a re-read of the list is due
 
 function el(tag, props, ...kids) {
   const e = document.createElement(tag);
@@ -160,9 +161,12 @@ function connect() {
   es.addEventListener('error', () => { $('live').textContent = 'reconnecting'; $('live').className = 'pill down'; });
   es.addEventListener('call', e => upsert(JSON.parse(e.data)));
   es.addEventListener('dropped', e => {
-    // this page fell behind and lost updates: read the list again
+    // this page fell behind and lost updates: read the list again, at most every 2 s
     dropped = JSON.parse(e.data).dropped;
-    reload().catch(() => {});
+    if (!reloading) {
+      reloading = true;
+      setTimeout(() => reload().catch(() => {}).finally(() => { reloading = false; }), 2000);
+    }
   });
 }
 
