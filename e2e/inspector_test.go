@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/cookiejar"
@@ -202,6 +204,21 @@ func TestInspectorAPI(t *testing.T) {
 	code, body = apiCall(t, http.MethodPost, api+"import", inspServeToken, strings.NewReader(`{"nope":1}`))
 	if code != http.StatusBadRequest || !strings.Contains(body, "load recording: line 1") {
 		t.Errorf("import of a non-recording: %d %s", code, body)
+	}
+}
+
+// TestInspectorBeyondLoopback: the page shows the traffic, so like --exec and --proxy, --ui beyond loopback needs
+// a token (or --no-token).
+func TestInspectorBeyondLoopback(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "serve", "--echo", "--ui", "--host", "0.0.0.0", "--port", "0")
+	cmd.Env = cmdEnv()
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(string(out), "give it a --token") {
+		t.Fatalf("serve --echo --ui --host 0.0.0.0: %v\n%s", err, out)
 	}
 }
 

@@ -186,7 +186,7 @@ func (o *serveOptions) config(cmd *cobra.Command) (serve.Config, error) {
 	if err := o.replay.check(cmd, o.proxy != ""); err != nil {
 		return cfg, usage("%v", err)
 	}
-	if err := o.guard.apply(&cfg, o.f.io.getenv, o.execSet() || o.proxy != "", usage); err != nil {
+	if err := o.guard.apply(&cfg, o.f.io.getenv, o.execSet() || o.proxy != "" || o.ui, usage); err != nil { // --ui shows the traffic
 		return cfg, err
 	}
 	o.applyUI(&cfg)
