@@ -125,7 +125,7 @@ func (c *fastCall) watchFast() {
 	}
 	c.rec.watch = c.f.log.obs.Begin(CallStart{
 		Time: c.rec.start, Method: c.rec.method, Binding: c.front.key.binding, Version: c.front.key.version,
-		TaskID: c.rec.id, HTTPMethod: c.in.Method, Path: c.in.URL.RequestURI(), Header: c.in.Header.Clone(),
+		TaskID: c.rec.id, HTTPMethod: c.in.Method, Path: c.in.URL.RequestURI(), Header: c.in.Header, // nothing changes it from here on
 		Body: c.body,
 	})
 }

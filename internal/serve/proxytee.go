@@ -101,7 +101,7 @@ func (c *fastCall) finish(w http.ResponseWriter) {
 			c.f.log.printf("  < %s\n", rawPayload(c.resp))
 		}
 		if c.rec.watch != nil && len(c.resp) > 0 {
-			c.rec.watch.Event(bytes.Clone(c.resp))
+			c.rec.watch.Event(c.resp) // the call is over: nothing writes to it any more
 		}
 	}
 	err := c.err
