@@ -207,6 +207,29 @@ func TestInspectorAPI(t *testing.T) {
 	}
 }
 
+// TestInspectorBindings: on the decoding path (serve --echo) every binding is observed and named, and --quiet
+// silences the log, not the inspector.
+func TestInspectorBindings(t *testing.T) {
+	t.Parallel()
+	srv := startServe(t, "--echo", "--ui", "--quiet", "--transport", "rest,jsonrpc,grpc")
+	for _, tr := range []string{"rest", "jsonrpc", "grpc"} {
+		wantCode(t, run(t, "", "send", srv.url, "via "+tr, "--transport", tr), 0)
+	}
+	var list inspList
+	apiJSON(t, srv.url+"/_a2a/api/calls", "", &list)
+	var got []string
+	for _, c := range list.Calls {
+		got = append(got, c.Method+"/"+c.Binding+"/"+c.State)
+	}
+	want := "SendMessage/HTTP+JSON/completed SendMessage/JSONRPC/completed SendMessage/GRPC/completed"
+	if strings.Join(got, " ") != want {
+		t.Errorf("calls %v, want %s", got, want)
+	}
+	if strings.Contains(srv.Log(), "SendMessage") {
+		t.Errorf("--quiet logged calls:\n%s", srv.Log())
+	}
+}
+
 // TestInspectorBeyondLoopback: the page shows the traffic, so like --exec and --proxy, --ui beyond loopback needs
 // a token (or --no-token).
 func TestInspectorBeyondLoopback(t *testing.T) {
