@@ -189,15 +189,16 @@ func (t *turn) stopAtPrompt(ctx context.Context, wait bool) error {
 
 // waitIdleClosed waits, bounded, until the agent closed every connection of the process.
 func (f *factory) waitIdleClosed(ctx context.Context) {
-	if f.conns == nil || f.conns.Open() == 0 {
+	conns := f.dialer().Conns()
+	if conns == nil || conns.Open() == 0 {
 		return
 	}
-	f.log.printf("waiting up to %s for the agent to close %d idle connection(s): closing them ourselves would abort the turn on some agents",
-		idleCloseBound, f.conns.Open())
+	f.log.Printf("waiting up to %s for the agent to close %d idle connection(s): closing them ourselves would abort the turn on some agents",
+		idleCloseBound, conns.Open())
 	start := time.Now()
-	if f.conns.waitClosed(ctx, idleCloseBound) {
-		f.log.printf("the agent closed the connection after %s", time.Since(start).Round(time.Millisecond))
+	if conns.WaitClosed(ctx, idleCloseBound) {
+		f.log.Printf("the agent closed the connection after %s", time.Since(start).Round(time.Millisecond))
 		return
 	}
-	f.log.printf("connections still open after %s: exiting anyway", idleCloseBound)
+	f.log.Printf("connections still open after %s: exiting anyway", idleCloseBound)
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/a2acli/a2a/internal/client"
 	"github.com/a2acli/a2a/internal/devtool"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/spf13/cobra"
@@ -50,24 +51,24 @@ func addDevtoolFlags(cmd *cobra.Command, o *devtoolOptions, permission bool) {
 // check validates the flags: the workspace must exist (it is sent absolute), --confirm needs --task and CALLID=OPTION.
 func (o *devtoolOptions) check(taskID string) error {
 	if o.answerTimeout <= 0 {
-		return usagef("invalid --answer-timeout: must be positive")
+		return client.Usagef("invalid --answer-timeout: must be positive")
 	}
 	if o.workspace != "" {
 		abs, err := filepath.Abs(o.workspace)
 		if err != nil {
-			return usagef("invalid --workspace %q: %v", o.workspace, err)
+			return client.Usagef("invalid --workspace %q: %v", o.workspace, err)
 		}
 		st, err := os.Stat(abs)
 		if err != nil {
-			return usagef("invalid --workspace: %v", err)
+			return client.Usagef("invalid --workspace: %v", err)
 		}
 		if !st.IsDir() {
-			return usagef("invalid --workspace %q: not a directory", o.workspace)
+			return client.Usagef("invalid --workspace %q: not a directory", o.workspace)
 		}
 		o.workspace = abs
 	}
 	if len(o.confirm) > 0 && taskID == "" {
-		return withHint(usagef("--confirm answers a tool call of an existing task: give its id with --task"),
+		return client.WithHint(client.Usagef("--confirm answers a tool call of an existing task: give its id with --task"),
 			"a2a send URL --task ID --confirm CALLID=approve")
 	}
 	o.answers = nil
@@ -75,7 +76,7 @@ func (o *devtoolOptions) check(taskID string) error {
 		id, opt, ok := strings.Cut(kv, "=")
 		id, opt = strings.TrimSpace(id), strings.TrimSpace(opt)
 		if !ok || id == "" || opt == "" {
-			return usagef("invalid --confirm %q: want CALLID=OPTION (approve, always, reject or an agent option id)", kv)
+			return client.Usagef("invalid --confirm %q: want CALLID=OPTION (approve, always, reject or an agent option id)", kv)
 		}
 		o.answers = append(o.answers, confirmPair{callID: id, option: opt})
 	}
@@ -111,29 +112,6 @@ func (o *devtoolOptions) applySettings(msg *a2a.Message) {
 	}
 	if !slices.Contains(msg.Extensions, devtool.URI) {
 		msg.Extensions = append(msg.Extensions, devtool.URI)
-	}
-}
-
-// requiredExtensions adds the extensions the card marks required to the A2A-Extensions header: the agent refuses
-// requests that do not activate them, and the user cannot do anything but agree.
-func (f *factory) requiredExtensions(card *a2a.AgentCard, params map[string][]string) {
-	if card == nil {
-		return
-	}
-	var have []string
-	if v := params[a2a.SvcParamExtensions]; len(v) > 0 {
-		have = strings.Split(v[0], ",")
-	}
-	added := false
-	for _, ext := range card.Capabilities.Extensions {
-		if ext.Required && ext.URI != "" && !slices.Contains(have, ext.URI) {
-			have = append(have, ext.URI)
-			added = true
-			f.log.printf("extension %s: required by the card, activated", ext.URI)
-		}
-	}
-	if added {
-		params[a2a.SvcParamExtensions] = []string{strings.Join(have, ",")}
 	}
 }
 

@@ -5,14 +5,13 @@ import (
 	"errors"
 	"io"
 	"iter"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/a2acli/a2a/internal/client"
 	"github.com/a2acli/a2a/internal/devtool"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/google/go-cmp/cmp"
@@ -48,7 +47,7 @@ func TestDevtoolCheck(t *testing.T) {
 			o.answerTimeout = time.Second
 			err := o.check(tt.task)
 			if tt.wantErr != "" {
-				var ue *usageError
+				var ue *client.UsageError
 				if !errors.As(err, &ue) || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("check() = %v, want a usage error containing %q", err, tt.wantErr)
 				}
@@ -212,19 +211,6 @@ func TestAskPermission(t *testing.T) {
 	}
 }
 
-func TestRequiredExtensions(t *testing.T) {
-	t.Parallel()
-	f := &factory{log: &verboseLog{}}
-	card := &a2a.AgentCard{Capabilities: a2a.AgentCapabilities{Extensions: []a2a.AgentExtension{
-		{URI: "urn:a", Required: true}, {URI: "urn:b"}, {URI: "urn:c", Required: true},
-	}}}
-	params := map[string][]string{a2a.SvcParamExtensions: {"urn:c,urn:x"}}
-	f.requiredExtensions(card, params)
-	if diff := cmp.Diff([]string{"urn:c,urn:x,urn:a"}, params[a2a.SvcParamExtensions]); diff != "" {
-		t.Errorf("A2A-Extensions (-want +got):\n%s", diff)
-	}
-}
-
 func TestHistoryShape(t *testing.T) {
 	t.Parallel()
 	agent := func(d map[string]any) *a2a.Message { return a2a.NewMessage(a2a.MessageRoleAgent, a2a.NewDataPart(d)) }
@@ -255,7 +241,7 @@ func TestStreamWatchedIgnoredAnswer(t *testing.T) {
 			yield(nil, ctx.Err())
 		}
 	}
-	err := streamWatched(context.Background(), &conn{}, 20*time.Millisecond, silent, func(a2a.Event) error { return nil })
+	err := streamWatched(context.Background(), &client.Conn{}, 20*time.Millisecond, silent, func(a2a.Event) error { return nil })
 	if !errors.Is(err, errAnswerIgnored) {
 		t.Fatalf("streamWatched() = %v, want errAnswerIgnored", err)
 	}
@@ -268,34 +254,8 @@ func TestStreamWatchedAnswered(t *testing.T) {
 		return func(yield func(a2a.Event, error) bool) { yield(ev, nil) }
 	}
 	var got []a2a.Event
-	err := streamWatched(context.Background(), &conn{}, time.Minute, one, func(e a2a.Event) error { got = append(got, e); return nil })
+	err := streamWatched(context.Background(), &client.Conn{}, time.Minute, one, func(e a2a.Event) error { got = append(got, e); return nil })
 	if err != nil || len(got) != 1 {
 		t.Fatalf("streamWatched() = %v with %d events, want nil with 1", err, len(got))
-	}
-}
-
-// TestConnTrackerSeesServerClose checks the basis of the connection rule handling: after a response is read to its
-// end the connection stays open (idle), and it counts as closed once the server closes it.
-func TestConnTrackerSeesServerClose(t *testing.T) {
-	t.Parallel()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "ok") }))
-	defer srv.Close()
-	f := &factory{opts: &globalOptions{}, log: &verboseLog{}}
-	hc := f.httpClient()
-	if f.httpClient() != hc {
-		t.Fatal("httpClient() built a second client: the process must use one keep-alive pool")
-	}
-	resp, err := hc.Get(srv.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
-	if n := f.conns.Open(); n != 1 {
-		t.Fatalf("open connections after a read-to-EOF response = %d, want 1 (kept alive)", n)
-	}
-	srv.CloseClientConnections()
-	if !f.conns.waitClosed(context.Background(), 10*time.Second) {
-		t.Fatalf("connection still open after the server closed it (open=%d)", f.conns.Open())
 	}
 }

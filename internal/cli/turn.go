@@ -7,6 +7,7 @@ import (
 	"iter"
 	"time"
 
+	"github.com/a2acli/a2a/internal/client"
 	"github.com/a2acli/a2a/internal/devtool"
 	"github.com/a2acli/a2a/internal/output"
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -18,7 +19,7 @@ import (
 // EOF returns its connection to the keep-alive pool, which the Gemini CLI server needs (see connTracker).
 type turn struct {
 	f       *factory
-	c       *conn
+	c       *client.Conn
 	url     string
 	dt      *devtoolOptions
 	ask     asker                 // nil: nobody to ask (no terminal)
@@ -38,7 +39,7 @@ type turn struct {
 	recover bool
 }
 
-func newTurn(f *factory, c *conn, url string, dt *devtoolOptions, p *output.Printer) *turn {
+func newTurn(f *factory, c *client.Conn, url string, dt *devtoolOptions, p *output.Printer) *turn {
 	return &turn{
 		f: f, c: c, url: url, dt: dt,
 		emit:         p.Event,
@@ -61,7 +62,7 @@ func (t *turn) apply(ev a2a.Event) error {
 func (t *turn) run(ctx context.Context, open func(context.Context) iter.Seq2[a2a.Event, error]) error {
 	if open != nil {
 		follow := func(ctx context.Context, open func(context.Context) iter.Seq2[a2a.Event, error]) error {
-			return stream(ctx, t.c, open, t.apply)
+			return client.Stream(ctx, t.c, open, t.apply)
 		}
 		if t.recover {
 			follow = t.follow
@@ -89,7 +90,7 @@ func (t *turn) run(ctx context.Context, open func(context.Context) iter.Seq2[a2a
 		}
 		part, err := devtool.Answer(call, choice, optionID)
 		if err != nil {
-			return usagef("answer %s: %v", call.ID, err)
+			return client.Usagef("answer %s: %v", call.ID, err)
 		}
 		if err := t.answer(ctx, call.ID, part); err != nil {
 			return err
@@ -140,7 +141,7 @@ func (t *turn) confirmFlags(ctx context.Context) error {
 		choice, optionID := parseOption(a.option)
 		part, err := devtool.Answer(call, choice, optionID)
 		if err != nil {
-			return usagef("invalid --confirm %s=%s: %v", a.callID, a.option, err)
+			return client.Usagef("invalid --confirm %s=%s: %v", a.callID, a.option, err)
 		}
 		if err := t.answer(ctx, a.callID, part); err != nil {
 			return err
@@ -160,7 +161,7 @@ func (t *turn) knownCall(id string) *devtool.ToolCall {
 			return c
 		}
 	}
-	if t.shape == devtool.RFC || t.shape == devtool.Plain && cardSpeaksDevtool(t.c.card) {
+	if t.shape == devtool.RFC || t.shape == devtool.Plain && cardSpeaksDevtool(t.c.Card) {
 		return &devtool.ToolCall{ID: id, Shape: devtool.RFC, Status: devtool.Pending, Confirmation: &devtool.Confirmation{Kind: "generic"}}
 	}
 	return &devtool.ToolCall{ID: id, Shape: devtool.Gemini, Status: devtool.Pending, Confirmation: &devtool.Confirmation{
@@ -191,13 +192,13 @@ func (t *turn) answer(ctx context.Context, callID string, part *a2a.Part) error 
 	taskID, contextID := t.ids()
 	msg := a2a.NewMessage(a2a.MessageRoleUser, part)
 	msg.TaskID, msg.ContextID = taskID, contextID
-	req := &a2a.SendMessageRequest{Message: msg, Tenant: t.f.opts.tenant}
-	t.f.log.printf("answering tool call %s on task %s", callID, taskID)
+	req := &a2a.SendMessageRequest{Message: msg, Tenant: t.f.opts.Tenant}
+	t.f.log.Printf("answering tool call %s on task %s", callID, taskID)
 	err := streamWatched(ctx, t.c, t.dt.answerTimeout, func(ctx context.Context) iter.Seq2[a2a.Event, error] {
 		return t.c.SendStreamingMessage(ctx, req)
 	}, t.apply)
 	if errors.Is(err, errAnswerIgnored) {
-		return withHint(fmt.Errorf("no event within %s after answering tool call %s: the agent ignored the answer: %w", t.dt.answerTimeout, callID, errTimeout),
+		return client.WithHint(fmt.Errorf("no event within %s after answering tool call %s: the agent ignored the answer: %w", t.dt.answerTimeout, callID, client.ErrTimeout),
 			fmt.Sprintf("cancel the task with: a2a cancel %s %s", shellQuote(t.url), shellQuote(string(taskID))))
 	}
 	return err
@@ -215,13 +216,13 @@ var errAnswerIgnored = errors.New("answer ignored")
 
 // streamWatched is stream with a bound on the wait for the first event (errAnswerIgnored when it expires); later
 // events are bounded by --timeout as usual.
-func streamWatched(ctx context.Context, c *conn, first time.Duration, open func(context.Context) iter.Seq2[a2a.Event, error], each func(a2a.Event) error) error {
+func streamWatched(ctx context.Context, c *client.Conn, first time.Duration, open func(context.Context) iter.Seq2[a2a.Event, error], each func(a2a.Event) error) error {
 	wctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	timer := time.AfterFunc(first, func() { cancel(errAnswerIgnored) })
 	defer timer.Stop()
 	seen := false
-	err := stream(wctx, c, open, func(ev a2a.Event) error {
+	err := client.Stream(wctx, c, open, func(ev a2a.Event) error {
 		if !seen {
 			seen = true
 			timer.Stop()

@@ -1,4 +1,4 @@
-package cli
+package client
 
 import (
 	"errors"
@@ -37,16 +37,16 @@ func TestParseRef(t *testing.T) {
 		{in: "file://" + cardFile, wantFile: cardFile},
 	}
 	for _, tt := range tests {
-		ref, err := parseRef(tt.in)
+		ref, err := ParseRef(tt.in)
 		if err != nil {
 			t.Errorf("parseRef(%q): %v", tt.in, err)
 			continue
 		}
 		base := ""
-		if ref.base != nil {
-			base = ref.base.String()
+		if ref.Base != nil {
+			base = ref.Base.String()
 		}
-		got := []string{ref.file, base, ref.cardURL}
+		got := []string{ref.File, base, ref.CardURL}
 		if diff := cmp.Diff([]string{tt.wantFile, tt.wantBase, tt.wantCard}, got); diff != "" {
 			t.Errorf("parseRef(%q) [file base card] mismatch (-want +got):\n%s", tt.in, diff)
 		}
@@ -61,8 +61,8 @@ func TestParseRef(t *testing.T) {
 func TestParseRefErrors(t *testing.T) {
 	t.Parallel()
 	for _, in := range []string{"", "ftp://h/x", "http://", "::::", "http://h:99999", "http://h:x", "h:"} {
-		_, err := parseRef(in)
-		var ue *usageError
+		_, err := ParseRef(in)
+		var ue *UsageError
 		if !errors.As(err, &ue) {
 			t.Errorf("parseRef(%q) = %v, want a usage error", in, err)
 		}
@@ -93,7 +93,7 @@ func TestParseCard(t *testing.T) {
 		},
 	}
 	for _, tt := range tests {
-		card, err := parseCard([]byte(tt.body))
+		card, err := ParseCard([]byte(tt.body))
 		if err != nil {
 			t.Errorf("%s: parseCard: %v", tt.name, err)
 			continue
@@ -114,7 +114,7 @@ func TestParseCardRealGeminiCapture(t *testing.T) {
 	if err != nil {
 		t.Skipf("capture not available: %v", err)
 	}
-	card, err := parseCard(body)
+	card, err := ParseCard(body)
 	if err != nil {
 		t.Fatalf("parseCard(gemini capture): %v", err)
 	}
@@ -126,7 +126,7 @@ func TestParseCardRealGeminiCapture(t *testing.T) {
 func TestParseCardInvalid(t *testing.T) {
 	t.Parallel()
 	for _, body := range []string{`<html>hi</html>`, `[]`, `{}`, `{"name":"x","supportedInterfaces":[]}`, `{"supportedInterfaces":"no"}`, "\x00\x01"} {
-		if _, err := parseCard([]byte(body)); err == nil {
+		if _, err := ParseCard([]byte(body)); err == nil {
 			t.Errorf("parseCard(%q) = nil error, want one", body)
 		}
 	}
@@ -139,7 +139,7 @@ func TestChooseInterface(t *testing.T) {
 		{URL: "http://h/rest", ProtocolBinding: a2a.TransportProtocolHTTPJSON, ProtocolVersion: "1.0"},
 		{URL: "h:9", ProtocolBinding: a2a.TransportProtocolGRPC, ProtocolVersion: "1.0"},
 	}}
-	ref, _ := parseRef("http://h")
+	ref, _ := ParseRef("http://h")
 	tests := []struct {
 		forced a2a.TransportProtocol
 		want   string
@@ -159,7 +159,7 @@ func TestChooseInterface(t *testing.T) {
 		}
 	}
 	_, _, err := chooseInterface(card, ref, a2a.TransportProtocolJSONRPC)
-	var ue *usageError
+	var ue *UsageError
 	if !errors.As(err, &ue) {
 		t.Errorf("chooseInterface(forced JSONRPC not in card) = %v, want a usage error", err)
 	}
@@ -171,8 +171,8 @@ func TestChooseInterface(t *testing.T) {
 
 func TestServiceParams(t *testing.T) {
 	t.Parallel()
-	o := &globalOptions{svcParams: []string{"x-trace=a=b", "X-Trace=c", "k="}, auth: "Bearer t"}
-	got, err := o.serviceParams()
+	o := &Options{SvcParams: []string{"x-trace=a=b", "X-Trace=c", "k="}, Auth: "Bearer t"}
+	got, err := o.ServiceParams()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,8 +181,8 @@ func TestServiceParams(t *testing.T) {
 		t.Errorf("serviceParams mismatch (-want +got):\n%s", diff)
 	}
 	for _, bad := range []string{"novalue", "=v", " =v"} {
-		_, err := (&globalOptions{svcParams: []string{bad}}).serviceParams()
-		var ue *usageError
+		_, err := (&Options{SvcParams: []string{bad}}).ServiceParams()
+		var ue *UsageError
 		if !errors.As(err, &ue) {
 			t.Errorf("serviceParams(%q) = %v, want a usage error", bad, err)
 		}

@@ -1,4 +1,4 @@
-package cli
+package client
 
 import (
 	"bytes"
@@ -22,7 +22,7 @@ func TestOrigins(t *testing.T) {
 		{"http://[::1]:8/.well-known/agent-card.json", "http://[::1]:8"},
 	}
 	for _, tt := range refs {
-		ref, err := parseRef(tt.in)
+		ref, err := ParseRef(tt.in)
 		if err != nil {
 			t.Fatalf("parseRef(%q): %v", tt.in, err)
 		}
@@ -83,23 +83,6 @@ func TestGuardStrip(t *testing.T) {
 	}
 }
 
-func TestDollarQuote(t *testing.T) {
-	t.Parallel()
-	tests := []struct{ in, want string }{
-		{"task-1", "task-1"},
-		{"a b", "'a b'"},
-		{"x\x1b]0;pwned\x07y", `$'x\x1b]0;pwned\x07y'`},
-		{"it's\x1b", `$'it\'s\x1b'`},
-		{"\u009b2J\\", `$'\xc2\x9b2J\\'`},
-		{"\xff", `$'\xff'`},
-	}
-	for _, tt := range tests {
-		if got := shellQuote(tt.in); got != tt.want {
-			t.Errorf("shellQuote(%q) = %s, want %s", tt.in, got, tt.want)
-		}
-	}
-}
-
 func TestCappedBody(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
@@ -110,12 +93,12 @@ func TestCappedBody(t *testing.T) {
 	} {
 		body := &cappedBody{ReadCloser: io.NopCloser(iotest.OneByteReader(strings.NewReader(strings.Repeat("a", int(tt.size))))), left: tt.limit, limit: tt.limit}
 		got, err := io.ReadAll(body)
-		var tl *responseTooLargeError
+		var tl *ResponseTooLargeError
 		if errors.As(err, &tl) != tt.tooLarge || int64(len(got)) > tt.limit {
 			t.Errorf("read %d bytes capped at %d: got %d bytes, err %v", tt.size, tt.limit, len(got), err)
 		}
 	}
-	if got := (&responseTooLargeError{limit: 32 << 20}).Error(); got != "the reply is larger than --max-response-bytes (32 MiB)" {
+	if got := (&ResponseTooLargeError{limit: 32 << 20}).Error(); got != "the reply is larger than --max-response-bytes (32 MiB)" {
 		t.Errorf("error text %q", got)
 	}
 }

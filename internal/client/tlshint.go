@@ -1,4 +1,4 @@
-package cli
+package client
 
 import (
 	"crypto/tls"
@@ -10,9 +10,9 @@ import (
 )
 
 // plainToTLSError is an http:// request answered by a server that speaks TLS on that port.
-type plainToTLSError struct{ url string }
+type PlainToTLSError struct{ url string }
 
-func (e *plainToTLSError) Error() string {
+func (e *PlainToTLSError) Error() string {
 	return fmt.Sprintf("%s: the server speaks TLS on this port (it answered an http:// request with 400)", e.url)
 }
 
@@ -24,12 +24,12 @@ func tlsMismatch(u string, resp *http.Response, body []byte) error {
 	if !strings.Contains(strings.ToLower(string(body)), "https") {
 		return nil
 	}
-	return &plainToTLSError{url: u}
+	return &PlainToTLSError{url: u}
 }
 
 // tlsHint names the TLS problem behind err and the flag that fixes it; ok is false when err is no TLS problem.
-func tlsHint(err error) (hint string, ok bool) {
-	var pt *plainToTLSError
+func TLSHint(err error) (hint string, ok bool) {
+	var pt *PlainToTLSError
 	var rec tls.RecordHeaderError
 	var unknown x509.UnknownAuthorityError
 	var host x509.HostnameError
@@ -67,7 +67,7 @@ func errString(err error) string {
 }
 
 // tlsProblem reports whether err is a TLS mix-up or certificate problem (exit 3, with tlsHint's hint).
-func tlsProblem(err error) bool {
-	_, ok := tlsHint(err)
+func TLSProblem(err error) bool {
+	_, ok := TLSHint(err)
 	return ok
 }

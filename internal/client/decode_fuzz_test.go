@@ -1,4 +1,4 @@
-package cli
+package client
 
 import (
 	"bytes"
@@ -19,7 +19,7 @@ func FuzzParseCard(f *testing.F) {
 	f.Add([]byte(`{"url":"http://h","preferredTransport":"GRPC","additionalInterfaces":[{"url":"http://h/r","transport":"HTTP+JSON"}]}`))
 	f.Add([]byte(`{"supportedInterfaces":[null,{"url":""},{"url":"x","protocolVersion":"0.3"}],"securitySchemes":{"b":{"httpAuthSecurityScheme":{"scheme":"bearer"}}}}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
-		card, err := parseCard(body)
+		card, err := ParseCard(body)
 		if err != nil {
 			return
 		}
@@ -32,7 +32,7 @@ func FuzzParseCard(f *testing.F) {
 		if err != nil {
 			return // a value json.Marshal cannot write (a NaN): nothing to round-trip
 		}
-		again, err := parseCard(once)
+		again, err := ParseCard(once)
 		if err != nil {
 			t.Fatalf("parseCard(%s), a card it produced: %v", once, err)
 		}
@@ -65,7 +65,7 @@ func FuzzSSEEvents(f *testing.F) {
 // readSSE returns each event sseEvents yields as JSON, or its error.
 func readSSE(r io.Reader) []string {
 	var out []string
-	for ev, err := range sseEvents(r) {
+	for ev, err := range SSEEvents(r) {
 		if err != nil {
 			out = append(out, "error: "+err.Error())
 			continue

@@ -1,4 +1,4 @@
-package cli
+package client
 
 import (
 	"context"
@@ -16,18 +16,18 @@ import (
 // keep-alive timeout, about 5 s), and only then exits. http.Transport offers no hook for "the peer closed an idle
 // connection", but its background read loop notices the peer's FIN at once and closes the connection: wrapping the
 // dialled net.Conn and counting Close calls tells us exactly when every connection is gone.
-type connTracker struct {
+type ConnTracker struct {
 	mu      sync.Mutex
 	open    int
 	changed chan struct{} // closed and replaced on every change of open
 }
 
-func newConnTracker() *connTracker {
-	return &connTracker{changed: make(chan struct{})}
+func newConnTracker() *ConnTracker {
+	return &ConnTracker{changed: make(chan struct{})}
 }
 
 // wrapDial returns a DialContext that tracks the connections dial makes.
-func (t *connTracker) wrapDial(dial func(ctx context.Context, network, addr string) (net.Conn, error)) func(ctx context.Context, network, addr string) (net.Conn, error) {
+func (t *ConnTracker) wrapDial(dial func(ctx context.Context, network, addr string) (net.Conn, error)) func(ctx context.Context, network, addr string) (net.Conn, error) {
 	return func(ctx context.Context, network, addr string) (net.Conn, error) {
 		c, err := dial(ctx, network, addr)
 		if err != nil {
@@ -38,7 +38,7 @@ func (t *connTracker) wrapDial(dial func(ctx context.Context, network, addr stri
 	}
 }
 
-func (t *connTracker) add(n int) {
+func (t *ConnTracker) add(n int) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.open += n
@@ -47,14 +47,14 @@ func (t *connTracker) add(n int) {
 }
 
 // Open returns how many tracked connections are open now.
-func (t *connTracker) Open() int {
+func (t *ConnTracker) Open() int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.open
 }
 
 // waitClosed waits until no tracked connection is open, at most bound. It reports whether they all closed.
-func (t *connTracker) waitClosed(ctx context.Context, bound time.Duration) bool {
+func (t *ConnTracker) WaitClosed(ctx context.Context, bound time.Duration) bool {
 	timer := time.NewTimer(bound)
 	defer timer.Stop()
 	for {
@@ -77,7 +77,7 @@ func (t *connTracker) waitClosed(ctx context.Context, bound time.Duration) bool 
 // trackedConn reports its Close once to the tracker.
 type trackedConn struct {
 	net.Conn
-	t    *connTracker
+	t    *ConnTracker
 	once sync.Once
 }
 

@@ -1,4 +1,4 @@
-package cli
+package client
 
 import (
 	"bytes"
@@ -24,51 +24,51 @@ const (
 )
 
 // agentRef is what the user's <url> argument turned out to be.
-type agentRef struct {
-	raw     string
-	file    string // a local card file
-	base    *url.URL
-	cardURL string // set when the argument names the card itself
+type Ref struct {
+	Raw     string
+	File    string // a local card file
+	Base    *url.URL
+	CardURL string // set when the argument names the card itself
 }
 
 // parseRef reads the forms CONTRACT.md allows: a base URL, a bare host:port, a card URL, or a local card file.
-func parseRef(raw string) (*agentRef, error) {
+func ParseRef(raw string) (*Ref, error) {
 	if raw == "" {
-		return nil, usagef("missing agent URL")
+		return nil, Usagef("missing agent URL")
 	}
-	ref := &agentRef{raw: raw}
+	ref := &Ref{Raw: raw}
 	if strings.HasPrefix(raw, "file://") {
-		ref.file = strings.TrimPrefix(raw, "file://")
+		ref.File = strings.TrimPrefix(raw, "file://")
 		return ref, nil
 	}
 	if !strings.Contains(raw, "://") {
 		if st, err := os.Stat(raw); err == nil && !st.IsDir() {
-			ref.file = raw
+			ref.File = raw
 			return ref, nil
 		}
 		raw = "http://" + raw
 	}
 	u, err := url.Parse(raw)
 	if err != nil || !validHost(u) {
-		return nil, usagef("invalid agent URL %q: want http(s)://host[:port][/path], host:port or a card file", ref.raw)
+		return nil, Usagef("invalid agent URL %q: want http(s)://host[:port][/path], host:port or a card file", ref.Raw)
 	}
 	switch u.Scheme {
 	case "http", "https", "grpc", "grpcs":
 	default:
-		return nil, usagef("invalid agent URL %q: unsupported scheme %q", ref.raw, u.Scheme)
+		return nil, Usagef("invalid agent URL %q: unsupported scheme %q", ref.Raw, u.Scheme)
 	}
 	if strings.HasSuffix(u.Path, ".json") {
-		ref.cardURL = u.String()
+		ref.CardURL = u.String()
 		base := *u
 		base.Path = strings.TrimSuffix(strings.TrimSuffix(u.Path, wellKnownCard), wellKnownCardV03)
 		if strings.HasSuffix(base.Path, ".json") {
 			base.Path = ""
 		}
-		ref.base = &base
+		ref.Base = &base
 		return ref, nil
 	}
 	u.Path = strings.TrimSuffix(u.Path, "/")
-	ref.base = u
+	ref.Base = u
 	return ref, nil
 }
 
@@ -86,11 +86,11 @@ func validHost(u *url.URL) bool {
 }
 
 // cardCandidates lists the URLs to try for the card, in order.
-func (r *agentRef) cardCandidates() []string {
-	if r.cardURL != "" {
-		return []string{r.cardURL}
+func (r *Ref) cardCandidates() []string {
+	if r.CardURL != "" {
+		return []string{r.CardURL}
 	}
-	b := *r.base
+	b := *r.Base
 	if b.Scheme == "grpc" {
 		b.Scheme = "http"
 	} else if b.Scheme == "grpcs" {
@@ -106,17 +106,17 @@ func (r *agentRef) cardCandidates() []string {
 }
 
 // fetchCard GETs the card from the first candidate that answers 200. A 404 everywhere is a cardError with notFound.
-func fetchCard(ctx context.Context, hc *http.Client, ref *agentRef, headers http.Header) (*a2a.AgentCard, string, error) {
-	if ref.file != "" {
-		body, err := os.ReadFile(ref.file)
+func fetchCard(ctx context.Context, hc *http.Client, ref *Ref, headers http.Header) (*a2a.AgentCard, string, error) {
+	if ref.File != "" {
+		body, err := os.ReadFile(ref.File)
 		if err != nil {
-			return nil, ref.file, &cardError{url: ref.file, notFound: errors.Is(err, os.ErrNotExist), err: err}
+			return nil, ref.File, &CardError{URL: ref.File, NotFound: errors.Is(err, os.ErrNotExist), Err: err}
 		}
-		card, err := parseCard(body)
+		card, err := ParseCard(body)
 		if err != nil {
-			return nil, ref.file, &cardError{url: ref.file, err: err}
+			return nil, ref.File, &CardError{URL: ref.File, Err: err}
 		}
-		return card, ref.file, nil
+		return card, ref.File, nil
 	}
 	var lastErr error
 	for _, u := range ref.cardCandidates() {
@@ -124,8 +124,8 @@ func fetchCard(ctx context.Context, hc *http.Client, ref *agentRef, headers http
 		if err == nil {
 			return card, u, nil
 		}
-		var ce *cardError
-		if errors.As(err, &ce) && ce.notFound {
+		var ce *CardError
+		if errors.As(err, &ce) && ce.NotFound {
 			lastErr = err
 			continue
 		}
@@ -154,21 +154,21 @@ func getCard(ctx context.Context, hc *http.Client, u string, headers http.Header
 	}
 	switch {
 	case resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusMethodNotAllowed:
-		return nil, &cardError{url: u, notFound: true, err: fmt.Errorf("HTTP %s", resp.Status),
-			hint: "is this an A2A agent? pass --transport to treat the URL as the endpoint"}
+		return nil, &CardError{URL: u, NotFound: true, Err: fmt.Errorf("HTTP %s", resp.Status),
+			Hint: "is this an A2A agent? pass --transport to treat the URL as the endpoint"}
 	case tlsMismatch(u, resp, body) != nil:
 		return nil, tlsMismatch(u, resp, body)
 	case resp.StatusCode != http.StatusOK:
-		return nil, &cardError{url: u, err: fmt.Errorf("HTTP %s", resp.Status)}
+		return nil, &CardError{URL: u, Err: fmt.Errorf("HTTP %s", resp.Status)}
 	case len(body) > maxCardBytes:
-		return nil, &cardError{url: u, err: fmt.Errorf("card larger than %d bytes", maxCardBytes)}
+		return nil, &CardError{URL: u, Err: fmt.Errorf("card larger than %d bytes", maxCardBytes)}
 	}
-	card, err := parseCard(body)
+	card, err := ParseCard(body)
 	if err != nil {
-		ce := &cardError{url: u, err: err}
+		ce := &CardError{URL: u, Err: err}
 		if looksLikeHTML(body) || strings.Contains(resp.Header.Get("Content-Type"), "html") {
-			ce.err = errors.New("got an HTML page, not JSON")
-			ce.hint = "this URL serves a web page: point a2a at the agent's base URL or its card"
+			ce.Err = errors.New("got an HTML page, not JSON")
+			ce.Hint = "this URL serves a web page: point a2a at the agent's base URL or its card"
 		}
 		return nil, ce
 	}
@@ -181,7 +181,7 @@ func looksLikeHTML(b []byte) bool {
 }
 
 // parseCard reads a v1.0 card or a v0.3 card (including one without preferredTransport, meaning JSON-RPC at url).
-func parseCard(body []byte) (*a2a.AgentCard, error) {
+func ParseCard(body []byte) (*a2a.AgentCard, error) {
 	var probe map[string]json.RawMessage
 	if err := json.Unmarshal(body, &probe); err != nil {
 		return nil, fmt.Errorf("not a JSON object: %w", err)

@@ -1,4 +1,4 @@
-package cli
+package client
 
 import (
 	"fmt"
@@ -16,12 +16,12 @@ import (
 // defaultMaxResponseBytes bounds a reply (a unary answer, a card) unless --max-response-bytes says otherwise: above
 // the answers agents give in practice (a 20 MB artifact passes), and low enough that the JSON decoder's buffers
 // (about three times the reply while it grows) keep a hostile reply's cost near 100 MB.
-const defaultMaxResponseBytes = 32 << 20
+const DefaultMaxResponseBytes = 32 << 20
 
 // responseTooLargeError is a reply cut off at --max-response-bytes.
-type responseTooLargeError struct{ limit int64 }
+type ResponseTooLargeError struct{ limit int64 }
 
-func (e *responseTooLargeError) Error() string {
+func (e *ResponseTooLargeError) Error() string {
 	return fmt.Sprintf("the reply is larger than --max-response-bytes (%s)", sizeText(e.limit))
 }
 
@@ -45,7 +45,7 @@ func capResponse(req *http.Request, resp *http.Response, limit int64) (*http.Res
 	}
 	if resp.ContentLength > limit {
 		resp.Body.Close()
-		return nil, &responseTooLargeError{limit: limit}
+		return nil, &ResponseTooLargeError{limit: limit}
 	}
 	resp.Body = &cappedBody{ReadCloser: resp.Body, left: limit, limit: limit}
 	return resp, nil
@@ -67,7 +67,7 @@ type cappedBody struct {
 
 func (b *cappedBody) Read(p []byte) (int, error) {
 	if b.over {
-		return 0, &responseTooLargeError{limit: b.limit}
+		return 0, &ResponseTooLargeError{limit: b.limit}
 	}
 	if int64(len(p)) > b.left+1 {
 		p = p[:b.left+1]
@@ -75,7 +75,7 @@ func (b *cappedBody) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
 	if int64(n) > b.left {
 		n, b.left, b.over = int(b.left), 0, true
-		return n, &responseTooLargeError{limit: b.limit}
+		return n, &ResponseTooLargeError{limit: b.limit}
 	}
 	b.left -= int64(n)
 	return n, err
@@ -96,7 +96,7 @@ func grpcTooLarge(err error, limit int64) error {
 	st, ok := status.FromError(err)
 	if ok && limit > 0 && limit <= math.MaxInt32 && st.Code() == codes.ResourceExhausted &&
 		strings.Contains(st.Message(), "larger than max") && strings.Contains(st.Message(), strconv.FormatInt(limit, 10)) {
-		return &responseTooLargeError{limit: limit}
+		return &ResponseTooLargeError{limit: limit}
 	}
 	return err
 }

@@ -1,4 +1,4 @@
-package cli
+package client
 
 import (
 	"bufio"
@@ -154,12 +154,12 @@ func protocolErrorIn(body []byte, jsonrpc bool) error {
 
 // rpcCodeError is the A2A error of a JSON-RPC error code, with the agent's message.
 func rpcCodeError(code int, msg string) error {
-	for _, pe := range protocolErrors {
-		if pe.code == code {
+	for _, pe := range ProtocolErrors {
+		if pe.Code == code {
 			if msg == "" {
-				msg = pe.name
+				msg = pe.Name
 			}
-			return a2a.NewError(pe.err, msg)
+			return a2a.NewError(pe.Err, msg)
 		}
 	}
 	return fmt.Errorf("JSON-RPC error %d: %s", code, msg)

@@ -1,4 +1,4 @@
-package cli
+package client
 
 import (
 	"context"
@@ -61,33 +61,33 @@ func speaksHTTP2Only(ctx context.Context, u *url.URL, insecureTLS bool) bool {
 // grpcOnlyPort decides what a failed card fetch means when the port may speak only gRPC (most gRPC agents serve
 // their card elsewhere). With --transport grpc and a port that answers in HTTP/2 frames, the URL is the endpoint:
 // nil. Otherwise it returns the fetch error, with a hint when the port speaks gRPC.
-func (f *factory) grpcOnlyPort(ctx context.Context, ref *agentRef, forced a2a.TransportProtocol, err error) error {
-	if ref.base == nil || isUnreachable(err) || errors.Is(err, errTimeout) || errors.Is(err, errInterrupted) {
+func (d *Dialer) grpcOnlyPort(ctx context.Context, ref *Ref, forced a2a.TransportProtocol, err error) error {
+	if ref.Base == nil || IsUnreachable(err) || errors.Is(err, ErrTimeout) || errors.Is(err, ErrInterrupted) {
 		return err
 	}
 	if _, ok := asCardError(err); ok && forced != a2a.TransportProtocolGRPC {
 		return err
 	}
-	if !speaksHTTP2Only(ctx, ref.base, f.opts.insecure) {
+	if !speaksHTTP2Only(ctx, ref.Base, d.opts.Insecure) {
 		return err
 	}
 	if forced == a2a.TransportProtocolGRPC {
-		f.log.printf("no agent card (%v): the port speaks HTTP/2 only, using %s as the gRPC endpoint", err, ref.raw)
+		d.log.Printf("no agent card (%v): the port speaks HTTP/2 only, using %s as the gRPC endpoint", err, ref.Raw)
 		return nil
 	}
-	return withHint(fmt.Errorf("%w (the port answers in HTTP/2 frames: a gRPC server?)", err), "add --transport grpc to use the URL as the gRPC endpoint")
+	return WithHint(fmt.Errorf("%w (the port answers in HTTP/2 frames: a gRPC server?)", err), "add --transport grpc to use the URL as the gRPC endpoint")
 }
 
 // grpcVersion tells which A2A gRPC service a card-less endpoint serves: v1.0 (lf.a2a.v1.A2AService) unless the
 // server does not know that service, then v0.3 (a2a.v1.A2AService, what most gRPC agents of the v0.3 SDKs serve).
 // The probe is a GetTask with an empty request, bounded by --timeout; any answer but UNIMPLEMENTED means v1.0.
-func (f *factory) grpcVersion(ctx context.Context, raw string, params map[string][]string) a2a.ProtocolVersion {
-	cc, err := f.dialGRPC(raw)
+func (d *Dialer) grpcVersion(ctx context.Context, raw string, params map[string][]string) a2a.ProtocolVersion {
+	cc, err := d.dialGRPC(raw)
 	if err != nil {
 		return a2a.Version
 	}
 	defer cc.Close()
-	ctx, cancel := timeoutContext(ctx, f.opts.timeout)
+	ctx, cancel := TimeoutContext(ctx, d.opts.Timeout)
 	defer cancel()
 	md := metadata.MD{}
 	for k, v := range params {
@@ -96,7 +96,7 @@ func (f *factory) grpcVersion(ctx context.Context, raw string, params map[string
 	ctx = metadata.NewOutgoingContext(ctx, md)
 	err = cc.Invoke(ctx, a2apb.A2AService_GetTask_FullMethodName, &emptypb.Empty{}, &emptypb.Empty{})
 	if status.Code(err) == codes.Unimplemented {
-		f.log.printf("the endpoint does not serve %s (%v): speaking A2A v0.3", a2apb.A2AService_GetTask_FullMethodName, err)
+		d.log.Printf("the endpoint does not serve %s (%v): speaking A2A v0.3", a2apb.A2AService_GetTask_FullMethodName, err)
 		return a2av0.Version
 	}
 	return a2a.Version

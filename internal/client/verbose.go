@@ -1,4 +1,4 @@
-package cli
+package client
 
 import (
 	"bytes"
@@ -12,8 +12,8 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2aclient"
 
-	"github.com/a2acli/a2a/internal/output"
 	"github.com/a2acli/a2a/internal/redact"
+	"github.com/a2acli/a2a/internal/termsafe"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -21,19 +21,19 @@ import (
 
 // verboseLog writes -v diagnostics to stderr. A nil or disabled log writes nothing. Every line goes through the
 // sanitiser text output uses: card names, headers, bodies and error messages come from the network.
-type verboseLog struct {
+type Log struct {
 	mu      sync.Mutex
-	w       io.Writer
-	enabled bool
+	W       io.Writer
+	Enabled bool
 }
 
-func (l *verboseLog) printf(format string, args ...any) {
-	if l == nil || !l.enabled {
+func (l *Log) Printf(format string, args ...any) {
+	if l == nil || !l.Enabled {
 		return
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	io.WriteString(l.w, output.Sanitize(fmt.Sprintf("* "+format+"\n", args...))) //nolint:errcheck // stderr: nowhere to report to
+	io.WriteString(l.W, termsafe.Sanitize(fmt.Sprintf("* "+format+"\n", args...))) //nolint:errcheck // stderr: nowhere to report to
 }
 
 const maxLoggedPayload = 16 << 10
@@ -44,7 +44,7 @@ func redactedHeaders(h http.Header) string { return redact.Lines(h, "  %s: %s\n"
 // credentials off other origins (guard) and bounds replies to maxBody bytes (0: no bound).
 type roundTripper struct {
 	base    http.RoundTripper
-	log     *verboseLog
+	log     *Log
 	guard   *credGuard
 	maxBody int64
 }
@@ -52,7 +52,7 @@ type roundTripper struct {
 func (rt *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	start := time.Now()
 	req = rt.guard.strip(req)
-	verbose := rt.log != nil && rt.log.enabled
+	verbose := rt.log != nil && rt.log.Enabled
 	if verbose {
 		var body []byte
 		if req.Body != nil && req.GetBody != nil {
@@ -61,21 +61,21 @@ func (rt *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 				rc.Close()
 			}
 		}
-		rt.log.printf("> %s %s\n%s%s", req.Method, req.URL, redactedHeaders(req.Header), payload(body))
+		rt.log.Printf("> %s %s\n%s%s", req.Method, req.URL, redactedHeaders(req.Header), payload(body))
 	}
 	resp, err := rt.base.RoundTrip(req)
 	if err != nil {
-		rt.log.printf("< %s %s: %v (%s)", req.Method, req.URL, err, time.Since(start).Round(time.Microsecond))
+		rt.log.Printf("< %s %s: %v (%s)", req.Method, req.URL, err, time.Since(start).Round(time.Microsecond))
 		return nil, err
 	}
-	rt.log.printf("< %s (%s)\n%s", resp.Status, time.Since(start).Round(time.Microsecond), redactedHeaders(resp.Header))
+	rt.log.Printf("< %s (%s)\n%s", resp.Status, time.Since(start).Round(time.Microsecond), redactedHeaders(resp.Header))
 	if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, 512)) // best effort: the status says enough
 		resp.Body.Close()
-		return nil, &httpStatusError{code: resp.StatusCode, status: resp.Status, body: strings.TrimSpace(string(bytes.ToValidUTF8(body, nil)))}
+		return nil, &HTTPStatusError{Code: resp.StatusCode, Status: resp.Status, Body: strings.TrimSpace(string(bytes.ToValidUTF8(body, nil)))}
 	}
 	if resp, err = capResponse(req, resp, rt.maxBody); err != nil {
-		rt.log.printf("< %s %s: %v", req.Method, req.URL, err)
+		rt.log.Printf("< %s %s: %v", req.Method, req.URL, err)
 		return nil, err
 	}
 	if verbose && !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
@@ -97,7 +97,7 @@ func payload(b []byte) string {
 
 type loggedBody struct {
 	io.ReadCloser
-	log  *verboseLog
+	log  *Log
 	buf  bytes.Buffer
 	done bool
 }
@@ -109,7 +109,7 @@ func (b *loggedBody) Read(p []byte) (int, error) {
 	}
 	if err == io.EOF && !b.done {
 		b.done = true
-		b.log.printf("< body%s", "\n"+payload(b.buf.Bytes()))
+		b.log.Printf("< body%s", "\n"+payload(b.buf.Bytes()))
 	}
 	return n, err
 }
@@ -134,20 +134,20 @@ func (p *paramsInterceptor) Before(ctx context.Context, req *a2aclient.Request) 
 
 // callLogger prints each A2A call and its duration under -v.
 type callLogger struct {
-	log *verboseLog
+	log *Log
 }
 
 type callStartKey struct{}
 
 func (l *callLogger) Before(ctx context.Context, req *a2aclient.Request) (context.Context, any, error) {
-	if l.log == nil || !l.log.enabled {
+	if l.log == nil || !l.log.Enabled {
 		return ctx, nil, nil
 	}
 	h := http.Header{}
 	for k, v := range req.ServiceParams {
 		h[k] = v
 	}
-	l.log.printf("call %s %s\n%s", req.Method, req.BaseURL, redactedHeaders(h))
+	l.log.Printf("call %s %s\n%s", req.Method, req.BaseURL, redactedHeaders(h))
 	return context.WithValue(ctx, callStartKey{}, time.Now()), nil, nil
 }
 
@@ -157,10 +157,10 @@ func (l *callLogger) After(ctx context.Context, resp *a2aclient.Response) error 
 		return nil
 	}
 	if resp.Err != nil {
-		l.log.printf("call %s failed after %s: %v", resp.Method, time.Since(start).Round(time.Microsecond), resp.Err)
+		l.log.Printf("call %s failed after %s: %v", resp.Method, time.Since(start).Round(time.Microsecond), resp.Err)
 		return nil
 	}
-	l.log.printf("call %s done in %s", resp.Method, time.Since(start).Round(time.Microsecond))
+	l.log.Printf("call %s done in %s", resp.Method, time.Since(start).Round(time.Microsecond))
 	return nil
 }
 
@@ -201,7 +201,7 @@ func grpcConnErr(err error) error {
 	}
 	switch st.Code() {
 	case codes.Unavailable:
-		return &unreachableError{err: fmt.Errorf("grpc: %s", st.Message())}
+		return &UnreachableError{err: fmt.Errorf("grpc: %s", st.Message())}
 	case codes.OK, codes.Canceled, codes.DeadlineExceeded:
 		return err
 	}

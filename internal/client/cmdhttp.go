@@ -1,4 +1,4 @@
-package cli
+package client
 
 import (
 	"bufio"
@@ -24,7 +24,7 @@ import (
 // POST /executeCommand on its host. Both go through the process's one HTTP client with the same headers as every
 // other request (and -v logging).
 
-const maxCommandBody = 64 << 20
+const MaxCommandBody = 64 << 20
 
 // rpcError is a JSON-RPC error answer. It unwraps to the A2A error of the same code, so it classifies like one.
 type rpcError struct {
@@ -35,44 +35,44 @@ type rpcError struct {
 func (e *rpcError) Error() string { return fmt.Sprintf("JSON-RPC error %d: %s", e.Code, e.Message) }
 
 func (e *rpcError) Unwrap() error {
-	for _, pe := range protocolErrors {
-		if pe.code == e.Code {
-			return pe.err
+	for _, pe := range ProtocolErrors {
+		if pe.Code == e.Code {
+			return pe.Err
 		}
 	}
 	return nil
 }
 
 // errNoCommands says the agent offers no slash commands in a shape we know.
-var errNoCommands = errors.New("the agent offers no slash commands (neither commands/get nor /listCommands)")
+var ErrNoCommands = errors.New("the agent offers no slash commands (neither commands/get nor /listCommands)")
 
 // methodMissing reports whether err says the agent lacks a JSON-RPC method (or the endpoint).
-func methodMissing(err error) bool {
+func MethodMissing(err error) bool {
 	var re *rpcError
-	var he *httpError
-	return errors.As(err, &re) && re.Code == -32601 || errors.As(err, &he) && (he.code == http.StatusNotFound || he.code == http.StatusMethodNotAllowed)
+	var he *HTTPError
+	return errors.As(err, &re) && re.Code == -32601 || errors.As(err, &he) && (he.Code == http.StatusNotFound || he.Code == http.StatusMethodNotAllowed)
 }
 
 // httpError is a non-2xx answer of a plain HTTP call.
-type httpError struct {
-	code int
-	msg  string
+type HTTPError struct {
+	Code int
+	Msg  string
 }
 
-func (e *httpError) Error() string { return fmt.Sprintf("HTTP %d: %s", e.code, e.msg) }
+func (e *HTTPError) Error() string { return fmt.Sprintf("HTTP %d: %s", e.Code, e.Msg) }
 
 // speaksJSONRPC reports whether the chosen interface is JSON-RPC: only there can the RFC's methods live.
-func (c *conn) speaksJSONRPC() bool {
-	return c.iface != nil && c.iface.ProtocolBinding == a2a.TransportProtocolJSONRPC
+func (c *Conn) SpeaksJSONRPC() bool {
+	return c.Iface != nil && c.Iface.ProtocolBinding == a2a.TransportProtocolJSONRPC
 }
 
 // rpc calls a JSON-RPC method on the agent's endpoint, bounded by --timeout, and returns its result.
-func (c *conn) rpc(ctx context.Context, method string, params any) (json.RawMessage, error) {
+func (c *Conn) RPC(ctx context.Context, method string, params any) (json.RawMessage, error) {
 	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
 	if err != nil {
 		return nil, fmt.Errorf("encode %s: %w", method, err)
 	}
-	raw, _, err := c.httpCall(ctx, http.MethodPost, c.iface.URL, body)
+	raw, _, err := c.HTTPCall(ctx, http.MethodPost, c.Iface.URL, body)
 	if err != nil {
 		return nil, err
 	}
@@ -90,26 +90,26 @@ func (c *conn) rpc(ctx context.Context, method string, params any) (json.RawMess
 }
 
 // httpCall makes one plain HTTP call bounded by --timeout and returns the whole body and its content type.
-func (c *conn) httpCall(ctx context.Context, method, u string, body []byte) ([]byte, string, error) {
+func (c *Conn) HTTPCall(ctx context.Context, method, u string, body []byte) ([]byte, string, error) {
 	cctx, cancel := c.callContext(ctx)
 	defer cancel()
-	resp, err := c.do(cctx, method, u, body)
+	resp, err := c.Do(cctx, method, u, body)
 	if err != nil {
-		return nil, "", timeoutCause(cctx, err)
+		return nil, "", TimeoutCause(cctx, err)
 	}
 	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxCommandBody))
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, MaxCommandBody))
 	if err != nil {
-		return nil, "", timeoutCause(cctx, fmt.Errorf("read %s: %w", u, err))
+		return nil, "", TimeoutCause(cctx, fmt.Errorf("read %s: %w", u, err))
 	}
 	if resp.StatusCode/100 != 2 {
-		return nil, "", &httpError{code: resp.StatusCode, msg: errorText(raw, resp.Status)}
+		return nil, "", &HTTPError{Code: resp.StatusCode, Msg: ErrorText(raw, resp.Status)}
 	}
 	return raw, resp.Header.Get("Content-Type"), nil
 }
 
 // do sends a request with the command's headers; the caller closes the body.
-func (c *conn) do(ctx context.Context, method, u string, body []byte) (*http.Response, error) {
+func (c *Conn) Do(ctx context.Context, method, u string, body []byte) (*http.Response, error) {
 	var rd io.Reader
 	if body != nil {
 		rd = bytes.NewReader(body)
@@ -118,7 +118,7 @@ func (c *conn) do(ctx context.Context, method, u string, body []byte) (*http.Res
 	if err != nil {
 		return nil, fmt.Errorf("build request: %w", err)
 	}
-	for k, vs := range c.params {
+	for k, vs := range c.Params {
 		for _, v := range vs {
 			req.Header.Add(k, v)
 		}
@@ -127,11 +127,11 @@ func (c *conn) do(ctx context.Context, method, u string, body []byte) (*http.Res
 		req.Header.Set("Content-Type", "application/json")
 	}
 	req.Header.Set("Accept", "application/json, text/event-stream")
-	return c.hc.Do(req)
+	return c.HC.Do(req)
 }
 
 // errorText is the agent's own error message from a JSON body ({"error":"…"} or {"error":{"message":"…"}}).
-func errorText(raw []byte, status string) string {
+func ErrorText(raw []byte, status string) string {
 	var v struct {
 		Error json.RawMessage `json:"error"`
 	}
@@ -152,10 +152,10 @@ func errorText(raw []byte, status string) string {
 }
 
 // hostURL is path on the host of the agent's endpoint, where the Gemini CLI server has its own endpoints.
-func (c *conn) hostURL(path string) string {
-	base := c.iface.URL
-	if c.ref != nil && c.ref.base != nil && base == "" {
-		base = c.ref.base.String()
+func (c *Conn) HostURL(path string) string {
+	base := c.Iface.URL
+	if c.Ref != nil && c.Ref.Base != nil && base == "" {
+		base = c.Ref.Base.String()
 	}
 	u, err := url.Parse(base)
 	if err != nil {
@@ -165,10 +165,10 @@ func (c *conn) hostURL(path string) string {
 }
 
 // sseEvents reads an SSE body of JSON-RPC answers (or bare events) in the v0.3 or v1 shape, to its end.
-func sseEvents(body io.Reader) iter.Seq2[a2a.Event, error] {
+func SSEEvents(body io.Reader) iter.Seq2[a2a.Event, error] {
 	return func(yield func(a2a.Event, error) bool) {
 		sc := bufio.NewScanner(body)
-		sc.Buffer(make([]byte, 0, 64<<10), maxCommandBody)
+		sc.Buffer(make([]byte, 0, 64<<10), MaxCommandBody)
 		var data bytes.Buffer
 		for more := true; more; {
 			more = sc.Scan()
@@ -185,7 +185,7 @@ func sseEvents(body io.Reader) iter.Seq2[a2a.Event, error] {
 			if data.Len() == 0 {
 				continue
 			}
-			ev, err := decodeEvent(data.Bytes())
+			ev, err := DecodeEvent(data.Bytes())
 			data.Reset()
 			if !yield(ev, err) || err != nil {
 				return
@@ -198,7 +198,7 @@ func sseEvents(body io.Reader) iter.Seq2[a2a.Event, error] {
 }
 
 // decodeEvent reads one event: a JSON-RPC envelope or a bare event, v0.3 (kind) or v1 (StreamResponse) JSON.
-func decodeEvent(raw []byte) (a2a.Event, error) {
+func DecodeEvent(raw []byte) (a2a.Event, error) {
 	var env struct {
 		Result json.RawMessage `json:"result"`
 		Error  *rpcError       `json:"error"`

@@ -1,4 +1,4 @@
-package cli
+package client
 
 import (
 	"context"
@@ -14,8 +14,8 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/metadata"
 
-	"github.com/a2acli/a2a/internal/output"
 	"github.com/a2acli/a2a/internal/redact"
+	"github.com/a2acli/a2a/internal/termsafe"
 )
 
 // Credentials stay on the origin the user named: the scheme, host and port of the <url> argument (for a local card
@@ -31,19 +31,15 @@ import (
 type credGuard struct {
 	all bool      // --auth-all-origins
 	w   io.Writer // stderr, for the warning
-	log *verboseLog
+	log *Log
 
 	mu       sync.Mutex
 	named    string // the origin the user named; "" until resolve knows it, and then nothing gets credentials
 	withheld []string
 }
 
-func newCredGuard(f *factory) *credGuard {
-	g := &credGuard{all: f.opts.authAllOrigins, w: io.Discard, log: f.log}
-	if f.io != nil && f.io.Err != nil {
-		g.w = f.io.Err
-	}
-	return g
+func newCredGuard(all bool, w io.Writer, log *Log) *credGuard {
+	return &credGuard{all: all, w: w, log: log}
 }
 
 // name sets the origin credentials may go to.
@@ -81,15 +77,15 @@ func (g *credGuard) withhold(origin string, names []string) {
 	if named == "" {
 		named = "none yet"
 	}
-	g.log.printf("credentials withheld from %s (%s): not the origin you named (%s)", origin, strings.Join(names, ", "), named)
+	g.log.Printf("credentials withheld from %s (%s): not the origin you named (%s)", origin, strings.Join(names, ", "), named)
 	if first {
 		fmt.Fprintf(g.w, "warning: not sending credentials to %s: it is not the origin you named (%s); --auth-all-origins sends them anyway\n",
-			output.Sanitize(origin), output.Sanitize(named))
+			termsafe.Sanitize(origin), termsafe.Sanitize(named))
 	}
 }
 
 // withheldFrom lists the origins credentials were kept from, in order.
-func (g *credGuard) withheldFrom() []string {
+func (g *credGuard) WithheldFrom() []string {
 	if g == nil {
 		return nil
 	}
@@ -181,13 +177,13 @@ func originOf(u *url.URL) string {
 }
 
 // refOrigin is the origin the user named with the <url> argument, "" for a card file.
-func refOrigin(ref *agentRef) string {
-	if ref.cardURL != "" {
-		if u, err := url.Parse(ref.cardURL); err == nil {
+func refOrigin(ref *Ref) string {
+	if ref.CardURL != "" {
+		if u, err := url.Parse(ref.CardURL); err == nil {
 			return originOf(u)
 		}
 	}
-	return originOf(ref.base)
+	return originOf(ref.Base)
 }
 
 // ifaceOrigin is the origin of an interface URL, gRPC's bare host:port included.
