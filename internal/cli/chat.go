@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"iter"
 	"strings"
 
 	"github.com/a2acli/a2a/internal/client"
+	"github.com/a2acli/a2a/internal/coder"
 	"github.com/a2acli/a2a/internal/output"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/spf13/cobra"
@@ -63,14 +63,8 @@ Ctrl-D, or /quit) leaves. Needs a terminal on stdin and stdout; scripts use 'a2a
 	return cmd
 }
 
-// fdReader is a reader with a file descriptor (a terminal).
-type fdReader interface {
-	io.Reader
-	Fd() uintptr
-}
-
 func runChat(ctx context.Context, o *chatOptions) error {
-	in, ok := o.f.io.In.(fdReader)
+	in, ok := o.f.io.In.(coder.FDReader)
 	if !ok {
 		return client.Usagef("chat needs a terminal on stdin")
 	}
@@ -79,17 +73,17 @@ func runChat(ctx context.Context, o *chatOptions) error {
 		return fmt.Errorf("terminal raw mode: %w", err)
 	}
 	defer term.Restore(int(in.Fd()), state) //nolint:errcheck // nothing better to do on the way out
-	ci := newChatInput(in, o.f.io.Out)
-	go ci.loop()
-	defer close(ci.want)
+	ci := coder.NewChatInput(in, o.f.io.Out)
+	go ci.Loop()
+	defer close(ci.Want)
 	if o.f.io.Width > 0 {
-		ci.t.SetSize(o.f.io.Width, 0) //nolint:errcheck // only the width matters to line editing
+		ci.Term.SetSize(o.f.io.Width, 0) //nolint:errcheck // only the width matters to line editing
 	}
-	defer followResize(int(in.Fd()), ci.t)()
+	defer coder.FollowResize(int(in.Fd()), ci.Term)()
 	// Everything goes through the terminal writer: it turns \n into \r\n (raw mode) and keeps the input line intact.
 	cf := *o.f
-	cf.io = &Streams{In: in, Out: ci.t, Err: ci.t, InTTY: true, OutTTY: true, ErrTTY: true, Getenv: o.f.io.Getenv, Width: o.f.io.Width}
-	cf.log = &client.Log{W: ci.t, Enabled: o.f.log != nil && o.f.log.Enabled}
+	cf.io = &Streams{In: in, Out: ci.Term, Err: ci.Term, InTTY: true, OutTTY: true, ErrTTY: true, Getenv: o.f.io.Getenv, Width: o.f.io.Width}
+	cf.log = &client.Log{W: ci.Term, Enabled: o.f.log != nil && o.f.log.Enabled}
 	cf.dial = nil // the chat's own dialer logs and warns through the terminal writer
 	cs := &chatSession{o: o, f: &cf, in: ci, taskID: a2a.TaskID(o.taskID), contextID: o.contextID}
 	return cf.withClient(ctx, o.url, cs.run)
@@ -99,7 +93,7 @@ func runChat(ctx context.Context, o *chatOptions) error {
 type chatSession struct {
 	o         *chatOptions
 	f         *factory
-	in        *chatInput
+	in        *coder.ChatInput
 	taskID    a2a.TaskID
 	contextID string
 	// shownTask is the task whose header was printed last: a later turn of it prints only its state.
@@ -114,15 +108,15 @@ func (s *chatSession) run(ctx context.Context, c *client.Conn) error {
 	fmt.Fprintf(s.f.io.Err, "chatting with %s; /help for help, Ctrl-D to leave\n", output.Sanitize(name))
 	lastCtrlC := false
 	for {
-		s.in.prompt("> ")
-		ev, err := s.in.next(ctx)
+		s.in.Prompt("> ")
+		ev, err := s.in.Next(ctx)
 		if err != nil {
 			return err
 		}
-		switch ev.kind {
-		case inputEOF:
+		switch ev.Kind {
+		case coder.InputEOF:
 			return nil
-		case inputCtrlC:
+		case coder.InputCtrlC:
 			if lastCtrlC {
 				return nil
 			}
@@ -131,7 +125,7 @@ func (s *chatSession) run(ctx context.Context, c *client.Conn) error {
 			continue
 		}
 		lastCtrlC = false
-		line := strings.TrimSpace(ev.line)
+		line := strings.TrimSpace(ev.Line)
 		if line == "" {
 			continue
 		}
@@ -173,14 +167,14 @@ func (s *chatSession) turn(ctx context.Context, c *client.Conn, text string) (ca
 
 	tctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	s.in.busy.Store(true)
-	defer s.in.busy.Store(false)
-	s.in.prompt("") // a read must be outstanding for Ctrl-C to be seen
+	s.in.Busy.Store(true)
+	defer s.in.Busy.Store(false)
+	s.in.Prompt("") // a read must be outstanding for Ctrl-C to be seen
 	stop := make(chan struct{})
 	defer close(stop)
 	go func() {
 		select {
-		case <-s.in.intr:
+		case <-s.in.Intr:
 			cancel(errTurnCancelled)
 		case <-stop:
 		}

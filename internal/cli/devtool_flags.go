@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -126,12 +125,4 @@ func cardSpeaksDevtool(card *a2a.AgentCard) bool {
 		}
 	}
 	return false
-}
-
-func describeOptions(opts []devtool.Option) string {
-	ids := make([]string, 0, len(opts))
-	for _, o := range opts {
-		ids = append(ids, o.ID)
-	}
-	return fmt.Sprintf("approve, always, reject, or one of: %s", strings.Join(ids, ", "))
 }

@@ -5,6 +5,7 @@ import (
 	"iter"
 
 	"github.com/a2acli/a2a/internal/client"
+	"github.com/a2acli/a2a/internal/coder"
 	"github.com/a2acli/a2a/internal/output"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 )
@@ -37,11 +38,11 @@ func (o *sendOptions) streamsTurn(c *client.Conn) bool {
 }
 
 // terminalAsker asks permission on the terminal: stdin and stderr both are one, and no flag answered already.
-func (f *factory) terminalAsker(dt *devtoolOptions) asker {
+func (f *factory) terminalAsker(dt *devtoolOptions) coder.Asker {
 	if !f.io.InTTY || !f.io.ErrTTY || dt.approve || dt.reject {
 		return nil
 	}
-	return newLineAsker(f.io.In, f.io.Err)
+	return coder.NewLineAsker(f.io.In, f.io.Err)
 }
 
 // sendTurn streams a turn, answering permission prompts. Without --stream and with -o json it prints only the final

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/a2acli/a2a/internal/client"
+	"github.com/a2acli/a2a/internal/coder"
 	"github.com/a2acli/a2a/internal/devtool"
 	"github.com/a2acli/a2a/internal/output"
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -22,7 +23,7 @@ type turn struct {
 	c       *client.Conn
 	url     string
 	dt      *devtoolOptions
-	ask     asker                 // nil: nobody to ask (no terminal)
+	ask     coder.Asker           // nil: nobody to ask (no terminal)
 	emit    func(a2a.Event) error // renders one event
 	flush   func() error          // ends a partial line before a prompt
 	view    taskView
@@ -128,7 +129,7 @@ func (t *turn) decide(ctx context.Context, call *devtool.ToolCall) (devtool.Choi
 	if err := t.flush(); err != nil {
 		return "", "", false, err
 	}
-	return askPermission(ctx, t.ask, call)
+	return coder.AskPermission(ctx, t.ask, call)
 }
 
 // confirmFlags sends the --confirm answers of a later process, in the order given.
@@ -138,7 +139,7 @@ func (t *turn) confirmFlags(ctx context.Context) error {
 			continue
 		}
 		call := t.knownCall(a.callID)
-		choice, optionID := parseOption(a.option)
+		choice, optionID := coder.ParseOption(a.option)
 		part, err := devtool.Answer(call, choice, optionID)
 		if err != nil {
 			return client.Usagef("invalid --confirm %s=%s: %v", a.callID, a.option, err)
@@ -161,28 +162,11 @@ func (t *turn) knownCall(id string) *devtool.ToolCall {
 			return c
 		}
 	}
-	if t.shape == devtool.RFC || t.shape == devtool.Plain && cardSpeaksDevtool(t.c.Card) {
-		return &devtool.ToolCall{ID: id, Shape: devtool.RFC, Status: devtool.Pending, Confirmation: &devtool.Confirmation{Kind: "generic"}}
+	shape := t.shape
+	if shape == devtool.Plain && cardSpeaksDevtool(t.c.Card) {
+		shape = devtool.RFC
 	}
-	return &devtool.ToolCall{ID: id, Shape: devtool.Gemini, Status: devtool.Pending, Confirmation: &devtool.Confirmation{
-		Kind: "generic",
-		Options: []devtool.Option{
-			{ID: "proceed_once"}, {ID: "proceed_always"}, {ID: "cancel"}, {ID: "proceed_always_server"}, {ID: "proceed_always_tool"},
-		},
-	}}
-}
-
-// parseOption reads OPTION of --confirm: approve/always/reject (and their short forms) or a verbatim option id.
-func parseOption(s string) (devtool.Choice, string) {
-	switch s {
-	case "approve", "yes", "y", "once":
-		return devtool.ApproveOnce, ""
-	case "always", "a":
-		return devtool.ApproveAlways, ""
-	case "reject", "no", "n":
-		return devtool.Reject, ""
-	}
-	return devtool.ApproveOnce, s
+	return devtool.StandInCall(id, shape)
 }
 
 // answer sends part on the turn's task as a new streaming message and streams what follows. --answer-timeout bounds
@@ -240,53 +224,17 @@ func streamWatched(ctx context.Context, c *client.Conn, first time.Duration, ope
 func (t *turn) learn(task *a2a.Task) {
 	// A later process (--confirm) sees no Task event on its stream: the workspace comes from the stored task.
 	// (The agent's own record beats --workspace: it is the path the agent's tool calls use.)
-	if ws := taskWorkspace(task); ws != "" {
+	if ws := devtool.TaskWorkspace(task); ws != "" {
 		t.setWorkspace(ws)
 	}
-	t.shape = historyShape(task.History)
+	t.shape = devtool.HistoryShape(task.History)
 	if t.shape == devtool.Plain {
 		return
-	}
-	meta := map[string]any{"coderAgent": map[string]any{"kind": "tool-call-update"}}
-	if t.shape == devtool.RFC {
-		meta = map[string]any{devtool.URI: map[string]any{"kind": "TOOL_CALL_UPDATE"}}
 	}
 	for _, m := range task.History {
 		if m.Role != a2a.MessageRoleAgent {
 			continue
 		}
-		t.sess.Apply(&a2a.TaskStatusUpdateEvent{TaskID: task.ID, ContextID: task.ContextID, Metadata: meta,
-			Status: a2a.TaskStatus{State: a2a.TaskStateWorking, Message: m}})
+		t.sess.Apply(devtool.HistoryEvent(t.shape, task, m))
 	}
-}
-
-// taskWorkspace is the workspace a coding agent recorded for the task (Gemini keeps its AgentSettings in the
-// task's metadata), or "".
-func taskWorkspace(task *a2a.Task) string {
-	s := devtool.NewSession()
-	s.Apply(task)
-	return s.Workspace()
-}
-
-// historyShape tells the dialect from the tool calls in agent messages: Gemini's {request:{callId}} or the RFC's
-// {tool_call_id}.
-func historyShape(history []*a2a.Message) devtool.Shape {
-	for _, m := range history {
-		if m.Role != a2a.MessageRoleAgent {
-			continue
-		}
-		for _, p := range m.Parts {
-			d, ok := p.Data().(map[string]any)
-			if !ok {
-				continue
-			}
-			if _, ok := d["tool_call_id"]; ok {
-				return devtool.RFC
-			}
-			if req, ok := d["request"].(map[string]any); ok && req["callId"] != nil {
-				return devtool.Gemini
-			}
-		}
-	}
-	return devtool.Plain
 }

@@ -1,6 +1,6 @@
 //go:build unix
 
-package cli
+package coder
 
 import (
 	"os"
@@ -15,7 +15,7 @@ type sizer interface{ SetSize(width, height int) error }
 
 // followResize keeps t as wide as the terminal fd while the chat runs (x/term wraps and redraws the input line by
 // that width), until stop is called.
-func followResize(fd int, t sizer) (stop func()) {
+func FollowResize(fd int, t sizer) (stop func()) {
 	ch := make(chan os.Signal, 1)
 	signal.Notify(ch, syscall.SIGWINCH)
 	done := make(chan struct{})

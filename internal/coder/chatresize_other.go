@@ -1,6 +1,6 @@
 //go:build !unix
 
-package cli
+package coder
 
 // sizer is what followResize resizes: the chat's line editor.
 type sizer interface{ SetSize(width, height int) error }

@@ -1,4 +1,4 @@
-package cli
+package coder
 
 import (
 	"bytes"
@@ -20,30 +20,30 @@ import (
 // (which cancels the turn), and a permission question is written as output with the answer read on its line.
 // Everything else (lines, Ctrl-C at the prompt, the end of input) goes to lines. Only the chat goroutine calls the
 // methods; reading says whether a read is outstanding.
-type chatInput struct {
-	t       *term.Terminal
+type ChatInput struct {
+	Term    *term.Terminal
 	filter  *ctrlCFilter
-	want    chan string
-	lines   chan inputEvent
-	intr    chan struct{}
-	busy    atomic.Bool
+	Want    chan string
+	lines   chan InputEvent
+	Intr    chan struct{}
+	Busy    atomic.Bool
 	reading bool
 }
 
-type inputKind int
+type InputKind int
 
 const (
-	inputLine inputKind = iota
-	inputCtrlC
-	inputEOF
+	InputLine InputKind = iota
+	InputCtrlC
+	InputEOF
 )
 
-type inputEvent struct {
-	kind inputKind
-	line string
+type InputEvent struct {
+	Kind InputKind
+	Line string
 }
 
-func newChatInput(in io.Reader, out io.Writer) *chatInput {
+func NewChatInput(in io.Reader, out io.Writer) *ChatInput {
 	f := &ctrlCFilter{r: in}
 	rw := struct {
 		io.Reader
@@ -51,38 +51,38 @@ func newChatInput(in io.Reader, out io.Writer) *chatInput {
 	}{f, out}
 	t := term.NewTerminal(rw, "")
 	t.History = lineHistory{t.History}
-	return &chatInput{
-		t:      t,
+	return &ChatInput{
+		Term:   t,
 		filter: f,
-		want:   make(chan string),
-		lines:  make(chan inputEvent, 16),
-		intr:   make(chan struct{}, 1),
+		Want:   make(chan string),
+		lines:  make(chan InputEvent, 16),
+		Intr:   make(chan struct{}, 1),
 	}
 }
 
 // loop reads one line per request until the input ends. It runs in its own goroutine for the whole session and
 // ends when want is closed or the input ends.
-func (ci *chatInput) loop() {
-	for prompt := range ci.want {
-		ci.t.SetPrompt(prompt)
+func (ci *ChatInput) Loop() {
+	for prompt := range ci.Want {
+		ci.Term.SetPrompt(prompt)
 		for {
-			line, err := ci.t.ReadLine()
+			line, err := ci.Term.ReadLine()
 			ctrlC := err == nil && ci.filter.takeCtrlC()
-			if ctrlC && ci.busy.Load() {
+			if ctrlC && ci.Busy.Load() {
 				select {
-				case ci.intr <- struct{}{}:
+				case ci.Intr <- struct{}{}:
 				default:
 				}
 				continue // the turn is cancelled; keep reading
 			}
 			switch {
 			case ctrlC:
-				ci.lines <- inputEvent{kind: inputCtrlC}
+				ci.lines <- InputEvent{Kind: InputCtrlC}
 			case err != nil && !errors.Is(err, term.ErrPasteIndicator):
-				ci.lines <- inputEvent{kind: inputEOF}
+				ci.lines <- InputEvent{Kind: InputEOF}
 				return
 			default:
-				ci.lines <- inputEvent{kind: inputLine, line: line}
+				ci.lines <- InputEvent{Kind: InputLine, Line: line}
 			}
 			break
 		}
@@ -93,55 +93,55 @@ func (ci *chatInput) loop() {
 // (it was started for a turn) and drew nothing: p is written in its place as plain output. The read keeps its empty
 // prompt: x/term moves the cursor relative to where it believes the line starts, and it never saw p drawn, so
 // setting p as the prompt made every typed key jump right by p's width ("> t  hird").
-func (ci *chatInput) prompt(p string) {
+func (ci *ChatInput) Prompt(p string) {
 	if ci.reading {
-		ci.t.Write([]byte(p)) //nolint:errcheck // a broken terminal shows up on the next read
+		ci.Term.Write([]byte(p)) //nolint:errcheck // a broken terminal shows up on the next read
 		return
 	}
 	ci.reading = true
-	ci.want <- p
+	ci.Want <- p
 }
 
 // next waits for the next input event.
-func (ci *chatInput) next(ctx context.Context) (inputEvent, error) {
+func (ci *ChatInput) Next(ctx context.Context) (InputEvent, error) {
 	select {
 	case ev := <-ci.lines:
 		ci.reading = false
 		return ev, nil
 	case <-ctx.Done():
-		return inputEvent{}, ctx.Err()
+		return InputEvent{}, ctx.Err()
 	}
 }
 
 // ask implements asker for permission prompts inside a turn. A line typed during the turn, before the question
 // showed, is not its answer (an Enter pressed early would approve): it is dropped, and said so.
-func (ci *chatInput) ask(ctx context.Context, question string) (string, error) {
+func (ci *ChatInput) Ask(ctx context.Context, question string) (string, error) {
 	select {
 	case ev := <-ci.lines:
 		ci.reading = false
-		if ev.kind == inputEOF {
+		if ev.Kind == InputEOF {
 			return "", io.EOF
 		}
-		if _, err := ci.t.Write([]byte("(dropped what was typed before the question)\n")); err != nil {
+		if _, err := ci.Term.Write([]byte("(dropped what was typed before the question)\n")); err != nil {
 			return "", err
 		}
 	default:
 	}
-	ci.prompt("")
-	if _, err := ci.t.Write([]byte(question)); err != nil {
+	ci.Prompt("")
+	if _, err := ci.Term.Write([]byte(question)); err != nil {
 		return "", err
 	}
-	ev, err := ci.next(ctx)
+	ev, err := ci.Next(ctx)
 	if err != nil {
 		return "", err
 	}
-	switch ev.kind {
-	case inputEOF:
+	switch ev.Kind {
+	case InputEOF:
 		return "", io.EOF
-	case inputCtrlC:
+	case InputCtrlC:
 		return "", context.Canceled
 	}
-	return ev.line, nil
+	return ev.Line, nil
 }
 
 // ctrlCFilter passes bytes through, except Ctrl-C (0x03). x/term's ReadLine returns io.EOF for a Ctrl-C without

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package cli
+package coder
 
 // discardTypeahead is a no-op where terminal input flushing is not wired up: type-ahead there may still
 // answer a question.

@@ -1,4 +1,4 @@
-package cli
+package coder
 
 import "golang.org/x/sys/unix"
 

@@ -1,4 +1,4 @@
-package cli
+package coder
 
 import (
 	"bytes"
@@ -16,26 +16,26 @@ import (
 // the same read are kept.
 func TestChatInputCtrlC(t *testing.T) {
 	pr, pw := io.Pipe()
-	ci := newChatInput(pr, io.Discard)
-	go ci.loop()
-	defer close(ci.want)
+	ci := NewChatInput(pr, io.Discard)
+	go ci.Loop()
+	defer close(ci.Want)
 	go func() {
 		pw.Write([]byte("half typed\x03next\r\x03\x03last line\r"))
 		pw.Close()
 	}()
-	want := []inputEvent{
-		{kind: inputCtrlC},
-		{kind: inputLine, line: "next"},
-		{kind: inputCtrlC},
-		{kind: inputCtrlC},
-		{kind: inputLine, line: "last line"},
-		{kind: inputEOF},
+	want := []InputEvent{
+		{Kind: InputCtrlC},
+		{Kind: InputLine, Line: "next"},
+		{Kind: InputCtrlC},
+		{Kind: InputCtrlC},
+		{Kind: InputLine, Line: "last line"},
+		{Kind: InputEOF},
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	for i, w := range want {
-		ci.prompt("> ")
-		ev, err := ci.next(ctx)
+		ci.Prompt("> ")
+		ev, err := ci.Next(ctx)
 		if err != nil {
 			t.Fatalf("event %d: %v (want %+v)", i, err, w)
 		}
@@ -48,30 +48,30 @@ func TestChatInputCtrlC(t *testing.T) {
 // TestChatInputCtrlCWhileBusy: a Ctrl-C during a turn interrupts it once, and the read goes on.
 func TestChatInputCtrlCWhileBusy(t *testing.T) {
 	pr, pw := io.Pipe()
-	ci := newChatInput(pr, io.Discard)
-	go ci.loop()
-	defer close(ci.want)
-	ci.busy.Store(true)
-	ci.prompt("")
+	ci := NewChatInput(pr, io.Discard)
+	go ci.Loop()
+	defer close(ci.Want)
+	ci.Busy.Store(true)
+	ci.Prompt("")
 	go pw.Write([]byte("\x03"))
 	select {
-	case <-ci.intr:
+	case <-ci.Intr:
 	case <-time.After(10 * time.Second):
 		t.Fatal("no interrupt for a Ctrl-C during a turn")
 	}
-	ci.busy.Store(false)
+	ci.Busy.Store(false)
 	go func() {
 		pw.Write([]byte("after\r"))
 		pw.Close()
 	}()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	ev, err := ci.next(ctx)
-	if err != nil || ev != (inputEvent{kind: inputLine, line: "after"}) {
+	ev, err := ci.Next(ctx)
+	if err != nil || ev != (InputEvent{Kind: InputLine, Line: "after"}) {
 		t.Fatalf("after the interrupt got %+v, %v; want the line \"after\"", ev, err)
 	}
 	select {
-	case <-ci.intr:
+	case <-ci.Intr:
 		t.Fatal("one Ctrl-C interrupted twice")
 	default:
 	}
@@ -79,14 +79,14 @@ func TestChatInputCtrlCWhileBusy(t *testing.T) {
 
 // TestChatHistorySkipsEmptyLines: neither Enter on an empty prompt nor a Ctrl-C puts a blank line in the history.
 func TestChatHistorySkipsEmptyLines(t *testing.T) {
-	ci := newChatInput(eofReader{}, io.Discard)
+	ci := NewChatInput(eofReader{}, io.Discard)
 	for _, l := range []string{"one", "", "  ", "two"} {
-		ci.t.History.Add(l)
+		ci.Term.History.Add(l)
 	}
-	if n := ci.t.History.Len(); n != 2 {
+	if n := ci.Term.History.Len(); n != 2 {
 		t.Fatalf("history holds %d entries, want 2", n)
 	}
-	if got := ci.t.History.At(0); got != "two" {
+	if got := ci.Term.History.At(0); got != "two" {
 		t.Fatalf("latest entry %q, want two", got)
 	}
 }
@@ -100,16 +100,16 @@ func (eofReader) Read([]byte) (int, error) { return 0, io.EOF }
 func TestChatInputDropsTypeahead(t *testing.T) {
 	pr, pw := io.Pipe()
 	var out syncWriter
-	ci := newChatInput(pr, &out)
-	go ci.loop()
-	defer close(ci.want)
-	ci.busy.Store(true)
-	ci.prompt("") // the turn's outstanding read
+	ci := NewChatInput(pr, &out)
+	go ci.Loop()
+	defer close(ci.Want)
+	ci.Busy.Store(true)
+	ci.Prompt("") // the turn's outstanding read
 	go pw.Write([]byte("early\r"))
 	waitQueued(t, ci)
 	answers := make(chan string, 1)
 	go func() {
-		a, err := ci.ask(context.Background(), "Allow WriteFile? ")
+		a, err := ci.Ask(context.Background(), "Allow WriteFile? ")
 		if err != nil {
 			a = "error: " + err.Error()
 		}
@@ -130,7 +130,7 @@ func TestChatInputDropsTypeahead(t *testing.T) {
 }
 
 // waitQueued waits until the chat input has a line waiting.
-func waitQueued(t *testing.T, ci *chatInput) {
+func waitQueued(t *testing.T, ci *ChatInput) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for len(ci.lines) == 0 {

@@ -1,6 +1,6 @@
 //go:build linux
 
-package cli
+package coder
 
 import (
 	"sync"
@@ -35,7 +35,7 @@ func TestFollowResize(t *testing.T) {
 	defer ptmx.Close()
 	defer tty.Close()
 	w := &widths{ch: make(chan struct{}, 4)}
-	stop := followResize(int(tty.Fd()), w)
+	stop := FollowResize(int(tty.Fd()), w)
 	defer stop()
 	if err := pty.Setsize(ptmx, &pty.Winsize{Rows: 24, Cols: 33}); err != nil {
 		t.Fatal(err)

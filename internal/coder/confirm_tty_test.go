@@ -1,6 +1,6 @@
 //go:build linux
 
-package cli
+package coder
 
 import (
 	"context"
@@ -41,10 +41,10 @@ func TestLineAskerDropsTypeahead(t *testing.T) {
 		runtime.Gosched()
 	}
 	shown := make(promptSignal, 1)
-	a := newLineAsker(tty, shown)
+	a := NewLineAsker(tty, shown)
 	answers := make(chan string, 1)
 	go func() {
-		line, err := a.ask(context.Background(), "Allow WriteFile? ")
+		line, err := a.Ask(context.Background(), "Allow WriteFile? ")
 		if err != nil {
 			line = "error: " + err.Error()
 		}
