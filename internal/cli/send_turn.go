@@ -83,8 +83,7 @@ func (o *sendOptions) runTurn(ctx context.Context, c *client.Conn, run func(*tur
 	t.recover = true
 	resultOnly := !o.stream && o.f.opts.output == string(output.JSON)
 	if resultOnly {
-		t.emit = func(a2a.Event) error { return nil }
-		t.flush = func() error { return nil }
+		t.quiet()
 	}
 	t.view.light = !resultOnly // printed as it comes; --save writes as it comes
 	saver := newStreamSaver(o.f, o.save)

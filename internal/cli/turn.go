@@ -19,15 +19,18 @@ import (
 // as a new streaming message on the same task, and stream again. Every stream is read to its end: an SSE body read to
 // EOF returns its connection to the keep-alive pool, which the Gemini CLI server needs (see connTracker).
 type turn struct {
-	f       *factory
-	c       *client.Conn
-	url     string
-	dt      *devtoolOptions
-	ask     coder.Asker           // nil: nobody to ask (no terminal)
-	emit    func(a2a.Event) error // renders one event
-	flush   func() error          // ends a partial line before a prompt
-	view    taskView
+	f     *factory
+	c     *client.Conn
+	url   string
+	dt    *devtoolOptions
+	ask   coder.Asker           // nil: nobody to ask (no terminal)
+	emit  func(a2a.Event) error // renders one event
+	flush func() error          // ends a partial line before a prompt
+	view  taskView
+	// sess follows the development-tool traffic: the printer's own session when the printer sees every event
+	// (text, JSON), so that each event is decoded once; fed here (feed) when it does not (raw, a result-only send).
 	sess    *devtool.Session
+	feed    bool
 	handled map[string]bool // calls already answered in this process
 	// stopped is set when the turn stopped at a permission prompt nobody answered.
 	stopped bool
@@ -46,15 +49,26 @@ func newTurn(f *factory, c *client.Conn, url string, dt *devtoolOptions, p *outp
 		emit:         p.Event,
 		flush:        p.Close,
 		setWorkspace: p.SetWorkspace,
-		sess:         devtool.NewSession(),
+		sess:         p.DevTool(),
+		feed:         !p.FeedsDevTool(),
 		handled:      map[string]bool{},
 	}
+}
+
+// quiet makes the turn render nothing (a result-only send prints the final task instead); its session is then fed
+// by the turn itself.
+func (t *turn) quiet() {
+	t.emit = func(a2a.Event) error { return nil }
+	t.flush = func() error { return nil }
+	t.feed = true
 }
 
 // apply records one event and renders it.
 func (t *turn) apply(ev a2a.Event) error {
 	t.view.apply(ev)
-	t.sess.Apply(ev)
+	if t.feed {
+		t.sess.Apply(ev)
+	}
 	return t.emit(ev)
 }
 
@@ -72,6 +86,16 @@ func (t *turn) run(ctx context.Context, open func(context.Context) iter.Seq2[a2a
 			return err
 		}
 	}
+	if !t.holds() {
+		// A plain stream: no tool call of a coding agent can wait for an answer.
+		return nil
+	}
+	return t.answerPrompts(ctx)
+}
+
+// answerPrompts sends the --confirm answers and answers the permission prompts of a coding agent's turn, streaming
+// what follows each answer, until no call waits or one waits that nobody answers.
+func (t *turn) answerPrompts(ctx context.Context) error {
 	if err := t.confirmFlags(ctx); err != nil {
 		return err
 	}
@@ -230,6 +254,11 @@ func (t *turn) learn(task *a2a.Task) {
 	t.shape = devtool.HistoryShape(task.History)
 	if t.shape == devtool.Plain {
 		return
+	}
+	if !t.feed {
+		// The history is not part of the stream: the printer's session must not count its calls as shown. This
+		// turn keeps a session of its own.
+		t.sess, t.feed = devtool.NewSession(), true
 	}
 	for _, m := range task.History {
 		if m.Role != a2a.MessageRoleAgent {
