@@ -43,16 +43,20 @@ func (t *turn) stopAtPrompt(ctx context.Context, wait bool) error {
 
 // waitIdleClosed waits, bounded, until the agent closed every connection of the process.
 func (f *factory) waitIdleClosed(ctx context.Context) {
+	bound := f.idleClose
+	if bound == 0 {
+		bound = idleCloseBound
+	}
 	conns := f.dialer().Conns()
 	if conns == nil || conns.Open() == 0 {
 		return
 	}
 	f.log.Printf("waiting up to %s for the agent to close %d idle connection(s): closing them ourselves would abort the turn on some agents",
-		idleCloseBound, conns.Open())
+		bound, conns.Open())
 	start := time.Now()
-	if conns.WaitClosed(ctx, idleCloseBound) {
+	if conns.WaitClosed(ctx, bound) {
 		f.log.Printf("the agent closed the connection after %s", time.Since(start).Round(time.Millisecond))
 		return
 	}
-	f.log.Printf("connections still open after %s: exiting anyway", idleCloseBound)
+	f.log.Printf("connections still open after %s: exiting anyway", bound)
 }

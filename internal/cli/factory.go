@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"io"
+	"time"
 
 	"github.com/a2acli/a2a/internal/client"
 	"github.com/a2acli/a2a/internal/output"
@@ -37,6 +38,9 @@ type factory struct {
 	// sources says where each option's value came from (see applyConfig); jq filters stdout under --jq.
 	sources map[string]source
 	jq      *jqWriter
+	// idleClose bounds the wait for the agent to close idle connections after a turn stopped at a prompt (0:
+	// idleCloseBound); tests shorten it.
+	idleClose time.Duration
 }
 
 // dialer is the run's Dialer: one HTTP client and keep-alive pool for every connection.

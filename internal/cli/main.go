@@ -22,6 +22,11 @@ import (
 // Main runs the a2a command line with args and returns the process exit code. It owns signal handling: the first
 // SIGINT/SIGTERM cancels the running command (exit 130); a second one returns at once.
 func Main(ctx context.Context, args []string, s *Streams) int {
+	return run(ctx, args, s, nil)
+}
+
+// run is Main with setup, which tests use to change the run's state before the command runs.
+func run(ctx context.Context, args []string, s *Streams, setup func(*factory)) int {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	sigs := make(chan os.Signal, 2)
@@ -29,6 +34,9 @@ func Main(ctx context.Context, args []string, s *Streams) int {
 	defer signal.Stop(sigs)
 
 	f := &factory{io: s, opts: &globalOptions{}, log: &client.Log{W: s.Err}}
+	if setup != nil {
+		setup(f)
+	}
 	root := newRootCmd(f)
 	root.SetArgs(args)
 	done := make(chan error, 1)

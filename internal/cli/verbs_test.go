@@ -206,3 +206,43 @@ func TestSendFlagsToOptions(t *testing.T) {
 		t.Fatalf("request = %+v, %v", req, err)
 	}
 }
+
+// TestVerbsLiveTask follows, polls, waits for and cancels tasks that are still working.
+func TestVerbsLiveTask(t *testing.T) {
+	t.Parallel()
+	slow := testagent.Start(t, testagent.Options{Behavior: testagent.Slow, Delay: 300 * time.Millisecond})
+	long := testagent.Start(t, testagent.Options{Behavior: testagent.Slow, Delay: time.Minute})
+	start := func(url string) string {
+		t.Helper()
+		code, stdout, stderr := runMain(t, "", "send", url, "hi", "--immediate", "--jq", ".task.id")
+		if code != 0 {
+			t.Fatalf("send --immediate: exit %d\n%s", code, stderr)
+		}
+		return strings.TrimSpace(stdout)
+	}
+	followed, canceled := start(slow.URL), start(long.URL)
+	runVerbCases(t, []verbCase{
+		{name: "subscribe live", args: []string{"subscribe", slow.URL, followed}, stdout: []string{"completed"}},
+		{name: "cancel live", args: []string{"cancel", long.URL, canceled}, stdout: []string{"canceled"}},
+		{name: "wait expired", args: []string{"send", slow.URL, "hi", "--stream", "--wait", "50ms"}, code: exitTimeout, stderr: []string{"a2a get task"}},
+		{name: "stream silence", args: []string{"send", slow.URL, "hi", "--stream", "--timeout", "100ms"}, stdout: []string{"completed"}},
+	})
+}
+
+// TestSpinnerOnTerminal runs a slow send with stderr on a "terminal": the spinner runs and clears itself, stdout
+// keeps only the result.
+func TestSpinnerOnTerminal(t *testing.T) {
+	t.Parallel()
+	slow := testagent.Start(t, testagent.Options{Behavior: testagent.Slow, Delay: 300 * time.Millisecond})
+	s, _, out, errb := TestStreams()
+	s.ErrTTY = true
+	if code := Main(context.Background(), []string{"send", slow.URL, "hi"}, s); code != 0 {
+		t.Fatalf("exit %d\n%s", code, errb)
+	}
+	if !strings.Contains(out.String(), "echo: hi") || strings.Contains(out.String(), "waiting") {
+		t.Errorf("stdout = %q", out)
+	}
+	if !strings.Contains(errb.String(), "waiting for the agent") {
+		t.Errorf("no spinner on stderr: %q", errb)
+	}
+}
