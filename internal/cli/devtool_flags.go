@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/a2acli/a2a/internal/client"
+	"github.com/a2acli/a2a/internal/coder"
 	"github.com/a2acli/a2a/internal/devtool"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/spf13/cobra"
@@ -15,18 +16,13 @@ import (
 
 // devtoolOptions are the flags of the development-tool extension (coding agents) on send and chat.
 type devtoolOptions struct {
-	workspace     string        // --workspace: made absolute by check
-	autoExecute   bool          // --auto-execute
-	approve       bool          // --approve: approve every pending tool call once
-	reject        bool          // --reject: reject every pending tool call
-	confirm       []string      // --confirm CALLID=OPTION, parsed into answers by check
-	answers       []confirmPair // from --confirm, in order
-	answerTimeout time.Duration // --answer-timeout: silence allowed after an answer before giving up
-}
-
-// confirmPair is one --confirm CALLID=OPTION.
-type confirmPair struct {
-	callID, option string
+	workspace     string          // --workspace: made absolute by check
+	autoExecute   bool            // --auto-execute
+	approve       bool            // --approve: approve every pending tool call once
+	reject        bool            // --reject: reject every pending tool call
+	confirm       []string        // --confirm CALLID=OPTION, parsed into answers by check
+	answers       []coder.Confirm // from --confirm, in order
+	answerTimeout time.Duration   // --answer-timeout: silence allowed after an answer before giving up
 }
 
 const defaultAnswerTimeout = 30 * time.Second
@@ -77,7 +73,7 @@ func (o *devtoolOptions) check(taskID string) error {
 		if !ok || id == "" || opt == "" {
 			return client.Usagef("invalid --confirm %q: want CALLID=OPTION (approve, always, reject or an agent option id)", kv)
 		}
-		o.answers = append(o.answers, confirmPair{callID: id, option: opt})
+		o.answers = append(o.answers, coder.Confirm{CallID: id, Option: opt})
 	}
 	return nil
 }

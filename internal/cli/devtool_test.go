@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/a2acli/a2a/internal/client"
+	"github.com/a2acli/a2a/internal/coder"
 	"github.com/a2acli/a2a/internal/devtool"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/google/go-cmp/cmp"
@@ -28,7 +29,7 @@ func TestDevtoolCheck(t *testing.T) {
 		o       devtoolOptions
 		task    string
 		wantErr string
-		want    []confirmPair
+		want    []coder.Confirm
 	}{
 		{name: "no flags", o: devtoolOptions{}},
 		{name: "workspace", o: devtoolOptions{workspace: dir}},
@@ -38,7 +39,7 @@ func TestDevtoolCheck(t *testing.T) {
 		{name: "confirm without option", o: devtoolOptions{confirm: []string{"c1"}}, task: "t", wantErr: "want CALLID=OPTION"},
 		{name: "confirm empty option", o: devtoolOptions{confirm: []string{"c1="}}, task: "t", wantErr: "want CALLID=OPTION"},
 		{name: "confirm", o: devtoolOptions{confirm: []string{"c1=approve", " c2 = proceed_always_tool"}}, task: "t",
-			want: []confirmPair{{callID: "c1", option: "approve"}, {callID: "c2", option: "proceed_always_tool"}}},
+			want: []coder.Confirm{{CallID: "c1", Option: "approve"}, {CallID: "c2", Option: "proceed_always_tool"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -55,7 +56,7 @@ func TestDevtoolCheck(t *testing.T) {
 			if err != nil {
 				t.Fatalf("check() = %v", err)
 			}
-			if diff := cmp.Diff(tt.want, o.answers, cmp.AllowUnexported(confirmPair{})); diff != "" {
+			if diff := cmp.Diff(tt.want, o.answers); diff != "" {
 				t.Errorf("answers (-want +got):\n%s", diff)
 			}
 			if o.workspace != "" && !filepath.IsAbs(o.workspace) {

@@ -29,9 +29,10 @@ type turn struct {
 	view  taskView
 	// sess follows the development-tool traffic: the printer's own session when the printer sees every event
 	// (text, JSON), so that each event is decoded once; fed here (feed) when it does not (raw, a result-only send).
-	sess    *devtool.Session
-	feed    bool
-	handled map[string]bool // calls already answered in this process
+	sess *devtool.Session
+	feed bool
+	// prompts decides the answers to permission prompts (coder.Prompts); it remembers the calls answered.
+	prompts coder.Prompts
 	// stopped is set when the turn stopped at a permission prompt nobody answered.
 	stopped bool
 	// shape is the dialect learnt from the task's history (learn), Plain when unknown.
@@ -51,7 +52,6 @@ func newTurn(f *factory, c *client.Conn, url string, dt *devtoolOptions, p *outp
 		setWorkspace: p.SetWorkspace,
 		sess:         p.DevTool(),
 		feed:         !p.FeedsDevTool(),
-		handled:      map[string]bool{},
 	}
 }
 
@@ -96,96 +96,27 @@ func (t *turn) run(ctx context.Context, open func(context.Context) iter.Seq2[a2a
 // answerPrompts sends the --confirm answers and answers the permission prompts of a coding agent's turn, streaming
 // what follows each answer, until no call waits or one waits that nobody answers.
 func (t *turn) answerPrompts(ctx context.Context) error {
-	if err := t.confirmFlags(ctx); err != nil {
-		return err
-	}
-	for {
-		pending := t.unanswered()
-		if len(pending) == 0 {
-			return nil
-		}
-		call := pending[0]
-		choice, optionID, ok, err := t.decide(ctx, call)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			t.stopped = true
-			return nil
-		}
-		part, err := devtool.Answer(call, choice, optionID)
-		if err != nil {
-			return client.Usagef("answer %s: %v", call.ID, err)
-		}
-		if err := t.answer(ctx, call.ID, part); err != nil {
-			return err
-		}
-	}
+	t.prompts.Session = t.sess
+	t.prompts.Approve, t.prompts.Reject, t.prompts.AutoExecute = t.dt.approve, t.dt.reject, t.dt.autoExecute
+	t.prompts.Confirm = t.dt.answers
+	t.prompts.Ask, t.prompts.Flush = t.ask, t.flush
+	t.prompts.StandIn, t.prompts.Send = t.standIn, t.answer
+	err := t.prompts.Run(ctx, client.Usagef)
+	t.stopped = t.prompts.Stopped
+	return err
 }
 
-// unanswered is the session's pending calls minus those this process answered already: an agent that ignored an
-// answer must not be asked again and again.
+// unanswered are the calls that wait for an answer nobody gave.
 func (t *turn) unanswered() []*devtool.ToolCall {
-	if t.dt.autoExecute {
-		// The agent was told to run tools at once: it still announces confirmations, but never waits for them.
-		return nil
-	}
-	var out []*devtool.ToolCall
-	for _, c := range t.sess.Pending() {
-		if !t.handled[c.ID] {
-			out = append(out, c)
-		}
-	}
-	return out
+	t.prompts.Session = t.sess
+	t.prompts.AutoExecute = t.dt.autoExecute
+	return t.prompts.Unanswered()
 }
 
-// decide picks the answer for call from --approve/--reject, or asks on the terminal. ok is false when nobody can
-// answer: the turn stops at the prompt.
-func (t *turn) decide(ctx context.Context, call *devtool.ToolCall) (devtool.Choice, string, bool, error) {
-	switch {
-	case t.dt.approve:
-		return devtool.ApproveOnce, "", true, nil
-	case t.dt.reject:
-		return devtool.Reject, "", true, nil
-	case t.ask == nil:
-		return "", "", false, nil
-	}
-	if err := t.flush(); err != nil {
-		return "", "", false, err
-	}
-	return coder.AskPermission(ctx, t.ask, call)
-}
-
-// confirmFlags sends the --confirm answers of a later process, in the order given.
-func (t *turn) confirmFlags(ctx context.Context) error {
-	for _, a := range t.dt.answers {
-		if t.handled[a.callID] {
-			continue
-		}
-		call := t.knownCall(a.callID)
-		choice, optionID := coder.ParseOption(a.option)
-		part, err := devtool.Answer(call, choice, optionID)
-		if err != nil {
-			return client.Usagef("invalid --confirm %s=%s: %v", a.callID, a.option, err)
-		}
-		if err := t.answer(ctx, a.callID, part); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// knownCall is the pending call with id from this process's session (or the task's history, see learn) or, for an
-// answer from a later process, a call standing for it in the shape the agent speaks: the shape seen in the task's
-// history, else the RFC's when the card declares the extension, Gemini's otherwise (that server declares nothing). An RFC stand-in lists no options, so that any option id the user read
-// from the agent passes; Gemini's outcomes are fixed (never modify_with_editor: it opens an editor on the agent's
-// machine).
-func (t *turn) knownCall(id string) *devtool.ToolCall {
-	for _, c := range t.sess.Pending() {
-		if c.ID == id {
-			return c
-		}
-	}
+// standIn is the call a --confirm answer of a later process stands for when the session never saw it, in the shape
+// the agent speaks: the shape seen in the task's history, else the RFC's when the card declares the extension,
+// Gemini's otherwise (that server declares nothing).
+func (t *turn) standIn(id string) *devtool.ToolCall {
 	shape := t.shape
 	if shape == devtool.Plain && cardSpeaksDevtool(t.c.Card) {
 		shape = devtool.RFC
@@ -196,7 +127,6 @@ func (t *turn) knownCall(id string) *devtool.ToolCall {
 // answer sends part on the turn's task as a new streaming message and streams what follows. --answer-timeout bounds
 // the wait for the first event: an agent that does not understand an answer says nothing at all.
 func (t *turn) answer(ctx context.Context, callID string, part *a2a.Part) error {
-	t.handled[callID] = true
 	taskID, contextID := t.ids()
 	msg := a2a.NewMessage(a2a.MessageRoleUser, part)
 	msg.TaskID, msg.ContextID = taskID, contextID

@@ -1,7 +1,10 @@
-// Package coder is the terminal side of talking to a coding agent (the development-tool extension): the
-// permission prompt that asks whether a tool call may run (Asker, LineAsker, AskPermission and the answers it
-// reads), the --confirm option words (ParseOption), and the chat's input line (ChatInput: line editing, history,
-// Ctrl-C that cancels a turn, questions asked in the middle of output, terminal resizes).
+// Package coder is the user's side of a coding agent's turn (the development-tool extension): Prompts decides the
+// answers to the tool calls that wait for permission (--confirm answers first, then --approve/--reject or a
+// question on the terminal, each call at most once) and hands them to the caller's Send; the permission prompt
+// itself (Asker, LineAsker, AskPermission and the answers it reads); the --confirm option words (ParseOption); and
+// the chat's input line (ChatInput: line editing, history, Ctrl-C that cancels a turn, questions asked in the middle
+// of output, terminal resizes). Streaming the turn and following its task stay with the CLI (cli/turn.go,
+// cli/follow.go): they serve every stream, not only coding agents'.
 //
 // It reaches agents only through internal/client and learns the dialects only from internal/devtool. It must not
 // import cobra, internal/output or internal/cli.
