@@ -1,5 +1,3 @@
-// Package cli owns the a2a command line: cobra verbs and flags, the Streams they write to, the one client factory
-// every verb reaches agents through, and the mapping of errors to exit codes. Nothing imports it but cmd/a2a.
 package cli
 
 import (
