@@ -13,6 +13,7 @@ func CommandTree() *cobra.Command {
 	s, _, _, _ := TestStreams()
 	f := &factory{io: s, opts: &globalOptions{}, log: &client.Log{W: io.Discard}}
 	root := newRootCmd(f)
+	fillEnvironmentHelp(root)
 	root.DisableAutoGenTag = true
 	return root
 }
