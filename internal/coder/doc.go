@@ -6,6 +6,6 @@
 // of output, terminal resizes). Streaming the turn and following its task stay with the CLI (cli/turn.go,
 // cli/follow.go): they serve every stream, not only coding agents'.
 //
-// It reaches agents only through internal/client and learns the dialects only from internal/devtool. It must not
-// import cobra, internal/output or internal/cli.
+// It never reaches an agent itself (the caller's Send does, through internal/client) and learns the dialects only
+// from internal/devtool. It must not import cobra, internal/output, internal/client or internal/cli.
 package coder
