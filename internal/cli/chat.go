@@ -181,7 +181,7 @@ func (s *chatSession) turn(ctx context.Context, c *client.Conn, text string) (ca
 	}()
 
 	p := s.f.printer()
-	t := newTurn(s.f, c, s.o.url, &s.o.dt, p)
+	t := newStreamTurn(s.f, c, s.o.url, &s.o.dt, p)
 	t.ask = s.in
 	emit := t.emit
 	t.emit = func(ev a2a.Event) error {

@@ -15,7 +15,7 @@ const idleCloseBound = 10 * time.Second
 // stopAtPrompt tells the user which tool calls wait and the exact commands that answer them, then keeps the process
 // alive until the agent has closed the idle connection (the connection rule: see connTracker).
 // wait is false when the turn was not started by this process (subscribe).
-func (t *turn) stopAtPrompt(ctx context.Context, wait bool) error {
+func (t *streamTurn) stopAtPrompt(ctx context.Context, wait bool) error {
 	pending := t.unanswered()
 	taskID, _ := t.ids()
 	w := t.f.io.Err

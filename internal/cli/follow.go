@@ -31,7 +31,7 @@ var (
 )
 
 // follow streams the turn opened by open and sees its task through to a settled state (see above).
-func (t *turn) follow(ctx context.Context, open func(context.Context) iter.Seq2[a2a.Event, error]) error {
+func (t *streamTurn) follow(ctx context.Context, open func(context.Context) iter.Seq2[a2a.Event, error]) error {
 	err := t.streamOnce(ctx, open)
 	for tries := 0; ; tries++ {
 		task := t.view.task
@@ -66,7 +66,7 @@ func (t *turn) follow(ctx context.Context, open func(context.Context) iter.Seq2[
 }
 
 // poll follows a task whose stream is gone by polling GetTask; the settled task is shown as the stream's last event.
-func (t *turn) poll(ctx context.Context, task *a2a.Task, cause error) error {
+func (t *streamTurn) poll(ctx context.Context, task *a2a.Task, cause error) error {
 	t.f.log.Printf("resubscribing to task %s failed (%v): polling", task.ID, errOrEOF(cause))
 	final, err := t.f.pollTask(ctx, t.c, t.f.waits(), task.ID, task.Status.State, func(changed *a2a.Task) {
 		t.apply(changed) //nolint:errcheck // an output error shows again on the final event
@@ -132,13 +132,13 @@ func errOrEOF(err error) any {
 }
 
 // holds reports whether the stream is read to its end even past a settled state: development-tool agents only.
-func (t *turn) holds() bool {
+func (t *streamTurn) holds() bool {
 	return t.dt.any() || cardSpeaksDevtool(t.c.Card) || t.sess.Active()
 }
 
 // streamOnce consumes one stream into the turn. A settled state ends it at once unless the agent holds (see holds);
 // silence longer than --timeout asks GetTask (see watchSilence). onEvent, if given, runs for every event.
-func (t *turn) streamOnce(ctx context.Context, open func(context.Context) iter.Seq2[a2a.Event, error], onEvent ...func()) error {
+func (t *streamTurn) streamOnce(ctx context.Context, open func(context.Context) iter.Seq2[a2a.Event, error], onEvent ...func()) error {
 	sctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	w := &silenceWatch{t: t, cancel: cancel}
@@ -167,7 +167,7 @@ func (t *turn) streamOnce(ctx context.Context, open func(context.Context) iter.S
 
 // silenceWatch asks GetTask when a stream stays silent longer than --timeout.
 type silenceWatch struct {
-	t      *turn
+	t      *streamTurn
 	cancel context.CancelCauseFunc
 	mu     sync.Mutex
 	id     a2a.TaskID

@@ -121,7 +121,7 @@ func (o *runCommandOptions) followExecution(ctx context.Context, c *client.Conn,
 	} else {
 		fmt.Fprintf(o.f.io.Err, "command started: execution %s (%s)\n", output.Sanitize(id), output.Sanitize(status))
 	}
-	t := newTurn(o.f, c, o.url, &o.dt, p)
+	t := newStreamTurn(o.f, c, o.url, &o.dt, p)
 	t.ask = o.f.terminalAsker(&o.dt)
 	err := t.run(ctx, func(ctx context.Context) iter.Seq2[a2a.Event, error] {
 		return c.SubscribeToTask(ctx, &a2a.SubscribeToTaskRequest{ID: a2a.TaskID(id), Tenant: o.f.opts.Tenant})
@@ -134,7 +134,7 @@ func (o *runCommandOptions) followExecution(ctx context.Context, c *client.Conn,
 	return o.finish(ctx, p, t, err)
 }
 
-func (o *runCommandOptions) finish(ctx context.Context, p *output.Printer, t *turn, err error) error {
+func (o *runCommandOptions) finish(ctx context.Context, p *output.Printer, t *streamTurn, err error) error {
 	if cerr := p.Close(); err == nil {
 		err = cerr
 	}
@@ -159,7 +159,7 @@ func (o *runCommandOptions) executeGemini(ctx context.Context, c *client.Conn, p
 	}
 	u := c.HostURL("/executeCommand")
 	p := o.f.printer()
-	t := newTurn(o.f, c, o.url, &o.dt, p)
+	t := newStreamTurn(o.f, c, o.url, &o.dt, p)
 	t.ask = o.f.terminalAsker(&o.dt)
 	var result json.RawMessage
 	err = t.run(ctx, func(ctx context.Context) iter.Seq2[a2a.Event, error] {

@@ -199,7 +199,7 @@ func (o *sendOptions) printAnswer(res a2a.SendMessageResult) error {
 // agent left waiting for permission are listed with the commands that answer them.
 func (f *factory) streamEvents(ctx context.Context, c *client.Conn, agentURL, save string, open func(context.Context) iter.Seq2[a2a.Event, error]) error {
 	p := f.printer()
-	t := newTurn(f, c, agentURL, &devtoolOptions{answerTimeout: defaultAnswerTimeout}, p)
+	t := newStreamTurn(f, c, agentURL, &devtoolOptions{answerTimeout: defaultAnswerTimeout}, p)
 	t.recover = true
 	t.view.light = true // printed as it comes; --save writes as it comes
 	saver := newStreamSaver(f, save)

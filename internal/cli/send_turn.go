@@ -48,13 +48,13 @@ func (f *factory) terminalAsker(dt *devtoolOptions) coder.Asker {
 // sendTurn streams a turn, answering permission prompts. Without --stream and with -o json it prints only the final
 // task, as a unary send would.
 func (o *sendOptions) sendTurn(ctx context.Context, c *client.Conn, open func(context.Context) iter.Seq2[a2a.Event, error]) error {
-	return o.runTurn(ctx, c, func(t *turn) error { return t.run(ctx, open) })
+	return o.runTurn(ctx, c, func(t *streamTurn) error { return t.run(ctx, open) })
 }
 
 // sendAnswers is send --task ID --confirm CALLID=OPTION…: a later process answers tool calls and streams the rest of
 // the turn.
 func (o *sendOptions) sendAnswers(ctx context.Context, c *client.Conn) error {
-	return o.runTurn(ctx, c, func(t *turn) error {
+	return o.runTurn(ctx, c, func(t *streamTurn) error {
 		id := a2a.TaskID(o.msg.taskID)
 		// The task's history tells the dialect, the pending calls and their options; the RFC also wants the context
 		// id on the answer. Best effort: without it the card decides the dialect.
@@ -76,9 +76,9 @@ func (o *sendOptions) sendAnswers(ctx context.Context, c *client.Conn) error {
 	})
 }
 
-func (o *sendOptions) runTurn(ctx context.Context, c *client.Conn, run func(*turn) error) error {
+func (o *sendOptions) runTurn(ctx context.Context, c *client.Conn, run func(*streamTurn) error) error {
 	p := o.f.printer()
-	t := newTurn(o.f, c, o.url, &o.dt, p)
+	t := newStreamTurn(o.f, c, o.url, &o.dt, p)
 	t.ask = o.f.terminalAsker(&o.dt)
 	t.recover = true
 	resultOnly := !o.stream && o.f.opts.output == string(output.JSON)

@@ -14,11 +14,11 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 )
 
-// turn drives one streamed turn of a task to its end, answering permission prompts of coding agents (the
+// streamTurn drives one streamed turn of a task to its end, answering permission prompts of coding agents (the
 // development-tool extension) on the way: stream, and while tool calls wait for permission, decide, send the answer
 // as a new streaming message on the same task, and stream again. Every stream is read to its end: an SSE body read to
 // EOF returns its connection to the keep-alive pool, which the Gemini CLI server needs (see connTracker).
-type turn struct {
+type streamTurn struct {
 	f     *factory
 	c     *client.Conn
 	url   string
@@ -44,8 +44,8 @@ type turn struct {
 	recover bool
 }
 
-func newTurn(f *factory, c *client.Conn, url string, dt *devtoolOptions, p *output.Printer) *turn {
-	return &turn{
+func newStreamTurn(f *factory, c *client.Conn, url string, dt *devtoolOptions, p *output.Printer) *streamTurn {
+	return &streamTurn{
 		f: f, c: c, url: url, dt: dt,
 		emit:         p.Event,
 		flush:        p.Close,
@@ -57,14 +57,14 @@ func newTurn(f *factory, c *client.Conn, url string, dt *devtoolOptions, p *outp
 
 // quiet makes the turn render nothing (a result-only send prints the final task instead); its session is then fed
 // by the turn itself.
-func (t *turn) quiet() {
+func (t *streamTurn) quiet() {
 	t.emit = func(a2a.Event) error { return nil }
 	t.flush = func() error { return nil }
 	t.feed = true
 }
 
 // apply records one event and renders it.
-func (t *turn) apply(ev a2a.Event) error {
+func (t *streamTurn) apply(ev a2a.Event) error {
 	t.view.apply(ev)
 	if t.feed {
 		t.sess.Apply(ev)
@@ -74,7 +74,7 @@ func (t *turn) apply(ev a2a.Event) error {
 
 // run streams the turn opened by open (nil: the turn starts with the --confirm answers) and answers prompts until
 // the turn ends or stops at a prompt nobody answers.
-func (t *turn) run(ctx context.Context, open func(context.Context) iter.Seq2[a2a.Event, error]) error {
+func (t *streamTurn) run(ctx context.Context, open func(context.Context) iter.Seq2[a2a.Event, error]) error {
 	if open != nil {
 		follow := func(ctx context.Context, open func(context.Context) iter.Seq2[a2a.Event, error]) error {
 			return client.Stream(ctx, t.c, open, t.apply)
@@ -95,7 +95,7 @@ func (t *turn) run(ctx context.Context, open func(context.Context) iter.Seq2[a2a
 
 // answerPrompts sends the --confirm answers and answers the permission prompts of a coding agent's turn, streaming
 // what follows each answer, until no call waits or one waits that nobody answers.
-func (t *turn) answerPrompts(ctx context.Context) error {
+func (t *streamTurn) answerPrompts(ctx context.Context) error {
 	t.prompts.Session = t.sess
 	t.prompts.Approve, t.prompts.Reject, t.prompts.AutoExecute = t.dt.approve, t.dt.reject, t.dt.autoExecute
 	t.prompts.Confirm = t.dt.answers
@@ -107,7 +107,7 @@ func (t *turn) answerPrompts(ctx context.Context) error {
 }
 
 // unanswered are the calls that wait for an answer nobody gave.
-func (t *turn) unanswered() []*devtool.ToolCall {
+func (t *streamTurn) unanswered() []*devtool.ToolCall {
 	t.prompts.Session = t.sess
 	t.prompts.AutoExecute = t.dt.autoExecute
 	return t.prompts.Unanswered()
@@ -116,7 +116,7 @@ func (t *turn) unanswered() []*devtool.ToolCall {
 // standIn is the call a --confirm answer of a later process stands for when the session never saw it, in the shape
 // the agent speaks: the shape seen in the task's history, else the RFC's when the card declares the extension,
 // Gemini's otherwise (that server declares nothing).
-func (t *turn) standIn(id string) *devtool.ToolCall {
+func (t *streamTurn) standIn(id string) *devtool.ToolCall {
 	shape := t.shape
 	if shape == devtool.Plain && cardSpeaksDevtool(t.c.Card) {
 		shape = devtool.RFC
@@ -126,7 +126,7 @@ func (t *turn) standIn(id string) *devtool.ToolCall {
 
 // answer sends part on the turn's task as a new streaming message and streams what follows. --answer-timeout bounds
 // the wait for the first event: an agent that does not understand an answer says nothing at all.
-func (t *turn) answer(ctx context.Context, callID string, part *a2a.Part) error {
+func (t *streamTurn) answer(ctx context.Context, callID string, part *a2a.Part) error {
 	taskID, contextID := t.ids()
 	msg := a2a.NewMessage(a2a.MessageRoleUser, part)
 	msg.TaskID, msg.ContextID = taskID, contextID
@@ -143,7 +143,7 @@ func (t *turn) answer(ctx context.Context, callID string, part *a2a.Part) error 
 }
 
 // ids are the task and context of the turn: what the stream said, else what the flags said.
-func (t *turn) ids() (a2a.TaskID, string) {
+func (t *streamTurn) ids() (a2a.TaskID, string) {
 	if t.view.task != nil {
 		return t.view.task.ID, t.view.task.ContextID
 	}
@@ -175,7 +175,7 @@ func streamWatched(ctx context.Context, c *client.Conn, first time.Duration, ope
 
 // learn replays the agent messages of a task's history (a later process answering with --confirm) through the
 // session, in the shape their data parts speak, so that the pending calls and their options are known.
-func (t *turn) learn(task *a2a.Task) {
+func (t *streamTurn) learn(task *a2a.Task) {
 	// A later process (--confirm) sees no Task event on its stream: the workspace comes from the stored task.
 	// (The agent's own record beats --workspace: it is the path the agent's tool calls use.)
 	if ws := devtool.TaskWorkspace(task); ws != "" {
