@@ -22,6 +22,8 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
+
+	"github.com/a2acli/a2a/internal/serve/hotpath"
 )
 
 // What the A2A specification asks of every binding before a call reaches a handler, in front of
@@ -39,7 +41,7 @@ import (
 //   - the agent card carries Cache-Control, ETag and Last-Modified, and answers conditional requests
 //     with 304 Not Modified.
 // The terminal-task rules live in tasks.go, the unary answer to a stream refused before its first event in
-// fastpath.go.
+// refusal below (which package hotpath calls).
 
 // conformHTTP wraps the whole HTTP handler of the server.
 func conformHTTP(next http.Handler, fronts httpFronts) http.Handler {
@@ -637,4 +639,10 @@ func (b *bufferedResponse) WriteHeader(code int) {
 func (b *bufferedResponse) Write(p []byte) (int, error) {
 	b.wrote = true
 	return b.body.Write(p)
+}
+
+// refusal is how a hot path (package hotpath) on front key answers a stream refused before its first
+// event: as a unary call's error, which clients (and the TCK) see at once.
+func refusal(key frontKey) hotpath.Refusal {
+	return func(w http.ResponseWriter, body []byte, err error) { writeBindingError(w, key, rpcID(body), err) }
 }

@@ -6,6 +6,8 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
+
+	"github.com/a2acli/a2a/internal/serve/hotpath"
 )
 
 // taskHandler is the a2asrv.RequestHandler of the task-keeping backends (echo, exec). It does not
@@ -102,16 +104,16 @@ func (h *taskHandler) SendStreamingMessage(ctx context.Context, req *a2a.SendMes
 }
 
 // forward yields the events of sub until the turn ends or the caller goes away. It tells the
-// response writer how many events wait behind each one (see flushGate).
+// response writer how many events wait behind each one (see hotpath.FlushGate).
 func forward(ctx context.Context, sub *subscriber, yield func(a2a.Event, error) bool) {
-	g := flushGateFrom(ctx)
+	g := hotpath.FlushGateFrom(ctx)
 	for {
 		select {
 		case ev, ok := <-sub.ch:
 			if !ok {
 				return
 			}
-			g.setWaiting(len(sub.ch))
+			g.SetWaiting(len(sub.ch))
 			if !yield(ev, nil) {
 				return
 			}

@@ -20,6 +20,8 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 	"google.golang.org/grpc"
+
+	"github.com/a2acli/a2a/internal/serve/hotpath"
 )
 
 // Config configures Run.
@@ -145,16 +147,16 @@ func Run(ctx context.Context, cfg Config) error {
 		return fmt.Errorf("set up backend: %w", err)
 	}
 	srv := buildServers(&cfg, hostport, parts, tl, exposed)
-	sp := newSplitter(ln, srv.grpc != nil)
-	sp.onError = func(err error) { lw.printf("accept: %v; retrying\n", err) }
+	sp := hotpath.NewSplitter(ln, srv.grpc != nil)
+	sp.OnError = func(err error) { lw.printf("accept: %v; retrying\n", err) }
 	if srv.detach != nil {
-		srv.detach.requeue = sp.http.put
+		srv.detach.Requeue = sp.HTTP.Put
 	}
-	go sp.serve()
+	go sp.Serve()
 	errc := make(chan error, 2)
-	go func() { errc <- srv.http.Serve(sp.http) }()
+	go func() { errc <- srv.http.Serve(sp.HTTP) }()
 	if srv.grpc != nil {
-		go func() { errc <- srv.grpc.Serve(sp.grpc) }()
+		go func() { errc <- srv.grpc.Serve(sp.GRPC) }()
 	}
 	url := "http://" + hostport
 	bound := boundAddress(&cfg, ln.Addr())
@@ -181,7 +183,7 @@ func Run(ctx context.Context, cfg Config) error {
 type servers struct {
 	http   *http.Server
 	grpc   *grpc.Server
-	detach *detacher // streams taken off the HTTP server; nil when none are
+	detach *hotpath.Detacher // streams taken off the HTTP server; nil when none are
 }
 
 func buildServers(cfg *Config, hostport string, parts *backendParts, tl *trafficLog, exposed bool) *servers {
@@ -207,8 +209,7 @@ func buildServers(cfg *Config, hostport string, parts *backendParts, tl *traffic
 	_, fast := parts.handler.(*taskHandler)
 	if fast {
 		// Not the replay agent's streams: it follows its connections through net/http (replayconn.go).
-		s.detach = newDetacher()
-		s.detach.writeIdle = cfg.writeTimeout
+		s.detach = hotpath.NewDetacher(cfg.writeTimeout)
 	}
 	if _, ok := parts.handler.(*replayer); ok {
 		fast = true
@@ -224,13 +225,13 @@ func buildServers(cfg *Config, hostport string, parts *backendParts, tl *traffic
 		}
 	}
 	s.http = &http.Server{
-		Handler:           gateFlushes(mux),
+		Handler:           hotpath.GateFlushes(mux),
 		ReadHeaderTimeout: readHeaderTimeout,
 		IdleTimeout:       cfg.idleTimeout,
 		ErrorLog:          log.New(io.Discard, "", 0),
 	}
 	if s.detach != nil {
-		s.http.ConnState = s.detach.connState
+		s.http.ConnState = s.detach.ConnState
 	}
 	if cfg.Verbose && !cfg.Quiet {
 		s.http.ErrorLog = log.New(&lineWriter{l: tl.w, w: tl.w.w}, "http: ", 0) // sanitised, like every log line
@@ -256,7 +257,7 @@ func (s *servers) shutdown(grace time.Duration, backend func(context.Context) er
 			errs = append(errs, err)
 		}
 	}
-	if err := s.detach.wait(ctx); err != nil {
+	if err := s.detach.Wait(ctx); err != nil {
 		errs = append(errs, fmt.Errorf("end detached streams: %w", err))
 	}
 	grpcDone := make(chan struct{})

@@ -1,4 +1,4 @@
-package serve
+package hotpath
 
 import (
 	"bufio"
@@ -18,29 +18,29 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// detachedServer serves the handler made by mk on 127.0.0.1 the way Run does: a splitter's queue
+// detachedServer serves the handler made by mk on 127.0.0.1 the way Run does: a Splitter's queue
 // feeds the HTTP server, and the detacher hands finished streams' connections back to it.
-func detachedServer(t *testing.T, mk func(d *detacher) http.Handler) (url string, d *detacher) {
+func detachedServer(t *testing.T, mk func(d *Detacher) http.Handler) (url string, d *Detacher) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	d = newDetacher()
-	sp := newSplitter(ln, false)
-	d.requeue = sp.http.put
-	srv := &http.Server{Handler: gateFlushes(mk(d)), ConnState: d.connState}
-	go sp.serve()
+	d = NewDetacher(0)
+	sp := NewSplitter(ln, false)
+	d.Requeue = sp.HTTP.Put
+	srv := &http.Server{Handler: GateFlushes(mk(d)), ConnState: d.ConnState}
+	go sp.Serve()
 	served := make(chan struct{})
 	go func() {
 		defer close(served)
-		srv.Serve(sp.http) //nolint:errcheck // ends with the listener
+		srv.Serve(sp.HTTP) //nolint:errcheck // ends with the listener
 	}()
 	t.Cleanup(func() {
 		ln.Close()
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		if err := d.wait(ctx); err != nil {
+		if err := d.Wait(ctx); err != nil {
 			t.Errorf("detached streams still open at the end: %v", err)
 		}
 		if err := srv.Shutdown(ctx); err != nil {
@@ -82,7 +82,7 @@ func TestDetachedMatchesA2asrv(t *testing.T) {
 	t.Parallel()
 	for _, c := range fastCases() {
 		var lib http.Handler
-		url, _ := detachedServer(t, func(d *detacher) http.Handler {
+		url, _ := detachedServer(t, func(d *Detacher) http.Handler {
 			var fast http.Handler
 			lib, fast, _, _ = c.handlers(d)
 			return fast
@@ -92,18 +92,14 @@ func TestDetachedMatchesA2asrv(t *testing.T) {
 		libSrv.Close()
 		client := &http.Client{Transport: &http.Transport{}}
 		gc, gh, gb := fetchHTTP(t, client, c.method, url+c.path, c.body)
-		if c.refused {
-			wantRefusal(t, c, gc, gh, gb)
-		} else {
-			if gc != wc {
-				t.Errorf("%s: status %d, want %d", c, gc, wc)
-			}
-			if diff := cmp.Diff(wh, gh); diff != "" {
-				t.Errorf("%s: headers (-a2asrv +detached):\n%s", c, diff)
-			}
-			if diff := cmp.Diff(wb, gb); diff != "" {
-				t.Errorf("%s: body (-a2asrv +detached):\n%s", c, diff)
-			}
+		if gc != wc {
+			t.Errorf("%s: status %d, want %d", c, gc, wc)
+		}
+		if diff := cmp.Diff(wh, gh); diff != "" {
+			t.Errorf("%s: headers (-a2asrv +detached):\n%s", c, diff)
+		}
+		if diff := cmp.Diff(wb, gb); diff != "" {
+			t.Errorf("%s: body (-a2asrv +detached):\n%s", c, diff)
 		}
 		// The connection (or a fresh one, after an error) answers the same again.
 		if ac, _, ab := fetchHTTP(t, client, c.method, url+c.path, c.body); ac != gc || ab != gb {
@@ -117,7 +113,7 @@ func TestDetachedMatchesA2asrv(t *testing.T) {
 func TestDetachedKeepsConnection(t *testing.T) {
 	t.Parallel()
 	ts := &scripted{events: []a2a.Event{&a2a.Task{ID: "t1", ContextID: "c1", Status: a2a.TaskStatus{State: a2a.TaskStateCompleted}}}}
-	url, _ := detachedServer(t, func(d *detacher) http.Handler { return fastREST(ts, d) })
+	url, _ := detachedServer(t, func(d *Detacher) http.Handler { return REST(ts, d, nil) })
 	client := &http.Client{Transport: &http.Transport{}}
 	defer client.CloseIdleConnections()
 	send := `{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":"hi"}]}}`
@@ -151,7 +147,7 @@ func TestDetachedKeepsConnection(t *testing.T) {
 func dialCompletedTask(t *testing.T) net.Conn {
 	t.Helper()
 	ts := &scripted{events: []a2a.Event{&a2a.Task{ID: "t1", ContextID: "c1", Status: a2a.TaskStatus{State: a2a.TaskStateCompleted}}}}
-	url, _ := detachedServer(t, func(d *detacher) http.Handler { return fastREST(ts, d) })
+	url, _ := detachedServer(t, func(d *Detacher) http.Handler { return REST(ts, d, nil) })
 	conn, err := net.Dial("tcp", strings.TrimPrefix(url, "http://"))
 	if err != nil {
 		t.Fatal(err)
@@ -187,26 +183,6 @@ func TestDetachedPipelined(t *testing.T) {
 	}
 }
 
-// TestShutdownAfterDetachedStream: a connection handed back after a stream does not hold the
-// shutdown (net/http would wait 5 seconds for it, as for any connection that has not spoken yet).
-func TestShutdownAfterDetachedStream(t *testing.T) {
-	t.Parallel()
-	srv := startServer(t, Config{Quiet: true, Grace: 20 * time.Second})
-	c := newClient(t, srv.url, a2a.TransportProtocolHTTPJSON)
-	for _, err := range c.SendStreamingMessage(context.Background(), textMessage("hi")) {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	start := time.Now()
-	if err := srv.shutdown(); err != nil {
-		t.Fatalf("Run() = %v after shutdown", err)
-	}
-	if d := time.Since(start); d > 4*time.Second {
-		t.Errorf("shutdown took %v with an idle handed-back connection", d)
-	}
-}
-
 // hangingStream yields one task, then waits for its call's end and reports it on ended.
 type hangingStream struct {
 	scripted
@@ -227,7 +203,7 @@ func (h *hangingStream) SubscribeToTask(ctx context.Context, _ *a2a.SubscribeToT
 func TestDetachedClientHangup(t *testing.T) {
 	t.Parallel()
 	h := &hangingStream{ended: make(chan struct{})}
-	url, _ := detachedServer(t, func(d *detacher) http.Handler { return fastREST(h, d) })
+	url, _ := detachedServer(t, func(d *Detacher) http.Handler { return REST(h, d, nil) })
 	conn, err := net.Dial("tcp", strings.TrimPrefix(url, "http://"))
 	if err != nil {
 		t.Fatal(err)

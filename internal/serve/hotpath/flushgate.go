@@ -1,4 +1,4 @@
-package serve
+package hotpath
 
 import (
 	"context"
@@ -17,22 +17,22 @@ import (
 // clients see events (-o json prints them), so events stay one per chunk and only the system
 // calls are shared.
 //
-// flushGate carries what the event source knows (how many events are waiting) to the response
+// FlushGate carries what the event source knows (how many events are waiting) to the response
 // writer, through the request context. A stream whose source does not report (the proxy) keeps
 // flushing every event.
-type flushGate struct {
+type FlushGate struct {
 	waiting atomic.Int64
 }
 
 type flushGateKey struct{}
 
-func flushGateFrom(ctx context.Context) *flushGate {
-	g, _ := ctx.Value(flushGateKey{}).(*flushGate)
+func FlushGateFrom(ctx context.Context) *FlushGate {
+	g, _ := ctx.Value(flushGateKey{}).(*FlushGate)
 	return g
 }
 
-// setWaiting records how many events are waiting after the one being sent.
-func (g *flushGate) setWaiting(n int) {
+// SetWaiting records how many events are waiting after the one being sent.
+func (g *FlushGate) SetWaiting(n int) {
 	if g != nil {
 		g.waiting.Store(int64(n))
 	}
@@ -43,7 +43,7 @@ func (g *flushGate) setWaiting(n int) {
 // response ends, which flushes too).
 type gatedWriter struct {
 	http.ResponseWriter
-	g *flushGate
+	g *FlushGate
 }
 
 // Flush implements http.Flusher.
@@ -59,15 +59,15 @@ func (w *gatedWriter) Flush() {
 // Unwrap lets http.ResponseController reach the underlying writer.
 func (w *gatedWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// gateFlushes wraps the requests that may be streams (SSE accepted, or a REST stream path) in a
+// GateFlushes wraps the requests that may be streams (SSE accepted, or a REST stream path) in a
 // gatedWriter. Other requests pass untouched, so unary calls pay nothing.
-func gateFlushes(next http.Handler) http.Handler {
+func GateFlushes(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !mayStream(r) {
 			next.ServeHTTP(w, r)
 			return
 		}
-		g := &flushGate{}
+		g := &FlushGate{}
 		next.ServeHTTP(&gatedWriter{ResponseWriter: w, g: g}, r.WithContext(context.WithValue(r.Context(), flushGateKey{}, g)))
 	})
 }

@@ -1,4 +1,4 @@
-package serve
+package hotpath
 
 import (
 	"bytes"
@@ -15,31 +15,31 @@ const http2Preface = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
 // sniffTimeout bounds how long an accepted connection may stay silent before it is classified.
 const sniffTimeout = 10 * time.Second
 
-// splitter accepts connections on one listener and routes them, by their first bytes, to a gRPC
+// Splitter accepts connections on one listener and routes them, by their first bytes, to a gRPC
 // listener (HTTP/2 preface) or an HTTP/1 listener (everything else).
-type splitter struct {
+type Splitter struct {
 	ln         net.Listener
-	grpc, http *connQueue
-	onError    func(error) // told of the first accept error after a success; nil => not told
+	GRPC, HTTP *ConnQueue  // the queues the servers accept from; GRPC is nil without gRPC
+	OnError    func(error) // told of the first accept error after a success; nil => not told
 }
 
-// newSplitter routes HTTP/2-preface connections to the grpc queue when withGRPC, else all
+// NewSplitter routes HTTP/2-preface connections to the grpc queue when withGRPC, else all
 // connections go to the HTTP server.
-func newSplitter(ln net.Listener, withGRPC bool) *splitter {
-	s := &splitter{ln: ln, http: newConnQueue(ln.Addr())}
+func NewSplitter(ln net.Listener, withGRPC bool) *Splitter {
+	s := &Splitter{ln: ln, HTTP: newConnQueue(ln.Addr())}
 	if withGRPC {
-		s.grpc = newConnQueue(ln.Addr())
+		s.GRPC = newConnQueue(ln.Addr())
 	}
 	return s
 }
 
-// serve accepts until the listener is closed. Classification happens on a goroutine per
+// Serve accepts until the listener is closed. Classification happens on a goroutine per
 // connection so that a silent client cannot stall the accept loop.
-func (s *splitter) serve() {
+func (s *Splitter) Serve() {
 	defer func() {
-		s.http.Close()
-		if s.grpc != nil {
-			s.grpc.Close()
+		s.HTTP.Close()
+		if s.GRPC != nil {
+			s.GRPC.Close()
 		}
 	}()
 	var backoff time.Duration
@@ -53,8 +53,8 @@ func (s *splitter) serve() {
 			// net/http does, wait a little longer each time (up to a second) and accept again; the connection
 			// waits in the kernel's backlog meanwhile.
 			backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
-			if s.onError != nil && backoff == 5*time.Millisecond {
-				s.onError(err)
+			if s.OnError != nil && backoff == 5*time.Millisecond {
+				s.OnError(err)
 			}
 			time.Sleep(backoff)
 			continue
@@ -64,9 +64,9 @@ func (s *splitter) serve() {
 	}
 }
 
-func (s *splitter) route(c net.Conn) {
-	if s.grpc == nil {
-		if !s.http.put(c) {
+func (s *Splitter) route(c net.Conn) {
+	if s.GRPC == nil {
+		if !s.HTTP.Put(c) {
 			c.Close()
 		}
 		return
@@ -88,11 +88,11 @@ func (s *splitter) route(c net.Conn) {
 	}
 	_ = c.SetReadDeadline(time.Time{}) // best effort, see above
 	pc := &prefixConn{Conn: c, prefix: buf}
-	q := s.http
-	if isGRPC && s.grpc != nil {
-		q = s.grpc
+	q := s.HTTP
+	if isGRPC && s.GRPC != nil {
+		q = s.GRPC
 	}
-	if !q.put(pc) {
+	if !q.Put(pc) {
 		c.Close()
 	}
 }
@@ -112,19 +112,19 @@ func (c *prefixConn) Read(p []byte) (int, error) {
 	return c.Conn.Read(p)
 }
 
-// connQueue is a net.Listener fed by the splitter.
-type connQueue struct {
+// ConnQueue is a net.Listener fed by the Splitter.
+type ConnQueue struct {
 	addr   net.Addr
 	ch     chan net.Conn
 	done   chan struct{}
 	closer sync.Once
 }
 
-func newConnQueue(addr net.Addr) *connQueue {
-	return &connQueue{addr: addr, ch: make(chan net.Conn), done: make(chan struct{})}
+func newConnQueue(addr net.Addr) *ConnQueue {
+	return &ConnQueue{addr: addr, ch: make(chan net.Conn), done: make(chan struct{})}
 }
 
-func (q *connQueue) put(c net.Conn) bool {
+func (q *ConnQueue) Put(c net.Conn) bool {
 	select {
 	case q.ch <- c:
 		return true
@@ -134,7 +134,7 @@ func (q *connQueue) put(c net.Conn) bool {
 }
 
 // Accept implements net.Listener.
-func (q *connQueue) Accept() (net.Conn, error) {
+func (q *ConnQueue) Accept() (net.Conn, error) {
 	select {
 	case c := <-q.ch:
 		return c, nil
@@ -144,10 +144,10 @@ func (q *connQueue) Accept() (net.Conn, error) {
 }
 
 // Close implements net.Listener.
-func (q *connQueue) Close() error {
+func (q *ConnQueue) Close() error {
 	q.closer.Do(func() { close(q.done) })
 	return nil
 }
 
 // Addr implements net.Listener.
-func (q *connQueue) Addr() net.Addr { return q.addr }
+func (q *ConnQueue) Addr() net.Addr { return q.addr }

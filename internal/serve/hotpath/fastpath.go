@@ -1,4 +1,4 @@
-package serve
+package hotpath
 
 import (
 	"bytes"
@@ -15,19 +15,27 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 )
 
-// hotPath serves the hot v1.0 calls of the task-keeping backends (send, stream, subscribe) with
+// server serves the hot v1.0 calls of the task-keeping backends (send, stream, subscribe) with
 // the encoder of wire.go instead of a2asrv's json.Marshal, writing the same bytes. The call still
 // goes through the intercepted handler, so interceptors, service parameters and the traffic log
 // see it as before. Whatever it does not take (other calls, odd paths, requests it cannot
 // decode), and every error but a stream's refusal before its first event (see stream), goes to
-// a2asrv's own handler: an error already produced by the call is handed over through the request
-// context (see stashing), so the call runs once and the error reads exactly as a2a-go writes it.
-type hotPath struct {
+// a2asrv's own handler: an error already produced by the call is handed to an a2asrv handler built
+// over the call's outcome (see stashing), so the call runs once and the error reads exactly as
+// a2a-go writes it.
+type server struct {
 	h        a2asrv.RequestHandler
-	fallback http.Handler
-	detach   *detacher // nil: streams stay on net/http's goroutine
-	binding  frontKey  // what a stream refused before its first event answers in (conform.go)
+	fallback http.Handler                               // a2asrv's handler over h
+	handover func(h a2asrv.RequestHandler) http.Handler // builds a2asrv's handler (REST or JSON-RPC) over h
+	detach   *Detacher                                  // nil: streams stay on net/http's goroutine
+	refuse   Refusal                                    // answers a stream refused before its first event
 }
+
+// Refusal writes the answer to a streaming call refused before its first event (a task that ended,
+// one not found) as the binding answers a unary call's error; body is the request's body (a
+// JSON-RPC answer carries its id). The caller owns the error format (serve's conform.go). A nil
+// Refusal leaves the answer to a2asrv: an event stream of one error event.
+type Refusal func(w http.ResponseWriter, body []byte, err error)
 
 // stash carries what the fast path's call produced to the a2asrv handler that reports it.
 type stash struct {
@@ -36,50 +44,38 @@ type stash struct {
 	rest   iter.Seq2[a2a.Event, error]
 }
 
-type stashKey struct{}
-
-// stashing is the handler given to a2asrv when the fast path is on: a call whose outcome is
-// stashed in the context returns it instead of running again.
-type stashing struct{ a2asrv.RequestHandler }
-
-func stashFrom(ctx context.Context) *stash {
-	s, _ := ctx.Value(stashKey{}).(*stash)
-	return s
+// stashing is the handler an a2asrv handler is built over to report a call the fast path already
+// made: the hot calls return the stashed outcome instead of running again (a2asrv calls exactly one
+// of them per request), every other method is h's.
+type stashing struct {
+	a2asrv.RequestHandler
+	st *stash
 }
 
 // SendMessage implements a2asrv.RequestHandler.
-func (s stashing) SendMessage(ctx context.Context, req *a2a.SendMessageRequest) (a2a.SendMessageResult, error) {
-	if st := stashFrom(ctx); st != nil {
-		return st.result, st.err
-	}
-	return s.RequestHandler.SendMessage(ctx, req)
+func (s stashing) SendMessage(context.Context, *a2a.SendMessageRequest) (a2a.SendMessageResult, error) {
+	return s.st.result, s.st.err
 }
 
 // SendStreamingMessage implements a2asrv.RequestHandler.
-func (s stashing) SendStreamingMessage(ctx context.Context, req *a2a.SendMessageRequest) iter.Seq2[a2a.Event, error] {
-	if st := stashFrom(ctx); st != nil {
-		return st.rest
-	}
-	return s.RequestHandler.SendStreamingMessage(ctx, req)
+func (s stashing) SendStreamingMessage(context.Context, *a2a.SendMessageRequest) iter.Seq2[a2a.Event, error] {
+	return s.st.rest
 }
 
 // SubscribeToTask implements a2asrv.RequestHandler.
-func (s stashing) SubscribeToTask(ctx context.Context, req *a2a.SubscribeToTaskRequest) iter.Seq2[a2a.Event, error] {
-	if st := stashFrom(ctx); st != nil {
-		return st.rest
-	}
-	return s.RequestHandler.SubscribeToTask(ctx, req)
+func (s stashing) SubscribeToTask(context.Context, *a2a.SubscribeToTaskRequest) iter.Seq2[a2a.Event, error] {
+	return s.st.rest
 }
 
-// handOver lets the fallback handler answer r (its body restored), with st in its context.
-// After the response has started, the fallback's second WriteHeader is dropped and its bytes
-// follow ours, as when a2asrv writes a stream's error event.
-func (f *hotPath) handOver(w http.ResponseWriter, r *http.Request, body []byte, st *stash, started bool) {
-	r = withBody(r.WithContext(context.WithValue(r.Context(), stashKey{}, st)), body)
+// handOver lets an a2asrv handler over the stashed outcome st answer r (its body restored). The
+// handler is built per call: only errors and events that do not encode take this way. After the
+// response has started, the fallback's second WriteHeader is dropped and its bytes follow ours, as
+// when a2asrv writes a stream's error event.
+func (f *server) handOver(w http.ResponseWriter, r *http.Request, body []byte, st *stash, started bool) {
 	if started {
 		w = &startedWriter{w}
 	}
-	f.fallback.ServeHTTP(w, r)
+	f.handover(stashing{RequestHandler: f.h, st: st}).ServeHTTP(w, withBody(r, body))
 }
 
 // withBody returns r reading body again.
@@ -108,8 +104,8 @@ func (w *startedWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 // encodeFunc appends the JSON body of one event (a stream frame or a unary answer).
 type encodeFunc func(b []byte, ev a2a.Event) ([]byte, error)
 
-// unary answers a SendMessage call: the result, encoded by enc, and a newline.
-func (f *hotPath) unary(w http.ResponseWriter, r *http.Request, body []byte, res a2a.SendMessageResult, err error, enc encodeFunc) {
+// answer answers a SendMessage call: the result, encoded by enc, and a newline.
+func (f *server) answer(w http.ResponseWriter, r *http.Request, body []byte, res a2a.SendMessageResult, err error, enc encodeFunc) {
 	if err != nil {
 		f.handOver(w, r, body, &stash{err: err}, false)
 		return
@@ -123,9 +119,9 @@ func (f *hotPath) unary(w http.ResponseWriter, r *http.Request, body []byte, res
 	_, _ = w.Write(append(out, '\n'))
 }
 
-// serveStream serves a streaming call: on a connection of its own when it can (see detacher), else
+// serveStream serves a streaming call: on a connection of its own when it can (see Detacher), else
 // on the handler's goroutine.
-func (f *hotPath) serveStream(w http.ResponseWriter, r *http.Request, body []byte, call streamCall, enc encodeFunc) {
+func (f *server) serveStream(w http.ResponseWriter, r *http.Request, body []byte, call streamCall, enc encodeFunc) {
 	if f.detach.stream(f, w, r, body, call, enc) {
 		return
 	}
@@ -135,10 +131,10 @@ func (f *hotPath) serveStream(w http.ResponseWriter, r *http.Request, body []byt
 }
 
 // stream writes the events of seq as SSE frames, framed as a2a-go's sse writer frames them.
-// An error before the first event is answered as a unary call's error (writeBindingError); a later
+// An error before the first event is answered as a unary call's error (f.refuse); a later
 // one (or an event that does not encode) goes to the fallback handler, which writes it as a2a-go
 // does and ends the stream.
-func (f *hotPath) stream(w http.ResponseWriter, r *http.Request, body []byte, seq iter.Seq2[a2a.Event, error], enc encodeFunc) {
+func (f *server) stream(w http.ResponseWriter, r *http.Request, body []byte, seq iter.Seq2[a2a.Event, error], enc encodeFunc) {
 	fl, _ := w.(http.Flusher)
 	ids := newEventIDs()
 	started := false
@@ -146,7 +142,11 @@ func (f *hotPath) stream(w http.ResponseWriter, r *http.Request, body []byte, se
 		if err != nil && !started {
 			// A call refused before its stream starts (a task that ended, one not found) is answered as a
 			// unary call is, not as a stream of one error event: clients see the error at once.
-			writeBindingError(w, f.binding, rpcID(body), err)
+			if f.refuse != nil {
+				f.refuse(w, body, err)
+				return
+			}
+			f.handOver(w, r, body, &stash{rest: one(nil, err)}, false)
 			return
 		}
 		if err != nil {

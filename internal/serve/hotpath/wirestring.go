@@ -1,4 +1,4 @@
-package serve
+package hotpath
 
 import "unicode/utf8"
 

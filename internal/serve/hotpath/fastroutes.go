@@ -1,4 +1,4 @@
-package serve
+package hotpath
 
 import (
 	"context"
@@ -10,16 +10,15 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 )
 
-// fastREST serves POST /message:send, POST /message:stream and /tasks/{id}:subscribe of the
-// plain (untenanted) v1.0 REST binding; the rest goes to the a2asrv REST handler built on
-// stashing{h}.
-func fastREST(h a2asrv.RequestHandler, d *detacher) http.Handler {
-	f := &hotPath{h: h, fallback: a2asrv.NewRESTHandler(stashing{h}), detach: d,
-		binding: frontKey{a2a.TransportProtocolHTTPJSON, v1Version}}
+// REST serves POST /message:send, POST /message:stream and /tasks/{id}:subscribe of the
+// plain (untenanted) v1.0 REST binding; the rest goes to the a2asrv REST handler built on h.
+// d (nil: none) detaches streams from net/http; refuse answers a stream refused before its first event.
+func REST(h a2asrv.RequestHandler, d *Detacher, refuse Refusal) http.Handler {
+	f := &server{h: h, fallback: a2asrv.NewRESTHandler(h), handover: newREST, detach: d, refuse: refuse}
 	return http.HandlerFunc(f.serveREST)
 }
 
-func (f *hotPath) serveREST(w http.ResponseWriter, r *http.Request) {
+func (f *server) serveREST(w http.ResponseWriter, r *http.Request) {
 	_, flusher := w.(http.Flusher)
 	if !flusher || r.URL.RawPath != "" {
 		f.fallback.ServeHTTP(w, r)
@@ -45,7 +44,7 @@ func (f *hotPath) serveREST(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithCancel(callContext(r.Context(), r.Header))
 		defer cancel()
 		res, err := f.h.SendMessage(ctx, req)
-		f.unary(w, r, body, res, err, appendStreamResponse)
+		f.answer(w, r, body, res, err, appendStreamResponse)
 		return
 	case r.Method == http.MethodGet || r.Method == http.MethodPost:
 		id, ok := subscribeID(r.URL.Path)
@@ -66,7 +65,7 @@ func (f *hotPath) serveREST(w http.ResponseWriter, r *http.Request) {
 }
 
 // handOverRaw gives a request the fast path did not call to the fallback handler.
-func (f *hotPath) handOverRaw(w http.ResponseWriter, r *http.Request, body []byte) {
+func (f *server) handOverRaw(w http.ResponseWriter, r *http.Request, body []byte) {
 	f.fallback.ServeHTTP(w, withBody(r, body))
 }
 
@@ -78,15 +77,15 @@ type rpcRequest struct {
 	ID      any             `json:"id"`
 }
 
-// fastJSONRPC serves the v1.0 JSON-RPC methods SendMessage, SendStreamingMessage and
-// SubscribeToTask; the rest goes to the a2asrv JSON-RPC handler built on stashing{h}.
-func fastJSONRPC(h a2asrv.RequestHandler, d *detacher) http.Handler {
-	f := &hotPath{h: h, fallback: a2asrv.NewJSONRPCHandler(stashing{h}), detach: d,
-		binding: frontKey{a2a.TransportProtocolJSONRPC, v1Version}}
+// JSONRPC serves the v1.0 JSON-RPC methods SendMessage, SendStreamingMessage and
+// SubscribeToTask; the rest goes to the a2asrv JSON-RPC handler built on h.
+// d and refuse as for REST.
+func JSONRPC(h a2asrv.RequestHandler, d *Detacher, refuse Refusal) http.Handler {
+	f := &server{h: h, fallback: a2asrv.NewJSONRPCHandler(h), handover: newJSONRPC, detach: d, refuse: refuse}
 	return http.HandlerFunc(f.serveJSONRPC)
 }
 
-func (f *hotPath) serveJSONRPC(w http.ResponseWriter, r *http.Request) {
+func (f *server) serveJSONRPC(w http.ResponseWriter, r *http.Request) {
 	_, flusher := w.(http.Flusher)
 	if !flusher || r.Method != http.MethodPost {
 		f.fallback.ServeHTTP(w, r)
@@ -119,7 +118,7 @@ func (f *hotPath) serveJSONRPC(w http.ResponseWriter, r *http.Request) {
 			ctx, cancel := context.WithCancel(callContext(r.Context(), r.Header))
 			defer cancel()
 			res, err := f.h.SendMessage(ctx, &req)
-			f.unary(w, r, body, res, err, enc)
+			f.answer(w, r, body, res, err, enc)
 		} else {
 			f.serveStream(w, r, body, func(ctx context.Context) iter.Seq2[a2a.Event, error] {
 				return f.h.SendStreamingMessage(ctx, &req)
@@ -154,3 +153,6 @@ func decodeRPC(body []byte) (rpcRequest, []byte, bool) {
 	id, err := json.Marshal(env.ID)
 	return env, id, err == nil
 }
+
+func newREST(h a2asrv.RequestHandler) http.Handler    { return a2asrv.NewRESTHandler(h) }
+func newJSONRPC(h a2asrv.RequestHandler) http.Handler { return a2asrv.NewJSONRPCHandler(h) }

@@ -1,4 +1,4 @@
-package serve
+package hotpath
 
 import (
 	"encoding/json"

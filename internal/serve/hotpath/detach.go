@@ -1,4 +1,4 @@
-package serve
+package hotpath
 
 import (
 	"bytes"
@@ -25,9 +25,9 @@ import (
 // goroutine that writes the response itself (HTTP/1.1, chunked), holding only what the stream needs;
 // net/http lets go of everything else. When the stream ends cleanly the connection goes back to the
 // HTTP server, as a new one, so clients keep their keep-alive connections.
-type detacher struct {
-	requeue   func(net.Conn) bool // hands a connection back to the HTTP server; false once it stopped
-	writeIdle time.Duration       // a write the client does not take within this fails (guard.go); 0 => no bound
+type Detacher struct {
+	Requeue   func(net.Conn) bool // hands a connection back to the HTTP server; false once it stopped
+	writeIdle time.Duration       // a write the client does not take within this fails; 0 => no bound
 
 	wg      sync.WaitGroup
 	mu      sync.Mutex
@@ -42,8 +42,10 @@ type liveStream struct {
 	cancel context.CancelFunc
 }
 
-func newDetacher() *detacher {
-	return &detacher{live: map[net.Conn]liveStream{}, waiting: map[net.Conn]struct{}{}}
+// NewDetacher returns a detacher whose writes fail when the client takes none for writeIdle (0 => no bound).
+// Set Requeue before the first stream, and install ConnState as the HTTP server's hook.
+func NewDetacher(writeIdle time.Duration) *Detacher {
+	return &Detacher{writeIdle: writeIdle, live: map[net.Conn]liveStream{}, waiting: map[net.Conn]struct{}{}}
 }
 
 // streamCall starts a streaming call in ctx and returns its events.
@@ -51,7 +53,7 @@ type streamCall func(ctx context.Context) iter.Seq2[a2a.Event, error]
 
 // stream serves call on a connection of its own when it can take r's connection over, and reports
 // whether it did; false leaves w and r untouched for the caller to serve as usual.
-func (d *detacher) stream(f *hotPath, w http.ResponseWriter, r *http.Request, body []byte, call streamCall, enc encodeFunc) bool {
+func (d *Detacher) stream(f *server, w http.ResponseWriter, r *http.Request, body []byte, call streamCall, enc encodeFunc) bool {
 	if d == nil || r.ProtoMajor != 1 || r.ProtoMinor < 1 || r.Close { // chunked needs HTTP/1.1
 		return false
 	}
@@ -86,7 +88,7 @@ func (d *detacher) stream(f *hotPath, w http.ResponseWriter, r *http.Request, bo
 	d.live[conn] = liveStream{hangup: hangup, cancel: cancel}
 	d.mu.Unlock()
 	var out http.ResponseWriter = rw
-	if g := flushGateFrom(ctx); g != nil {
+	if g := FlushGateFrom(ctx); g != nil {
 		out = &gatedWriter{ResponseWriter: rw, g: g}
 	}
 	r2 := r.WithContext(ctx)
@@ -102,7 +104,7 @@ func (d *detacher) stream(f *hotPath, w http.ResponseWriter, r *http.Request, bo
 
 // finish ends the response and gives the connection back to the HTTP server, or closes it when the
 // response could not be completed.
-func (d *detacher) finish(conn net.Conn, rw *rawResponse, pending []byte) {
+func (d *Detacher) finish(conn net.Conn, rw *rawResponse, pending []byte) {
 	d.mu.Lock()
 	ls := d.live[conn]
 	delete(d.live, conn)
@@ -119,22 +121,22 @@ func (d *detacher) finish(conn net.Conn, rw *rawResponse, pending []byte) {
 	d.mu.Lock()
 	d.waiting[conn] = struct{}{}
 	d.mu.Unlock()
-	if d.requeue == nil || !d.requeue(conn) {
+	if d.Requeue == nil || !d.Requeue(conn) {
 		d.forget(conn)
 		conn.Close()
 	}
 }
 
-// connState is the HTTP server's ConnState hook. net/http counts a connection that has not sent a
+// ConnState is the HTTP server's ConnState hook. net/http counts a connection that has not sent a
 // request yet as new, not idle, and its Shutdown waits 5 seconds for new connections to turn active:
 // a handed-back connection is followed until its next request starts (see closeWaiting).
-func (d *detacher) connState(c net.Conn, st http.ConnState) {
+func (d *Detacher) ConnState(c net.Conn, st http.ConnState) {
 	if st != http.StateNew {
 		d.forget(c)
 	}
 }
 
-func (d *detacher) forget(c net.Conn) {
+func (d *Detacher) forget(c net.Conn) {
 	d.mu.Lock()
 	delete(d.waiting, c)
 	d.mu.Unlock()
@@ -142,7 +144,7 @@ func (d *detacher) forget(c net.Conn) {
 
 // closeWaiting closes the handed-back connections that are waiting for a request, as net/http's
 // Shutdown closes its idle ones.
-func (d *detacher) closeWaiting() {
+func (d *Detacher) closeWaiting() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	for c := range d.waiting {
@@ -151,9 +153,9 @@ func (d *detacher) closeWaiting() {
 	}
 }
 
-// wait waits for the detached streams to end, until ctx is done; then it ends their calls and
+// Wait waits for the detached streams to end, until ctx is done; then it ends their calls and
 // closes their connections.
-func (d *detacher) wait(ctx context.Context) error {
+func (d *Detacher) Wait(ctx context.Context) error {
 	if d == nil {
 		return nil
 	}
