@@ -24,6 +24,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/a2acli/a2a/internal/serve/hotpath"
+	"github.com/a2acli/a2a/internal/serve/tasks"
 )
 
 // What the A2A specification asks of every binding before a call reaches a handler, in front of
@@ -46,8 +47,8 @@ import (
 // conformHTTP wraps the whole HTTP handler of the server.
 func conformHTTP(next http.Handler, fronts httpFronts) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if fronts.jsonrpc && fronts.v1 && r.Method == http.MethodPost && r.URL.Path == jsonrpcPath+"/" {
-			r = withPath(r, jsonrpcPath)
+		if fronts.jsonrpc && fronts.v1 && r.Method == http.MethodPost && r.URL.Path == JSONRPCPath+"/" {
+			r = withPath(r, JSONRPCPath)
 		}
 		fr := fronts.classify(r)
 		if fr.kind != frontA2A {
@@ -70,7 +71,7 @@ func conformHTTP(next http.Handler, fronts httpFronts) http.Handler {
 			return
 		}
 		if fr.key.version == v03Version {
-			r = r.WithContext(withLegacyCall(r.Context()))
+			r = r.WithContext(tasks.WithLegacyCall(r.Context()))
 		}
 		if fr.key == (frontKey{a2a.TransportProtocolHTTPJSON, v03Version}) {
 			r = withProtoQuery(r)
@@ -511,7 +512,7 @@ func grpcUnaryConform(ctx context.Context, req any, info *grpc.UnaryServerInfo, 
 		return nil, err
 	}
 	if grpcVersionOf(info.FullMethod) == v03Version {
-		ctx = withLegacyCall(ctx)
+		ctx = tasks.WithLegacyCall(ctx)
 	}
 	res, err := handler(ctx, req)
 	return res, remapGRPC(err)
@@ -530,7 +531,9 @@ func grpcStreamConform(srv any, ss grpc.ServerStream, info *grpc.StreamServerInf
 // legacyStream marks a v0.3 stream's context (see legacyCall).
 type legacyStream struct{ grpc.ServerStream }
 
-func (s legacyStream) Context() context.Context { return withLegacyCall(s.ServerStream.Context()) }
+func (s legacyStream) Context() context.Context {
+	return tasks.WithLegacyCall(s.ServerStream.Context())
+}
 
 // Agent card caching
 

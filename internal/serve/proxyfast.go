@@ -42,8 +42,8 @@ const (
 
 var extensionsHeader = http.CanonicalHeaderKey(a2a.SvcParamExtensions)
 
-func newFastPath(p *proxy, e *env, a2aCalls bool) *fastPath {
-	f := &fastPath{p: p, log: e.log, fronts: frontsOf(e.cfg), a2a: a2aCalls, headers: http.Header{}, tr: newLeanTransport(fastTransport(p.cfg.TLS), fastIdleConnsPerHost)}
+func newFastPath(p *proxy, e *Env, a2aCalls bool) *fastPath {
+	f := &fastPath{p: p, log: e.log, fronts: frontsOf(e.Config), a2a: a2aCalls, headers: http.Header{}, tr: newLeanTransport(fastTransport(p.cfg.TLS), fastIdleConnsPerHost)}
 	for k, v := range p.cfg.Headers {
 		k = http.CanonicalHeaderKey(k)
 		f.headers[k] = append(f.headers[k], v...)
@@ -74,11 +74,14 @@ func fastTransport(tlsCfg *tls.Config) *http.Transport {
 	return t
 }
 
-// install puts the fast path in front of the server's handler.
-func (f *fastPath) install(s *http.Server) {
-	f.next = s.Handler
-	s.Handler = f
+// front puts the fast path in front of the server's handler.
+func (f *fastPath) front(next http.Handler) http.Handler {
+	f.next = next
+	return f
 }
+
+// maxRPCPeek bounds how much of a JSON-RPC body is read to find its method.
+const maxRPCPeek = 16 << 20
 
 type fastCallKey struct{}
 

@@ -65,7 +65,7 @@ func (f httpFronts) classify(r *http.Request) front {
 	}
 	if f.jsonrpc && r.Method == http.MethodPost {
 		switch {
-		case path == jsonrpcPath && f.v1:
+		case path == JSONRPCPath && f.v1:
 			return front{kind: frontA2A, key: frontKey{a2a.TransportProtocolJSONRPC, v1Version}}
 		case path == "/" && f.v03:
 			return front{kind: frontA2A, key: frontKey{a2a.TransportProtocolJSONRPC, v03Version}}

@@ -280,3 +280,9 @@ func (t *sseTee) event(line []byte) {
 		rec.l.printf("  < %s\n", rawPayload(data))
 	}
 }
+
+func writeJSON(w http.ResponseWriter, code int, body []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_, _ = w.Write(body) // the client went away: nothing to do
+}

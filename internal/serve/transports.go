@@ -69,7 +69,7 @@ func mountJSONRPC(mux *http.ServeMux, h a2asrv.RequestHandler, ver versions, fas
 		if fast {
 			rpc = hotpath.JSONRPC(h, d, refusal(frontKey{a2a.TransportProtocolJSONRPC, v1Version}))
 		}
-		mux.Handle("POST "+jsonrpcPath, rpc)
+		mux.Handle("POST "+JSONRPCPath, rpc)
 		if !ver.v03 {
 			mux.Handle("POST /{$}", rpc)
 		}

@@ -1,15 +1,16 @@
-package serve
+package replay
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"sync"
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/a2acli/a2a/internal/serve/tasks"
 )
 
 // session is one replayed task: the recordings still consistent with what the client sent, all at
@@ -46,8 +47,8 @@ type play struct {
 
 // begin matches msg, records it on its task, subscribes sub (when non-nil) and starts streaming
 // the matched step. It returns errNoMatch when no branch expects msg.
-func (r *replayer) begin(msg *a2a.Message, sub *subscriber) (*play, error) {
-	if r.ts.base.Err() != nil {
+func (r *replayer) begin(msg *a2a.Message, sub *tasks.Subscriber) (*play, error) {
+	if r.ts.Base().Err() != nil {
 		return nil, a2a.NewError(a2a.ErrServerError, "server is shutting down")
 	}
 	if msg.TaskID == "" {
@@ -84,7 +85,7 @@ func (r *replayer) begin(msg *a2a.Message, sub *subscriber) (*play, error) {
 			return nil, err
 		}
 	}
-	rec, run, snap, err := r.attach(sess, msg, sub)
+	snap, err := r.ts.Start(msg, sub, tasks.StartOptions{Reopen: true, KeepStatus: true, Run: r.player(events, offsets)})
 	if err != nil {
 		return nil, err
 	}
@@ -96,7 +97,6 @@ func (r *replayer) begin(msg *a2a.Message, sub *subscriber) (*play, error) {
 		sess.pos++
 		p.waits, p.waitPos = waitsForAnswer(next, sess.pos), sess.pos
 	}
-	r.startPlay(rec, run, events, offsets)
 	return p, nil
 }
 
@@ -112,7 +112,7 @@ func waitsForAnswer(cands []*Recording, pos int) bool {
 }
 
 // beginTask starts a new session for a message without a task id.
-func (r *replayer) beginTask(msg *a2a.Message, sub *subscriber) (*play, error) {
+func (r *replayer) beginTask(msg *a2a.Message, sub *tasks.Subscriber) (*play, error) {
 	var cands []*Recording
 	for _, rec := range r.cfg.Recordings {
 		if len(rec.Steps) > 0 && matchesUser(rec.Steps[0].User, msg) {
@@ -122,37 +122,28 @@ func (r *replayer) beginTask(msg *a2a.Message, sub *subscriber) (*play, error) {
 	if len(cands) == 0 {
 		return nil, errNoMatch
 	}
-	now := r.ts.store.now()
-	t := &a2a.Task{ID: a2a.NewTaskID(), ContextID: msg.ContextID, History: []*a2a.Message{msg},
-		Status: a2a.TaskStatus{State: a2a.TaskStateSubmitted, Timestamp: &now}}
-	if t.ContextID == "" {
-		t.ContextID = a2a.NewContextID()
+	// The ids are chosen here, not by the runner: the recorded ones are rewritten to them before the turn starts.
+	msg.TaskID = a2a.NewTaskID()
+	if msg.ContextID == "" {
+		msg.ContextID = a2a.NewContextID()
 	}
-	msg.TaskID, msg.ContextID = t.ID, t.ContextID
-	events, offsets, err := stepEvents(cands[0], 0, t.ID, t.ContextID)
+	events, offsets, err := stepEvents(cands[0], 0, msg.TaskID, msg.ContextID)
 	if err != nil {
 		return nil, err
 	}
-	sess := &session{taskID: t.ID, ctxID: t.ContextID, cands: cands, pos: 1, last: cands[0].Steps[0]}
-	run := &turnRun{done: make(chan struct{})}
-	s := r.ts.store
-	rec, err := s.insert(t)
-	if err != nil {
-		return nil, fmt.Errorf("store task: %w", err)
-	}
-	s.mu.Lock()
-	rec.run = run
-	if sub != nil {
-		rec.subs[sub] = struct{}{}
-	}
-	snap := snapshot(rec.task, nil, true)
-	s.mu.Unlock()
+	sess := &session{taskID: msg.TaskID, ctxID: msg.ContextID, cands: cands, pos: 1, last: cands[0].Steps[0]}
 	r.mu.Lock()
-	r.sessions[t.ID] = sess
+	r.sessions[sess.taskID] = sess // before the turn starts: its events may be answered at once
 	r.mu.Unlock()
+	snap, err := r.ts.Start(msg, sub, tasks.StartOptions{Create: true, Reopen: true, KeepStatus: true, Run: r.player(events, offsets)})
+	if err != nil {
+		r.mu.Lock()
+		delete(r.sessions, sess.taskID)
+		r.mu.Unlock()
+		return nil, err
+	}
 	_, isTask := firstEvent(events).(*a2a.Task)
 	p := &play{sess: sess, snap: snap, leadSnap: !isTask, waits: waitsForAnswer(cands, 1), waitPos: 1}
-	r.startPlay(rec, run, events, offsets)
 	return p, nil
 }
 
@@ -161,34 +152,6 @@ func firstEvent(evs []a2a.Event) a2a.Event {
 		return nil
 	}
 	return evs[0]
-}
-
-// attach records msg on the session's task and marks a turn running, refusing while one runs.
-func (r *replayer) attach(sess *session, msg *a2a.Message, sub *subscriber) (*record, *turnRun, *a2a.Task, error) {
-	s := r.ts.store
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	rec, err := s.lookupLocked(msg.TaskID)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	if rec.run != nil {
-		return nil, nil, nil, a2a.NewError(a2a.ErrInvalidRequest, fmt.Sprintf("task %s is still running", msg.TaskID))
-	}
-	if msg.ContextID != "" && msg.ContextID != sess.ctxID {
-		return nil, nil, nil, a2a.NewError(a2a.ErrInvalidParams, "message context ID does not match the task's")
-	}
-	was := finished(rec)
-	msg.ContextID = sess.ctxID
-	rec.task.History = append(rec.task.History, msg)
-	rec.updated = s.now()
-	run := &turnRun{done: make(chan struct{})}
-	rec.run = run
-	s.changedLocked(rec, was)
-	if sub != nil {
-		rec.subs[sub] = struct{}{}
-	}
-	return rec, run, snapshot(rec.task, nil, true), nil
 }
 
 // stepEvents decodes the events of step i of rec with the recorded ids replaced by the session's.
@@ -225,32 +188,30 @@ func replaceID(raw []byte, old, new string) []byte {
 	return bytes.ReplaceAll(raw, q(old), q(new))
 }
 
-// startPlay streams events on the task in the background, paced by the recorded offsets.
-func (r *replayer) startPlay(rec *record, run *turnRun, events []a2a.Event, offsets []time.Duration) {
-	ctx, cancel := context.WithCancelCause(r.ts.base)
-	run.cancel = cancel
-	r.ts.wg.Add(1)
-	go func() {
-		defer r.ts.wg.Done()
-		defer close(run.done)
-		defer cancel(nil)
-		info := a2a.TaskInfo{TaskID: rec.task.ID, ContextID: rec.task.ContextID}
+// player is the replayed turn: it emits events on the task, paced by the recorded offsets; the
+// last one ends the turn. A turn cancelled while it waits ends canceled, as any agent's does.
+func (r *replayer) player(events []a2a.Event, offsets []time.Duration) func(context.Context, *tasks.Turn) (a2a.TaskState, *a2a.Message) {
+	return func(ctx context.Context, t *tasks.Turn) (a2a.TaskState, *a2a.Message) {
 		for i, ev := range events {
 			if i > 0 && !r.wait(ctx, offsets[i]-offsets[i-1]) {
-				msg := a2a.NewMessageForTask(a2a.MessageRoleAgent, info, a2a.NewTextPart(context.Cause(ctx).Error()))
-				r.ts.emit(rec, a2a.NewStatusUpdateEvent(info, a2a.TaskStateCanceled, msg), true)
-				return
+				return a2a.TaskStateCanceled, nil
 			}
-			r.ts.emit(rec, r.restamp(rec, ev), i == len(events)-1)
+			ev = r.restamp(t.Info.TaskID, ev)
+			if i == len(events)-1 {
+				t.Finish(ev)
+			} else {
+				t.Emit(ev)
+			}
 		}
 		if len(events) == 0 {
-			s := r.ts.store
-			s.mu.Lock()
-			state := rec.task.Status.State
-			s.mu.Unlock()
-			r.ts.emit(rec, a2a.NewStatusUpdateEvent(info, state, nil), true)
+			task, err := r.ts.Store().View(t.Info.TaskID, nil)
+			if err != nil {
+				return a2a.TaskStateUnspecified, nil
+			}
+			return task.Status.State, nil
 		}
-	}()
+		return a2a.TaskStateUnspecified, nil
+	}
 }
 
 // wait sleeps for the recorded gap scaled by the speed; false when the turn was cancelled.
@@ -267,16 +228,15 @@ func (r *replayer) wait(ctx context.Context, gap time.Duration) bool {
 }
 
 // restamp gives status events the replay time and a recorded task the task's real history.
-func (r *replayer) restamp(rec *record, ev a2a.Event) a2a.Event {
+func (r *replayer) restamp(id a2a.TaskID, ev a2a.Event) a2a.Event {
 	switch v := ev.(type) {
 	case *a2a.TaskStatusUpdateEvent:
 		v.Status.Timestamp = nil
 	case *a2a.Task:
-		s := r.ts.store
-		s.mu.Lock()
-		v.History = slices.Clone(rec.task.History)
-		now := s.now()
-		s.mu.Unlock()
+		if task, err := r.ts.Store().View(id, nil); err == nil {
+			v.History = task.History
+		}
+		now := r.ts.Store().Now()
 		v.Status.Timestamp = &now
 	}
 	return ev

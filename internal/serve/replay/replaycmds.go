@@ -1,4 +1,4 @@
-package serve
+package replay
 
 import (
 	"bytes"
@@ -6,6 +6,8 @@ import (
 	"io"
 	"net/http"
 	"strings"
+
+	"github.com/a2acli/a2a/internal/serve"
 )
 
 // maxRPCPeek bounds how much of a JSON-RPC body is read to find its method.
@@ -24,7 +26,7 @@ func (r *replayer) commandsHandler(next http.Handler) http.Handler {
 			writeJSON(w, http.StatusOK, r.cmds.List)
 		case req.URL.Path == "/executeCommand" && req.Method == http.MethodPost && r.cmds.Execute != nil:
 			r.executeCommand(w, req)
-		case req.Method == http.MethodPost && (req.URL.Path == "/" || req.URL.Path == jsonrpcPath) &&
+		case req.Method == http.MethodPost && (req.URL.Path == "/" || req.URL.Path == serve.JSONRPCPath) &&
 			(r.cmds.Get != nil || r.cmds.ExecuteRPC != nil):
 			r.commandRPC(w, req, next)
 		default:

@@ -1,4 +1,4 @@
-package serve
+package replay
 
 import (
 	"encoding/json"
@@ -6,6 +6,8 @@ import (
 	"slices"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/a2acli/a2a/internal/devtool"
 )
 
 // abortedText is what the Gemini server reports for tools cancelled by the connection rule.
@@ -21,10 +23,11 @@ func abortEvents(sess *session, answer *a2a.Message) []a2a.Event {
 	}
 	// the abort is final for this task: nothing recorded applies after it
 	end := a2a.NewStatusUpdateEvent(info, a2a.TaskStateInputRequired, nil)
-	end.Metadata = map[string]any{"coderAgent": map[string]any{"kind": "state-change"}}
+	shape := devtool.Gemini
 	if len(sess.cands) > 0 && sess.cands[0].Shape == "rfc" {
-		end.Metadata = map[string]any{DevToolURI: map[string]any{"kind": "STATE_CHANGE"}}
+		shape = devtool.RFC
 	}
+	end.Metadata = devtool.StateChangeMetadata(shape)
 	return append(out, end)
 }
 
@@ -97,7 +100,7 @@ func cancelledUpdate(su *a2a.TaskStatusUpdateEvent, d map[string]any) *a2a.TaskS
 		delete(c, "confirmation_request")
 		c["status"] = "CANCELLED"
 		c["error"] = map[string]any{"message": abortedText}
-		meta[DevToolURI] = map[string]any{"kind": "TOOL_CALL_UPDATE"}
+		devtool.MarkToolCallUpdate(meta, devtool.RFC)
 	} else {
 		req, _ := c["request"].(map[string]any)
 		id, _ := req["callId"].(string)
@@ -110,7 +113,7 @@ func cancelledUpdate(su *a2a.TaskStatusUpdateEvent, d map[string]any) *a2a.TaskS
 				"id": id, "name": name, "response": map[string]any{"error": abortedText}}}},
 			"resultDisplay": abortedText,
 		}
-		meta["coderAgent"] = map[string]any{"kind": "tool-call-update"}
+		devtool.MarkToolCallUpdate(meta, devtool.Gemini)
 	}
 	info := a2a.TaskInfo{TaskID: su.TaskID, ContextID: su.ContextID}
 	msg := a2a.NewMessageForTask(a2a.MessageRoleAgent, info, a2a.NewDataPart(c))

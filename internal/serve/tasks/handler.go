@@ -1,4 +1,4 @@
-package serve
+package tasks
 
 import (
 	"context"
@@ -10,16 +10,16 @@ import (
 	"github.com/a2acli/a2a/internal/serve/hotpath"
 )
 
-// taskHandler is the a2asrv.RequestHandler of the task-keeping backends (echo, exec). It does not
+// Handler is the a2asrv.RequestHandler of the task-keeping backends (echo, exec). It does not
 // use a2asrv's default handler because that one deep-copies the whole task (gob encode+decode,
 // twice) for every event, which makes a long --chunk stream quadratic.
-type taskHandler struct {
-	ts *tasks
+type Handler struct {
+	ts *Runner
 }
 
-var _ a2asrv.RequestHandler = (*taskHandler)(nil)
+var _ a2asrv.RequestHandler = (*Handler)(nil)
 
-func checkMessage(req *a2a.SendMessageRequest) error {
+func CheckMessage(req *a2a.SendMessageRequest) error {
 	if req == nil || req.Message == nil {
 		return a2a.NewError(a2a.ErrInvalidParams, "message is required")
 	}
@@ -29,7 +29,7 @@ func checkMessage(req *a2a.SendMessageRequest) error {
 	return nil
 }
 
-func historyLength(req *a2a.SendMessageRequest) *int {
+func HistoryLength(req *a2a.SendMessageRequest) *int {
 	if req.Config == nil {
 		return nil
 	}
@@ -37,11 +37,11 @@ func historyLength(req *a2a.SendMessageRequest) *int {
 }
 
 // SendMessage implements a2asrv.RequestHandler.
-func (h *taskHandler) SendMessage(ctx context.Context, req *a2a.SendMessageRequest) (a2a.SendMessageResult, error) {
-	if err := checkMessage(req); err != nil {
+func (h *Handler) SendMessage(ctx context.Context, req *a2a.SendMessageRequest) (a2a.SendMessageResult, error) {
+	if err := CheckMessage(req); err != nil {
 		return nil, err
 	}
-	if m := h.ts.agent.reply(req.Message); m != nil {
+	if m := h.ts.agent.Reply(req.Message); m != nil {
 		return m, nil
 	}
 	push, err := h.sendPushConfig(req)
@@ -49,23 +49,23 @@ func (h *taskHandler) SendMessage(ctx context.Context, req *a2a.SendMessageReque
 		return nil, err
 	}
 	immediate := req.Config != nil && req.Config.ReturnImmediately
-	var sub *subscriber
+	var sub *Subscriber
 	if !immediate {
-		sub = newSubscriber()
+		sub = NewSubscriber()
 	}
-	snap, err := h.ts.start(req.Message, sub, legacyCall(ctx), push)
+	snap, err := h.ts.Start(req.Message, sub, StartOptions{Reopen: legacyCall(ctx), Push: push})
 	if err != nil {
 		return nil, err
 	}
 	if immediate {
 		return snap, nil
 	}
-	defer h.ts.unsubscribe(snap.ID, sub)
+	defer h.ts.Unsubscribe(snap.ID, sub)
 	for {
 		select {
 		case _, ok := <-sub.ch:
 			if !ok {
-				return h.ts.store.view(snap.ID, historyLength(req))
+				return h.ts.store.view(snap.ID, HistoryLength(req))
 			}
 		case <-ctx.Done():
 			return nil, ctx.Err()
@@ -74,13 +74,13 @@ func (h *taskHandler) SendMessage(ctx context.Context, req *a2a.SendMessageReque
 }
 
 // SendStreamingMessage implements a2asrv.RequestHandler.
-func (h *taskHandler) SendStreamingMessage(ctx context.Context, req *a2a.SendMessageRequest) iter.Seq2[a2a.Event, error] {
+func (h *Handler) SendStreamingMessage(ctx context.Context, req *a2a.SendMessageRequest) iter.Seq2[a2a.Event, error] {
 	return func(yield func(a2a.Event, error) bool) {
-		if err := checkMessage(req); err != nil {
+		if err := CheckMessage(req); err != nil {
 			yield(nil, err)
 			return
 		}
-		if m := h.ts.agent.reply(req.Message); m != nil {
+		if m := h.ts.agent.Reply(req.Message); m != nil {
 			yield(m, nil)
 			return
 		}
@@ -89,23 +89,23 @@ func (h *taskHandler) SendStreamingMessage(ctx context.Context, req *a2a.SendMes
 			yield(nil, err)
 			return
 		}
-		sub := newSubscriber()
-		snap, err := h.ts.start(req.Message, sub, legacyCall(ctx), push)
+		sub := NewSubscriber()
+		snap, err := h.ts.Start(req.Message, sub, StartOptions{Reopen: legacyCall(ctx), Push: push})
 		if err != nil {
 			yield(nil, err)
 			return
 		}
-		defer h.ts.unsubscribe(snap.ID, sub)
+		defer h.ts.Unsubscribe(snap.ID, sub)
 		if !yield(snap, nil) {
 			return
 		}
-		forward(ctx, sub, yield)
+		Forward(ctx, sub, yield)
 	}
 }
 
-// forward yields the events of sub until the turn ends or the caller goes away. It tells the
+// Forward yields the events of sub until the turn ends or the caller goes away. It tells the
 // response writer how many events wait behind each one (see hotpath.FlushGate).
-func forward(ctx context.Context, sub *subscriber, yield func(a2a.Event, error) bool) {
+func Forward(ctx context.Context, sub *Subscriber, yield func(a2a.Event, error) bool) {
 	g := hotpath.FlushGateFrom(ctx)
 	for {
 		select {
@@ -126,9 +126,9 @@ func forward(ctx context.Context, sub *subscriber, yield func(a2a.Event, error) 
 // SubscribeToTask implements a2asrv.RequestHandler. A task that is not running yields its
 // current state and ends the stream (input-required, auth-required); one in a terminal state is
 // refused with UnsupportedOperationError (v1.0) or yields its final state (v0.3).
-func (h *taskHandler) SubscribeToTask(ctx context.Context, req *a2a.SubscribeToTaskRequest) iter.Seq2[a2a.Event, error] {
+func (h *Handler) SubscribeToTask(ctx context.Context, req *a2a.SubscribeToTaskRequest) iter.Seq2[a2a.Event, error] {
 	return func(yield func(a2a.Event, error) bool) {
-		sub := newSubscriber()
+		sub := NewSubscriber()
 		snap, attached, err := h.ts.subscribe(req.ID, sub, legacyCall(ctx))
 		if err != nil {
 			yield(nil, err)
@@ -138,30 +138,30 @@ func (h *taskHandler) SubscribeToTask(ctx context.Context, req *a2a.SubscribeToT
 			yield(snap, nil)
 			return
 		}
-		defer h.ts.unsubscribe(req.ID, sub)
+		defer h.ts.Unsubscribe(req.ID, sub)
 		if !yield(snap, nil) {
 			return
 		}
-		forward(ctx, sub, yield)
+		Forward(ctx, sub, yield)
 	}
 }
 
 // GetTask implements a2asrv.RequestHandler.
-func (h *taskHandler) GetTask(ctx context.Context, req *a2a.GetTaskRequest) (*a2a.Task, error) {
+func (h *Handler) GetTask(ctx context.Context, req *a2a.GetTaskRequest) (*a2a.Task, error) {
 	return h.ts.store.view(req.ID, req.HistoryLength)
 }
 
 // ListTasks implements a2asrv.RequestHandler.
-func (h *taskHandler) ListTasks(ctx context.Context, req *a2a.ListTasksRequest) (*a2a.ListTasksResponse, error) {
+func (h *Handler) ListTasks(ctx context.Context, req *a2a.ListTasksRequest) (*a2a.ListTasksResponse, error) {
 	return h.ts.store.list(req)
 }
 
 // CancelTask implements a2asrv.RequestHandler.
-func (h *taskHandler) CancelTask(ctx context.Context, req *a2a.CancelTaskRequest) (*a2a.Task, error) {
+func (h *Handler) CancelTask(ctx context.Context, req *a2a.CancelTaskRequest) (*a2a.Task, error) {
 	return h.ts.cancel(ctx, req.ID)
 }
 
 // GetExtendedAgentCard implements a2asrv.RequestHandler.
-func (h *taskHandler) GetExtendedAgentCard(context.Context, *a2a.GetExtendedAgentCardRequest) (*a2a.AgentCard, error) {
+func (h *Handler) GetExtendedAgentCard(context.Context, *a2a.GetExtendedAgentCardRequest) (*a2a.AgentCard, error) {
 	return nil, a2a.ErrExtendedCardNotConfigured
 }

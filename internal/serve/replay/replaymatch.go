@@ -1,4 +1,4 @@
-package serve
+package replay
 
 import (
 	"github.com/a2aproject/a2a-go/v2/a2a"

@@ -1,4 +1,4 @@
-package serve
+package tasks
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 
 // Push notification configs live on the task's record (record.push), so they are dropped with the
 // task by retention and answered by every replica that sees the task. record.push is copy-on-write:
-// emit hands the slice to the pusher without holding the lock.
+// emit hands the slice to the Pusher without holding the lock.
 
 func copyPushConfig(c *a2a.PushConfig, taskID a2a.TaskID) *a2a.PushConfig {
 	out := *c
@@ -30,7 +30,7 @@ type pushHook struct {
 }
 
 // addPushLocked stores a copy of c on r, replacing a config with the same ID; an empty ID gets a new one.
-func (s *memStore) addPushLocked(r *record, c *a2a.PushConfig, v03 bool) *a2a.PushConfig {
+func (s *Store) addPushLocked(r *record, c *a2a.PushConfig, v03 bool) *a2a.PushConfig {
 	stored := copyPushConfig(c, r.task.ID)
 	if stored.ID == "" {
 		stored.ID = string(a2a.NewTaskID()) // a fresh UUID, as task IDs are
@@ -55,19 +55,9 @@ func findPush(r *record, id string) *a2a.PushConfig {
 }
 
 // CreateTaskPushConfig implements a2asrv.RequestHandler.
-func (h *taskHandler) CreateTaskPushConfig(ctx context.Context, req *a2a.PushConfig) (*a2a.PushConfig, error) {
+func (h *Handler) CreateTaskPushConfig(ctx context.Context, req *a2a.PushConfig) (*a2a.PushConfig, error) {
 	if req == nil || req.TaskID == "" {
 		return nil, a2a.NewError(a2a.ErrInvalidParams, "task ID is required")
-	}
-	s := h.ts.store
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	r, err := s.lookupLocked(req.TaskID)
-	if err != nil {
-		return nil, err
-	}
-	if err := h.checkPushURL(req.URL); err != nil {
-		return nil, err
 	}
 	if req.ID == "" && legacyCall(ctx) {
 		// v0.3 named a task's one config implicitly; its TCK reads it back as "default".
@@ -75,12 +65,29 @@ func (h *taskHandler) CreateTaskPushConfig(ctx context.Context, req *a2a.PushCon
 		c.ID = "default"
 		req = &c
 	}
-	return s.addPushLocked(r, req, legacyCall(ctx)), nil
+	return h.ts.store.addPush(req, legacyCall(ctx), func() error { return h.checkPushURL(req.URL) })
+}
+
+// addPush stores c on its task once check (run after the task is found) passes.
+func (s *Store) addPush(c *a2a.PushConfig, v03 bool, check func() error) (*a2a.PushConfig, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, err := s.lookupLocked(c.TaskID)
+	if err != nil {
+		return nil, err
+	}
+	if err := check(); err != nil {
+		return nil, err
+	}
+	return s.addPushLocked(r, c, v03), nil
 }
 
 // GetTaskPushConfig implements a2asrv.RequestHandler.
-func (h *taskHandler) GetTaskPushConfig(_ context.Context, req *a2a.GetTaskPushConfigRequest) (*a2a.PushConfig, error) {
-	s := h.ts.store
+func (h *Handler) GetTaskPushConfig(_ context.Context, req *a2a.GetTaskPushConfigRequest) (*a2a.PushConfig, error) {
+	return h.ts.store.getPush(req)
+}
+
+func (s *Store) getPush(req *a2a.GetTaskPushConfigRequest) (*a2a.PushConfig, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r, err := s.lookupLocked(req.TaskID)
@@ -95,8 +102,11 @@ func (h *taskHandler) GetTaskPushConfig(_ context.Context, req *a2a.GetTaskPushC
 }
 
 // ListTaskPushConfigs implements a2asrv.RequestHandler.
-func (h *taskHandler) ListTaskPushConfigs(_ context.Context, req *a2a.ListTaskPushConfigRequest) (*a2a.ListTaskPushConfigResponse, error) {
-	s := h.ts.store
+func (h *Handler) ListTaskPushConfigs(_ context.Context, req *a2a.ListTaskPushConfigRequest) (*a2a.ListTaskPushConfigResponse, error) {
+	return h.ts.store.listPush(req)
+}
+
+func (s *Store) listPush(req *a2a.ListTaskPushConfigRequest) (*a2a.ListTaskPushConfigResponse, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r, err := s.lookupLocked(req.TaskID)
@@ -112,8 +122,11 @@ func (h *taskHandler) ListTaskPushConfigs(_ context.Context, req *a2a.ListTaskPu
 
 // DeleteTaskPushConfig implements a2asrv.RequestHandler. Deleting a config that is not there is
 // not an error (the specification asks for idempotent deletes); an unknown task is.
-func (h *taskHandler) DeleteTaskPushConfig(_ context.Context, req *a2a.DeleteTaskPushConfigRequest) error {
-	s := h.ts.store
+func (h *Handler) DeleteTaskPushConfig(_ context.Context, req *a2a.DeleteTaskPushConfigRequest) error {
+	return h.ts.store.deletePush(req)
+}
+
+func (s *Store) deletePush(req *a2a.DeleteTaskPushConfigRequest) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r, err := s.lookupLocked(req.TaskID)
@@ -127,7 +140,7 @@ func (h *taskHandler) DeleteTaskPushConfig(_ context.Context, req *a2a.DeleteTas
 }
 
 // sendPushConfig is the push config a SendMessageRequest carries, checked against the allow-list.
-func (h *taskHandler) sendPushConfig(req *a2a.SendMessageRequest) (*a2a.PushConfig, error) {
+func (h *Handler) sendPushConfig(req *a2a.SendMessageRequest) (*a2a.PushConfig, error) {
 	if req.Config == nil || req.Config.PushConfig == nil {
 		return nil, nil
 	}
@@ -137,7 +150,7 @@ func (h *taskHandler) sendPushConfig(req *a2a.SendMessageRequest) (*a2a.PushConf
 	return req.Config.PushConfig, nil
 }
 
-func (h *taskHandler) checkPushURL(u string) error {
+func (h *Handler) checkPushURL(u string) error {
 	if h.ts.push == nil {
 		return a2a.ErrPushNotificationNotSupported
 	}

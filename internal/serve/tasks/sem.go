@@ -1,30 +1,30 @@
-package serve
+package tasks
 
 import (
 	"context"
 	"sync"
 )
 
-// fifoSem bounds concurrent runs; waiters are admitted in arrival order. A zero limit admits all.
-type fifoSem struct {
+// FIFOSem bounds concurrent runs; waiters are admitted in arrival order. A zero limit admits all.
+type FIFOSem struct {
 	mu      sync.Mutex
 	limit   int
 	running int
 	queue   []chan struct{}
 }
 
-func newFIFOSem(limit int) *fifoSem { return &fifoSem{limit: limit} }
+func NewFIFOSem(limit int) *FIFOSem { return &FIFOSem{limit: limit} }
 
-// ticket is a place in a fifoSem's queue. Taking one records the arrival; waiting on it may happen
+// Ticket is a place in a FIFOSem's queue. Taking one records the arrival; waiting on it may happen
 // later, on another goroutine, without losing the place.
-type ticket struct {
-	s  *fifoSem
+type Ticket struct {
+	s  *FIFOSem
 	ch chan struct{} // closed when admitted; nil when admitted on arrival
 }
 
-// take takes a place in the queue: a slot at once when one is free and nobody waits.
-func (s *fifoSem) take() *ticket {
-	t := &ticket{s: s}
+// Take takes a place in the queue: a slot at once when one is free and nobody waits.
+func (s *FIFOSem) Take() *Ticket {
+	t := &Ticket{s: s}
 	if s.limit <= 0 {
 		return t
 	}
@@ -39,9 +39,9 @@ func (s *fifoSem) take() *ticket {
 	return t
 }
 
-// wait waits until the ticket is admitted. On ctx's end it gives the place up (or passes on a slot
+// Wait waits until the Ticket is admitted. On ctx's end it gives the place up (or passes on a slot
 // admitted meanwhile) and returns ctx's error; after a nil return the holder must call release.
-func (t *ticket) wait(ctx context.Context) error {
+func (t *Ticket) Wait(ctx context.Context) error {
 	if t.ch == nil {
 		return nil
 	}
@@ -64,7 +64,7 @@ func (t *ticket) wait(ctx context.Context) error {
 	}
 }
 
-func (s *fifoSem) release() {
+func (s *FIFOSem) Release() {
 	if s.limit <= 0 {
 		return
 	}
@@ -74,7 +74,7 @@ func (s *fifoSem) release() {
 }
 
 // releaseLocked hands the slot to the first waiter, or frees it.
-func (s *fifoSem) releaseLocked() {
+func (s *FIFOSem) releaseLocked() {
 	if len(s.queue) > 0 {
 		close(s.queue[0])
 		s.queue = s.queue[1:]

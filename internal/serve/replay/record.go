@@ -1,4 +1,4 @@
-package serve
+package replay
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
+
+	"github.com/a2acli/a2a/internal/serve"
 )
 
 // Record wraps a backend (normally Proxy) so that the traffic it serves is written to w as a
@@ -16,24 +18,24 @@ import (
 // user-role message line, then every event answered, one a2a.StreamResponse per line. Each line is
 // written whole with one Write, so concurrent calls never split lines; a file meant for replay
 // should still record one session at a time, since lines of concurrent sessions interleave.
-func Record(b Backend, w io.Writer) Backend { return recordBackend{next: b, w: &recordWriter{w: w}} }
+func Record(b serve.Backend, w io.Writer) serve.Backend {
+	return recordBackend{next: b, w: &recordWriter{w: w}}
+}
 
 type recordBackend struct {
-	next Backend
+	next serve.Backend
 	w    *recordWriter
 }
 
-func (rb recordBackend) setup(e *env) (*backendParts, error) {
-	next := rb.next
-	if pb, ok := next.(proxyBackend); ok {
-		pb.eventsOnly = true // the recorder needs the events: A2A calls take the decoding path
-		next = pb
-	}
-	parts, err := next.setup(e)
+func (rb recordBackend) Setup(e *serve.Env) (*serve.Parts, error) {
+	rec := *e
+	rec.Recording = true // the recorder needs the events: a proxy's A2A calls take the decoding path
+	parts, err := rb.next.Setup(&rec)
 	if err != nil {
 		return nil, err
 	}
-	parts.handler = &recorder{RequestHandler: parts.handler, w: rb.w}
+	parts.Handler = &recorder{RequestHandler: parts.Handler, w: rb.w}
+	parts.FastPath, parts.DetachStreams = false, false // the recorder is no task handler: as before, calls reach it through a2asrv
 	return parts, nil
 }
 

@@ -1,4 +1,4 @@
-package serve
+package tasks
 
 import "time"
 
@@ -17,7 +17,7 @@ type finishedEntry struct {
 
 // changedLocked keeps the queue in step after r changed; was says whether r was finished
 // before the change. Called with s.mu held.
-func (s *memStore) changedLocked(r *record, was bool) {
+func (s *Store) changedLocked(r *record, was bool) {
 	now := finished(r)
 	if was {
 		s.done.count--
@@ -32,11 +32,11 @@ func (s *memStore) changedLocked(r *record, was bool) {
 }
 
 // valid reports whether e is the current entry of a finished task still in the store.
-func (s *memStore) valid(e finishedEntry) bool {
+func (s *Store) valid(e finishedEntry) bool {
 	return s.tasks[e.r.task.ID] == e.r && finished(e.r) && e.r.updated.Equal(e.at)
 }
 
-func (s *memStore) compactLocked() {
+func (s *Store) compactLocked() {
 	kept := s.done.entries[:0]
 	for _, e := range s.done.entries {
 		if s.valid(e) {
@@ -50,7 +50,7 @@ func (s *memStore) compactLocked() {
 // pruneLocked applies the retention rules: finished tasks older than the TTL are dropped, then
 // the oldest finished tasks beyond maxTasks. Active tasks are never dropped. Called with s.mu
 // held; it costs O(1) per dropped or stale entry.
-func (s *memStore) pruneLocked() {
+func (s *Store) pruneLocked() {
 	cutoff := s.now().Add(-s.ttl)
 	q := &s.done
 	for len(q.entries) > 0 {

@@ -1,4 +1,4 @@
-package serve
+package tasks
 
 import (
 	"cmp"
@@ -30,17 +30,17 @@ type record struct {
 	version taskstore.TaskVersion
 	updated time.Time
 	run     *turnRun // non-nil while a turn is running
-	subs    map[*subscriber]struct{}
-	// artBytes is the payload size of the task's artifacts, kept within memStore.maxArtifactBytes by
+	subs    map[*Subscriber]struct{}
+	// artBytes is the payload size of the task's artifacts, kept within Store.maxArtifactBytes by
 	// applyLocked (tasks replaced through Update are not counted).
 	artBytes int64
 	push     []pushHook // push notification configs (push.go); copy-on-write
 }
 
-// memStore keeps tasks in memory with retention: at most maxTasks finished tasks, finished tasks
+// Store keeps tasks in memory with retention: at most maxTasks finished tasks, finished tasks
 // older than ttl are dropped, active tasks are never dropped. It has no notion of users, so
 // listing works without authentication.
-type memStore struct {
+type Store struct {
 	mu       sync.Mutex
 	now      func() time.Time
 	maxTasks int
@@ -51,9 +51,9 @@ type memStore struct {
 	maxArtifactBytes int64
 }
 
-var _ taskstore.Store = (*memStore)(nil)
+var _ taskstore.Store = (*Store)(nil)
 
-func newMemStore(maxTasks int, ttl time.Duration, now func() time.Time) *memStore {
+func NewStore(maxTasks int, ttl time.Duration, now func() time.Time) *Store {
 	if maxTasks <= 0 {
 		maxTasks = defaultMaxTasks
 	}
@@ -63,7 +63,7 @@ func newMemStore(maxTasks int, ttl time.Duration, now func() time.Time) *memStor
 	if now == nil {
 		now = time.Now
 	}
-	return &memStore{now: now, maxTasks: maxTasks, ttl: ttl, tasks: map[a2a.TaskID]*record{}, maxArtifactBytes: defaultMaxArtifactBytes}
+	return &Store{now: now, maxTasks: maxTasks, ttl: ttl, tasks: map[a2a.TaskID]*record{}, maxArtifactBytes: defaultMaxArtifactBytes}
 }
 
 func finished(r *record) bool {
@@ -71,13 +71,13 @@ func finished(r *record) bool {
 }
 
 // insert adds a new task, taking ownership of t.
-func (s *memStore) insert(t *a2a.Task) (*record, error) {
+func (s *Store) insert(t *a2a.Task) (*record, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, ok := s.tasks[t.ID]; ok {
 		return nil, taskstore.ErrTaskAlreadyExists
 	}
-	r := &record{task: t, version: 1, updated: s.now(), subs: map[*subscriber]struct{}{}, artBytes: artifactsSize(t.Artifacts)}
+	r := &record{task: t, version: 1, updated: s.now(), subs: map[*Subscriber]struct{}{}, artBytes: artifactsSize(t.Artifacts)}
 	s.tasks[t.ID] = r
 	s.changedLocked(r, false)
 	s.pruneLocked()
@@ -85,7 +85,7 @@ func (s *memStore) insert(t *a2a.Task) (*record, error) {
 }
 
 // lookupLocked returns the record of a live (not expired) task.
-func (s *memStore) lookupLocked(id a2a.TaskID) (*record, error) {
+func (s *Store) lookupLocked(id a2a.TaskID) (*record, error) {
 	r, ok := s.tasks[id]
 	if !ok || (finished(r) && r.updated.Before(s.now().Add(-s.ttl))) {
 		return nil, a2a.ErrTaskNotFound
@@ -121,7 +121,7 @@ func snapshot(t *a2a.Task, historyLength *int, withArtifacts bool) *a2a.Task {
 }
 
 // view returns a snapshot of a task.
-func (s *memStore) view(id a2a.TaskID, historyLength *int) (*a2a.Task, error) {
+func (s *Store) view(id a2a.TaskID, historyLength *int) (*a2a.Task, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r, err := s.lookupLocked(id)
@@ -132,7 +132,7 @@ func (s *memStore) view(id a2a.TaskID, historyLength *int) (*a2a.Task, error) {
 }
 
 // applyLocked integrates an event into the task in place. Called with s.mu held.
-func (s *memStore) applyLocked(r *record, ev a2a.Event) {
+func (s *Store) applyLocked(r *record, ev a2a.Event) {
 	defer s.changedLocked(r, finished(r))
 	t := r.task
 	r.version++
@@ -159,7 +159,7 @@ func (s *memStore) applyLocked(r *record, ev a2a.Event) {
 
 // list implements ListTasks: filters, ordering by last update (newest first, then task ID
 // descending) and cursor page tokens that stay valid while tasks are added.
-func (s *memStore) list(req *a2a.ListTasksRequest) (*a2a.ListTasksResponse, error) {
+func (s *Store) list(req *a2a.ListTasksRequest) (*a2a.ListTasksResponse, error) {
 	pageSize := req.PageSize
 	if pageSize == 0 {
 		pageSize = defaultPageSize
@@ -248,11 +248,11 @@ func decodeCursor(tok string) (cursor, error) {
 	return cursor{updated: time.Unix(0, n), id: a2a.TaskID(id)}, nil
 }
 
-// The methods below make memStore a taskstore.Store, so it can also back a2asrv.NewHandler.
+// The methods below make Store a taskstore.Store, so it can also back a2asrv.NewHandler.
 // Update keeps the given task pointer instead of cloning it: a2asrv hands over a fresh copy.
 
 // Create implements taskstore.Store.
-func (s *memStore) Create(_ context.Context, t *a2a.Task) (taskstore.TaskVersion, error) {
+func (s *Store) Create(_ context.Context, t *a2a.Task) (taskstore.TaskVersion, error) {
 	r, err := s.insert(t)
 	if err != nil {
 		return taskstore.TaskVersionMissing, err
@@ -261,7 +261,7 @@ func (s *memStore) Create(_ context.Context, t *a2a.Task) (taskstore.TaskVersion
 }
 
 // Update implements taskstore.Store.
-func (s *memStore) Update(_ context.Context, req *taskstore.UpdateRequest) (taskstore.TaskVersion, error) {
+func (s *Store) Update(_ context.Context, req *taskstore.UpdateRequest) (taskstore.TaskVersion, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r, err := s.lookupLocked(req.Task.ID)
@@ -280,7 +280,7 @@ func (s *memStore) Update(_ context.Context, req *taskstore.UpdateRequest) (task
 }
 
 // Get implements taskstore.Store.
-func (s *memStore) Get(_ context.Context, id a2a.TaskID) (*taskstore.StoredTask, error) {
+func (s *Store) Get(_ context.Context, id a2a.TaskID) (*taskstore.StoredTask, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r, err := s.lookupLocked(id)
@@ -291,6 +291,6 @@ func (s *memStore) Get(_ context.Context, id a2a.TaskID) (*taskstore.StoredTask,
 }
 
 // List implements taskstore.Store.
-func (s *memStore) List(_ context.Context, req *a2a.ListTasksRequest) (*a2a.ListTasksResponse, error) {
+func (s *Store) List(_ context.Context, req *a2a.ListTasksRequest) (*a2a.ListTasksResponse, error) {
 	return s.list(req)
 }

@@ -1,4 +1,4 @@
-package serve
+package replay
 
 import (
 	"context"
@@ -11,6 +11,8 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/a2acli/a2a/internal/serve"
 )
 
 func loadRecording(t testing.TB, name string) *Recording {
@@ -104,12 +106,12 @@ func TestMatchesUser(t *testing.T) {
 	}
 }
 
-func startReplay(t *testing.T, cfg ReplayConfig, names ...string) *testServer {
+func startReplay(t *testing.T, cfg Config, names ...string) *testServer {
 	t.Helper()
 	for _, n := range names {
 		cfg.Recordings = append(cfg.Recordings, loadRecording(t, n))
 	}
-	return startServer(t, Config{Transports: []a2a.TransportProtocol{a2a.TransportProtocolHTTPJSON}, Backend: Replay(cfg), Quiet: true})
+	return startServer(t, serve.Config{Transports: []a2a.TransportProtocol{a2a.TransportProtocolHTTPJSON}, Backend: New(cfg), Quiet: true})
 }
 
 func lastState(evs []a2a.Event) a2a.TaskState {
@@ -146,7 +148,7 @@ func answer(task a2a.TaskID, d map[string]any) *a2a.SendMessageRequest {
 
 func TestReplayBranches(t *testing.T) {
 	t.Parallel()
-	srv := startReplay(t, ReplayConfig{}, "gemini-approve-write.jsonl", "gemini-reject-write.jsonl")
+	srv := startReplay(t, Config{}, "gemini-approve-write.jsonl", "gemini-reject-write.jsonl")
 	c := newClient(t, srv.url, a2a.TransportProtocolHTTPJSON)
 	ctx := context.Background()
 	cases := []struct {
@@ -186,7 +188,7 @@ func TestReplayUnmatched(t *testing.T) {
 	t.Parallel()
 	for _, asError := range []bool{false, true} {
 		// The connection rule is off: a pooled connection closed between the two calls would abort the turn instead.
-		srv := startReplay(t, ReplayConfig{UnmatchedError: asError, ConnectionRule: "off"}, "gemini-approve-write.jsonl")
+		srv := startReplay(t, Config{UnmatchedError: asError, ConnectionRule: "off"}, "gemini-approve-write.jsonl")
 		c := newClient(t, srv.url, a2a.TransportProtocolHTTPJSON)
 		evs, err := collect(t, c.SendStreamingMessage(context.Background(), textMessage("go")))
 		if err != nil {
@@ -219,7 +221,7 @@ func TestReplaySpeed(t *testing.T) {
 		t.Fatal(err)
 	}
 	// 3 s of recorded time in turn 1 at 30x: about 100 ms.
-	srv := startServer(t, Config{Backend: Replay(ReplayConfig{Recordings: []*Recording{rec}, Speed: 30}), Quiet: true})
+	srv := startServer(t, serve.Config{Backend: New(Config{Recordings: []*Recording{rec}, Speed: 30}), Quiet: true})
 	c := newClient(t, srv.url, a2a.TransportProtocolHTTPJSON)
 	start := time.Now()
 	evs, err := collect(t, c.SendStreamingMessage(context.Background(), textMessage("x")))

@@ -1,4 +1,4 @@
-package serve
+package tasks
 
 import (
 	"bytes"
@@ -24,14 +24,14 @@ const (
 	pushCloseWait   = 500 * time.Millisecond // shutdown waits this long at most for queued notifications
 )
 
-// pusher delivers the events of tasks to their webhooks. Each webhook (task and config ID) has its
+// Pusher delivers the events of tasks to their webhooks. Each webhook (task and config ID) has its
 // own bounded queue drained by its own goroutine, so events reach a webhook in order, and a webhook
 // that is slow or down delays nothing but its own queue: the task's goroutine only appends to the
 // queues, and drops (and counts) a notification when a queue is full.
-type pusher struct {
+type Pusher struct {
 	allow   pushAllow
 	client  *http.Client
-	log     *trafficLog
+	log     Logf
 	base    context.Context
 	stop    context.CancelFunc
 	wg      sync.WaitGroup
@@ -70,7 +70,7 @@ type pushQueue struct {
 	running bool
 }
 
-func newPusher(allow []string, log *trafficLog) *pusher {
+func NewPusher(allow []string, log Logf) *Pusher {
 	a := newPushAllow(allow)
 	base, stop := context.WithCancel(context.Background())
 	tr := &http.Transport{
@@ -85,12 +85,12 @@ func newPusher(allow []string, log *trafficLog) *pusher {
 		Transport:     tr,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
-	return &pusher{allow: a, client: client, log: log, base: base, stop: stop, queues: map[pushKey]*pushQueue{}}
+	return &Pusher{allow: a, client: client, log: log, base: base, stop: stop, queues: map[pushKey]*pushQueue{}}
 }
 
 // deliver queues ev for every hook: v1.0 webhooks get the StreamResponse of ev, v0.3 ones the task
 // (the snapshot after ev). It never blocks on the network.
-func (p *pusher) deliver(hooks []pushHook, ev a2a.Event, task *a2a.Task) {
+func (p *Pusher) deliver(hooks []pushHook, ev a2a.Event, task *a2a.Task) {
 	if p == nil || len(hooks) == 0 || p.base.Err() != nil {
 		return
 	}
@@ -134,7 +134,7 @@ func (p *pusher) deliver(hooks []pushHook, ev a2a.Event, task *a2a.Task) {
 }
 
 // drain posts the queue's notifications in order and ends when the queue is empty.
-func (p *pusher) drain(k pushKey, q *pushQueue) {
+func (p *Pusher) drain(k pushKey, q *pushQueue) {
 	defer p.wg.Done()
 	for {
 		p.mu.Lock()
@@ -155,7 +155,7 @@ func (p *pusher) drain(k pushKey, q *pushQueue) {
 }
 
 // send posts one notification, retrying network errors and 5xx/429 answers with bounded backoff.
-func (p *pusher) send(it pushItem) error {
+func (p *Pusher) send(it pushItem) error {
 	wait := p.backoff
 	if wait <= 0 {
 		wait = pushBackoff
@@ -176,7 +176,7 @@ func (p *pusher) send(it pushItem) error {
 	}
 }
 
-func (p *pusher) post(it pushItem) (retry bool, err error) {
+func (p *Pusher) post(it pushItem) (retry bool, err error) {
 	limit := p.attemptWait
 	if limit <= 0 {
 		limit = pushAttemptWait
@@ -217,7 +217,7 @@ func (p *pusher) post(it pushItem) (retry bool, err error) {
 
 // close stops delivering: notifications still queued get a moment (at most pushCloseWait, within
 // ctx) to go out, then are abandoned.
-func (p *pusher) close(ctx context.Context) error {
+func (p *Pusher) close(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, pushCloseWait)
 	defer cancel()
 	done := make(chan struct{})

@@ -1,4 +1,4 @@
-package serve
+package tasks
 
 import (
 	"fmt"
@@ -11,7 +11,7 @@ import (
 )
 
 // storedIDs lists the stored task IDs, sorted, and checks the finished count kept for retention.
-func storedIDs(t *testing.T, s *memStore) []string {
+func storedIDs(t *testing.T, s *Store) []string {
 	t.Helper()
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -35,7 +35,7 @@ func storedIDs(t *testing.T, s *memStore) []string {
 func TestRetentionQueue(t *testing.T) {
 	t.Parallel()
 	clk := &fakeClock{t: time.Unix(1000, 0)}
-	s := newMemStore(3, time.Hour, clk.now)
+	s := NewStore(3, time.Hour, clk.now)
 	for i := range 5 {
 		addTask(t, s, fmt.Sprint("t", i), "c", a2a.TaskStateCompleted)
 	}

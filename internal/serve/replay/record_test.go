@@ -1,4 +1,4 @@
-package serve
+package replay
 
 import (
 	"bufio"
@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/a2acli/a2a/internal/serve"
 )
 
 // TestRecordConcurrent records concurrent calls into one writer: every line stays whole, and each
@@ -16,7 +18,7 @@ import (
 func TestRecordConcurrent(t *testing.T) {
 	t.Parallel()
 	var buf syncBuffer
-	srv := startServer(t, Config{Backend: Record(Echo(), &buf), Quiet: true})
+	srv := startServer(t, serve.Config{Backend: Record(serve.Echo(), &buf), Quiet: true})
 	c := newClient(t, srv.url, a2a.TransportProtocolHTTPJSON)
 	const calls = 8
 	var wg sync.WaitGroup
@@ -50,5 +52,21 @@ func TestRecordConcurrent(t *testing.T) {
 	// A stream yields the task, working, the artifact and the final status; a send its task.
 	if users != calls || events != calls/2*4+calls/2 {
 		t.Errorf("recorded %d user lines and %d events, want %d and %d", users, events, calls, calls/2*4+calls/2)
+	}
+}
+
+// TestProxyFastRecordUsesEvents: with a recorder, A2A calls take the decoding path so that their
+// events are recorded.
+func TestProxyFastRecordUsesEvents(t *testing.T) {
+	t.Parallel()
+	up := startServer(t, serve.Config{Backend: serve.Echo(), Quiet: true})
+	var rec syncBuffer
+	px := startServer(t, serve.Config{Backend: Record(serve.Proxy(serve.ProxyConfig{Connect: connector(up.url)}), &rec), Quiet: true})
+	c := newClient(t, px.url, a2a.TransportProtocolHTTPJSON)
+	if _, err := c.SendMessage(context.Background(), textMessage("r")); err != nil {
+		t.Fatalf("SendMessage() = %v", err)
+	}
+	if n := strings.Count(rec.String(), "\n"); n != 2 {
+		t.Errorf("recorded %d lines, want the user's message and the task:\n%s", n, rec.String())
 	}
 }

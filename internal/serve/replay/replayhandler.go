@@ -1,20 +1,23 @@
-package serve
+package replay
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"iter"
-	"net/http"
 	"sync"
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
+
+	"github.com/a2acli/a2a/internal/devtool"
+	"github.com/a2acli/a2a/internal/serve"
+	"github.com/a2acli/a2a/internal/serve/tasks"
 )
 
-// ReplayConfig configures the Replay backend.
-type ReplayConfig struct {
+// Config configures the Replay backend.
+type Config struct {
 	// Recordings are served together: a new task picks those whose first user message matches,
 	// and each later message narrows them down (recordings sharing a prefix are branches).
 	Recordings []*Recording
@@ -35,19 +38,20 @@ const defaultReplayIdle = 5 * time.Second
 
 // Replay returns a backend that serves recorded sessions turn by turn: it streams the recorded
 // events up to the next user message and waits there for the client's matching answer.
-func Replay(c ReplayConfig) Backend { return replayBackend{cfg: c} }
+func New(c Config) serve.Backend { return replayBackend{cfg: c} }
 
-type replayBackend struct{ cfg ReplayConfig }
+type replayBackend struct{ cfg Config }
 
-func (b replayBackend) setup(e *env) (*backendParts, error) {
+func (b replayBackend) Setup(e *serve.Env) (*serve.Parts, error) {
 	if len(b.cfg.Recordings) == 0 {
 		return nil, errors.New("replay: no recording")
 	}
 	if b.cfg.Speed < 0 {
 		return nil, fmt.Errorf("replay: invalid speed %v", b.cfg.Speed)
 	}
-	ts := newTasks(e.store, nil, newPusher(e.cfg.PushAllow, e.log))
-	r := &replayer{cfg: b.cfg, ts: ts, log: e.log, taskHandler: &taskHandler{ts: ts}, sessions: map[a2a.TaskID]*session{}}
+	// No agent: every turn is a recorded script handed to Start (replaysession.go).
+	ts := tasks.NewRunner(e.Store, nil, tasks.NewPusher(e.Config.PushAllow, e.Logf))
+	r := &replayer{cfg: b.cfg, ts: ts, quiet: e.Config.Quiet, log: e.Logf, Handler: tasks.NewHandler(ts), sessions: map[a2a.TaskID]*session{}}
 	for _, rec := range b.cfg.Recordings {
 		r.cmds.merge(rec.Commands)
 		if rec.Shape == "gemini" {
@@ -70,33 +74,41 @@ func (b replayBackend) setup(e *env) (*backendParts, error) {
 	if r.idle <= 0 {
 		r.idle = defaultReplayIdle
 	}
-	card := baseCard(e.cfg)
-	if e.cfg.Card == nil && r.devtool {
+	card := serve.BaseCard(e.Config)
+	if e.Config.Card == nil && r.devtool {
 		card.Capabilities.Extensions = append(card.Capabilities.Extensions, a2a.AgentExtension{
-			URI: DevToolURI, Description: "development-tool events (replayed)"})
+			URI: devtool.URI, Description: "development-tool events (replayed)"})
 	}
-	return &backendParts{
-		handler:  r,
-		shutdown: ts.shutdown,
-		card:     func(context.Context) (*a2a.AgentCard, error) { return card, nil },
-		http:     r.configureHTTP,
-		push:     pushOn,
-	}, nil
+	parts := &serve.Parts{
+		Handler:  r,
+		Shutdown: ts.Shutdown,
+		Card:     func(context.Context) (*a2a.AgentCard, error) { return card, nil },
+		Front:    r.commandsHandler,
+		Push:     serve.PushOn,
+		// The hot path, but not detached streams: the connection rule follows a turn's connection
+		// through net/http (replayconn.go).
+		FastPath: true,
+	}
+	if r.rule {
+		parts.Conns = &serve.ConnHooks{State: r.conns.hook(r.idle), Context: r.conns.context, IdleTimeout: r.idle}
+	}
+	return parts, nil
 }
 
 // replayer is the replay backend's request handler. Get, list, cancel and subscribe are the
 // task handler's; sending is matched against the recordings.
 type replayer struct {
-	*taskHandler
-	cfg     ReplayConfig
-	ts      *tasks
+	*tasks.Handler
+	cfg     Config
+	ts      *tasks.Runner
 	cmds    CommandsExt
 	gemini  bool // some recording came from the Gemini server
 	devtool bool // some recording is development-tool traffic
 	rule    bool // emulate the connection rule
 	idle    time.Duration
 	conns   connTable
-	log     *trafficLog
+	log     tasks.Logf // the server's log
+	quiet   bool       // no traffic log: replay's notes are not written either
 
 	mu       sync.Mutex
 	sessions map[a2a.TaskID]*session
@@ -105,17 +117,6 @@ type replayer struct {
 var _ a2asrv.RequestHandler = (*replayer)(nil)
 
 var errNoMatch = errors.New("message matches no recorded branch")
-
-// configureHTTP installs the custom endpoints and, with the connection rule, the per-connection
-// hooks on the HTTP server.
-func (r *replayer) configureHTTP(s *http.Server) {
-	s.Handler = r.commandsHandler(s.Handler)
-	if r.rule {
-		s.IdleTimeout = r.idle
-		s.ConnState = r.conns.hook(r.idle)
-		s.ConnContext = r.conns.context
-	}
-}
 
 // connClosed applies the connection rule when the connection of a turn that ends waiting for
 // permission closes.
@@ -130,8 +131,8 @@ func (r *replayer) connClosed(p *play, byClient bool) {
 }
 
 func (r *replayer) logf(format string, args ...any) {
-	if r.log != nil && !r.log.quiet {
-		r.log.printf(format, args...)
+	if r.log != nil && !r.quiet {
+		r.log(format, args...)
 	}
 }
 
@@ -147,13 +148,13 @@ func (r *replayer) unmatched(ctx context.Context, msg *a2a.Message) error {
 
 // SendMessage implements a2asrv.RequestHandler.
 func (r *replayer) SendMessage(ctx context.Context, req *a2a.SendMessageRequest) (a2a.SendMessageResult, error) {
-	if err := checkMessage(req); err != nil {
+	if err := tasks.CheckMessage(req); err != nil {
 		return nil, err
 	}
 	immediate := req.Config != nil && req.Config.ReturnImmediately
-	var sub *subscriber
+	var sub *tasks.Subscriber
 	if !immediate {
-		sub = newSubscriber()
+		sub = tasks.NewSubscriber()
 	}
 	p, err := r.begin(req.Message, sub)
 	if errors.Is(err, errNoMatch) {
@@ -165,12 +166,12 @@ func (r *replayer) SendMessage(ctx context.Context, req *a2a.SendMessageRequest)
 	if immediate {
 		return p.snap, nil
 	}
-	defer r.ts.unsubscribe(p.snap.ID, sub)
+	defer r.ts.Unsubscribe(p.snap.ID, sub)
 	for {
 		select {
-		case _, ok := <-sub.ch:
+		case _, ok := <-sub.Events():
 			if !ok {
-				return r.ts.store.view(p.snap.ID, historyLength(req))
+				return r.ts.Store().View(p.snap.ID, tasks.HistoryLength(req))
 			}
 		case <-ctx.Done():
 			return nil, ctx.Err()
@@ -181,11 +182,11 @@ func (r *replayer) SendMessage(ctx context.Context, req *a2a.SendMessageRequest)
 // SendStreamingMessage implements a2asrv.RequestHandler.
 func (r *replayer) SendStreamingMessage(ctx context.Context, req *a2a.SendMessageRequest) iter.Seq2[a2a.Event, error] {
 	return func(yield func(a2a.Event, error) bool) {
-		if err := checkMessage(req); err != nil {
+		if err := tasks.CheckMessage(req); err != nil {
 			yield(nil, err)
 			return
 		}
-		sub := newSubscriber()
+		sub := tasks.NewSubscriber()
 		p, err := r.begin(req.Message, sub)
 		if errors.Is(err, errNoMatch) {
 			if err := r.unmatched(ctx, req.Message); ctx.Err() == nil {
@@ -197,7 +198,7 @@ func (r *replayer) SendStreamingMessage(ctx context.Context, req *a2a.SendMessag
 			yield(nil, err)
 			return
 		}
-		defer r.ts.unsubscribe(p.snap.ID, sub)
+		defer r.ts.Unsubscribe(p.snap.ID, sub)
 		if r.rule && p.waits {
 			if c := connFrom(ctx); c != nil {
 				c.onClose(func(byClient bool) { r.connClosed(p, byClient) })
@@ -206,6 +207,6 @@ func (r *replayer) SendStreamingMessage(ctx context.Context, req *a2a.SendMessag
 		if p.leadSnap && !yield(p.snap, nil) {
 			return
 		}
-		forward(ctx, sub, yield)
+		tasks.Forward(ctx, sub, yield)
 	}
 }

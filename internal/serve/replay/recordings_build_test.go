@@ -1,4 +1,4 @@
-package serve
+package replay
 
 import (
 	"bufio"
@@ -16,11 +16,11 @@ import (
 )
 
 var buildRecordings = flag.Bool("build-recordings", false,
-	"regenerate ../../testdata/recordings from ../../../shared/devtool/captures")
+	"regenerate ../../../testdata/recordings from ../../../../shared/devtool/captures")
 
 const (
-	recordingsDir = "../../testdata/recordings"
-	capturesDir   = "../../../shared/devtool/captures"
+	recordingsDir = "../../../testdata/recordings"
+	capturesDir   = "../../../../shared/devtool/captures"
 )
 
 // capture is one captured turn: the JSON-RPC results of its envelopes, as generic JSON.

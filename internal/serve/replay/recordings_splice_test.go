@@ -1,4 +1,4 @@
-package serve
+package replay
 
 import (
 	"encoding/json"
@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/a2acli/a2a/internal/devtool"
 )
 
 func clone(t *testing.T, r map[string]any) map[string]any {
@@ -122,7 +124,7 @@ func rfcEvent(state a2a.TaskState, kind string, ms int, parts ...*a2a.Part) a2a.
 	ev := a2a.NewStatusUpdateEvent(info, state, msg)
 	ts := time.Date(2026, 11, 22, 6, 0, 0, 0, time.UTC).Add(time.Duration(ms) * time.Millisecond)
 	ev.Status.Timestamp = &ts
-	ev.Metadata = map[string]any{DevToolURI: map[string]any{"kind": kind, "model": "gemini-2.5-pro"}}
+	ev.Metadata = map[string]any{devtool.URI: map[string]any{"kind": kind, "model": "gemini-2.5-pro"}}
 	return a2a.StreamResponse{Event: ev}
 }
 
@@ -156,7 +158,7 @@ func buildRFC(t *testing.T) {
 		w := &recWriter{t: t}
 		req := a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("Please write hello.txt"))
 		req.ID = "msg-rfc-" + branch + "-1"
-		req.Metadata = map[string]any{DevToolURI: map[string]any{"workspace_path": "/home/dev/project/rfc", "auto_execute": false}}
+		req.Metadata = map[string]any{devtool.URI: map[string]any{"workspace_path": "/home/dev/project/rfc", "auto_execute": false}}
 		w.line(a2a.StreamResponse{Event: req})
 		task := &a2a.Task{ID: "rfc-task-0001", ContextID: "rfc-context-0001", History: []*a2a.Message{req}}
 		ts := time.Date(2026, 11, 22, 6, 0, 0, 0, time.UTC)

@@ -1,50 +1,27 @@
-package serve
+package e2e
 
 import (
 	"bufio"
 	"context"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2aclient"
+	"github.com/a2aproject/a2a-go/v2/a2aclient/agentcard"
 )
 
-// The benchmarks in this file run `a2a serve` as a subprocess, so that its RSS and CPU time are
-// the server's alone.
-
-var (
-	binOnce sync.Once
-	binPath string
-	binErr  error
-)
-
-// serveBinary builds cmd/a2a once per test binary run.
-func serveBinary(b *testing.B) string {
-	binOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "a2a-bench-")
-		if err != nil {
-			binErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "a2a")
-		out, err := exec.Command("go", "build", "-o", binPath, "../../cmd/a2a").CombinedOutput()
-		if err != nil {
-			binErr = fmt.Errorf("build a2a: %v\n%s", err, out)
-		}
-	})
-	if binErr != nil {
-		b.Fatal(binErr)
-	}
-	return binPath
-}
+// The benchmarks in this file run `a2a serve` as a subprocess (the binary TestMain built), so that
+// its RSS and CPU time are the server's alone; the clients are a2a-go's, in this process.
 
 type procServer struct {
 	url string
@@ -53,7 +30,7 @@ type procServer struct {
 
 // startProc runs `a2a serve --port 0 --quiet args...` and waits for its "listening on" line.
 func startProc(b *testing.B, args ...string) *procServer {
-	cmd := exec.Command(serveBinary(b), append([]string{"serve", "--port", "0", "--quiet"}, args...)...)
+	cmd := exec.Command(bin, append([]string{"serve", "--port", "0", "--quiet"}, args...)...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		b.Fatal(err)
@@ -122,7 +99,7 @@ func BenchmarkOpenStreams(b *testing.B) {
 	for _, limit := range []int{0, 50} {
 		b.Run(fmt.Sprintf("max-concurrent=%d", limit), func(b *testing.B) {
 			srv := startProc(b, "--exec", "exec sleep 60", "--chunk", "\n", "--max-concurrent", strconv.Itoa(limit))
-			c := newBenchClient(b, srv.url, a2a.TransportProtocolHTTPJSON)
+			c := benchClient(b, srv.url)
 			idle := srv.status(b, "VmRSS")
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
@@ -132,7 +109,7 @@ func BenchmarkOpenStreams(b *testing.B) {
 			for range streams {
 				wg.Go(func() {
 					got := false
-					for _, err := range c.SendStreamingMessage(ctx, textMessage("x")) {
+					for _, err := range c.SendStreamingMessage(ctx, benchText("x")) {
 						if !got {
 							first <- err
 							got = true
@@ -163,9 +140,57 @@ func BenchmarkOpenStreams(b *testing.B) {
 // tasks/s and the server's CPU time per task.
 func BenchmarkExecCat(b *testing.B) {
 	srv := startProc(b, "--exec", "cat")
-	c := newBenchClient(b, srv.url, a2a.TransportProtocolHTTPJSON)
+	c := benchClient(b, srv.url)
 	cpu0 := srv.cpu(b)
-	runClients(b, 8, false, sendOp(c))
+	runClients(b, 8, func() error {
+		_, err := c.SendMessage(context.Background(), benchText("ping"))
+		return err
+	})
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "tasks/s")
 	b.ReportMetric(float64((srv.cpu(b)-cpu0).Microseconds())/float64(b.N), "cpu-µs/task")
+}
+
+// benchClient connects to url over HTTP+JSON with an HTTP client that keeps as many idle
+// connections as the benchmarks open.
+func benchClient(b *testing.B, url string) *a2aclient.Client {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	card, err := agentcard.DefaultResolver.Resolve(ctx, url)
+	if err != nil {
+		b.Fatal(err)
+	}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxIdleConns = 2048
+	tr.MaxIdleConnsPerHost = 2048
+	hc := &http.Client{Transport: tr}
+	c, err := a2aclient.NewFromCard(ctx, card, a2aclient.WithRESTTransport(hc), a2aclient.WithJSONRPCTransport(hc),
+		a2aclient.WithConfig(a2aclient.Config{PreferredTransports: []a2a.TransportProtocol{a2a.TransportProtocolHTTPJSON}}))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = c.Destroy() })
+	return c
+}
+
+func benchText(text string) *a2a.SendMessageRequest {
+	return &a2a.SendMessageRequest{Message: a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart(text))}
+}
+
+// runClients runs op b.N times spread over n concurrent clients.
+func runClients(b *testing.B, n int, op func() error) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	b.ResetTimer()
+	for range n {
+		wg.Go(func() {
+			for next.Add(1) <= int64(b.N) {
+				if err := op(); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	b.StopTimer()
 }

@@ -1,4 +1,4 @@
-package serve
+package replay
 
 import (
 	"bufio"
@@ -10,16 +10,14 @@ import (
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/a2acli/a2a/internal/devtool"
 )
 
 // ReplayExtKey is the key of a recording's extension lines: {"x-a2a-replay": {...}}. They carry what
 // is not an A2A event, such as the slash commands an agent lists and the answers of its command
 // endpoints.
 const ReplayExtKey = "x-a2a-replay"
-
-// DevToolURI identifies the development-tool extension (listed in the card of a replayed dev-tool
-// recording).
-const DevToolURI = "https://github.com/google-gemini/gemini-cli/blob/main/docs/a2a/developer-profile/v0/spec.md"
 
 // Recording is one parsed recording: JSON Lines of a2a.StreamResponse objects (the shape
 // `a2a send --stream -o json` prints), where a user-role message marks what the client sent.
@@ -29,7 +27,7 @@ type Recording struct {
 	// Commands holds the extension lines about slash commands.
 	Commands CommandsExt
 	// Shape is the development-tool dialect the recording speaks: "gemini" (metadata.coderAgent),
-	// "rfc" (metadata keyed by DevToolURI) or "" (a plain agent).
+	// "rfc" (metadata keyed by devtool.URI) or "" (a plain agent).
 	Shape string
 	// taskID and contextID are the recorded ids, replaced by each session's own.
 	taskID, contextID string
@@ -171,9 +169,10 @@ func (rec *Recording) noteShape(ev a2a.Event) {
 	case *a2a.TaskArtifactUpdateEvent:
 		meta = v.Metadata
 	}
-	if _, ok := meta["coderAgent"]; ok {
+	switch devtool.MetadataShape(meta) {
+	case devtool.Gemini:
 		rec.Shape = "gemini"
-	} else if _, ok := meta[DevToolURI]; ok {
+	case devtool.RFC:
 		rec.Shape = "rfc"
 	}
 }

@@ -1,4 +1,4 @@
-package serve
+package tasks
 
 import (
 	"encoding/json"
@@ -60,7 +60,7 @@ func artifactsSize(as []*a2a.Artifact) int64 {
 
 // applyArtifact integrates an artifact event into r's task, keeping r.artBytes in step and the task within
 // the budget. Appended parts are added to the stored artifact without copying what is already there.
-func (s *memStore) applyArtifact(r *record, ev *a2a.TaskArtifactUpdateEvent) {
+func (s *Store) applyArtifact(r *record, ev *a2a.TaskArtifactUpdateEvent) {
 	t := r.task
 	added := partsSize(ev.Artifact.Parts)
 	i := slices.IndexFunc(t.Artifacts, func(a *a2a.Artifact) bool { return a.ID == ev.Artifact.ID })
@@ -95,7 +95,7 @@ func (s *memStore) applyArtifact(r *record, ev *a2a.TaskArtifactUpdateEvent) {
 // trimLocked drops the oldest parts of a, the artifact that just grew, while r's task holds more artifact
 // bytes than the budget, and counts them in a's metadata. The dropped slots are cleared, so the parts can be
 // collected at once; the slice's backing array is replaced on a later growth.
-func (s *memStore) trimLocked(r *record, a *a2a.Artifact) {
+func (s *Store) trimLocked(r *record, a *a2a.Artifact) {
 	if s.maxArtifactBytes <= 0 || r.artBytes <= s.maxArtifactBytes {
 		return
 	}
@@ -120,7 +120,7 @@ func (s *memStore) trimLocked(r *record, a *a2a.Artifact) {
 // historyMessage is msg as the task's history keeps it: within maxArtifactBytes, parts past the budget replaced by a
 // note of their size, so that a large request cannot pin its bytes in memory for as long as the task is kept. The
 // turn itself still gets the whole message.
-func (s *memStore) historyMessage(msg *a2a.Message) *a2a.Message {
+func (s *Store) historyMessage(msg *a2a.Message) *a2a.Message {
 	if s.maxArtifactBytes <= 0 || partsSize(msg.Parts) <= s.maxArtifactBytes {
 		return msg
 	}
