@@ -40,7 +40,7 @@ const (
 
 // Proxy returns a backend that forwards every operation to an upstream agent. A call on an HTTP
 // front whose binding and protocol version the upstream also serves is forwarded byte for byte
-// (see fastPath); any other call is decoded and re-sent with the upstream client, the caller's
+// (see bytePath); any other call is decoded and re-sent with the upstream client, the caller's
 // Authorization (unless AuthInjected), A2A-Extensions and X-* headers travelling upstream as
 // service parameters. Tasks live upstream, so get, list, cancel and subscribe are forwarded too.
 func Proxy(c ProxyConfig) Backend { return proxyBackend{cfg: c} }
@@ -58,7 +58,7 @@ func (b proxyBackend) Setup(e *Env) (*Parts, error) {
 	if e.Config.Card == nil && e.Config.Name == "" && b.cfg.Upstream != "" {
 		p.fallback.Name = "proxy for " + b.cfg.Upstream
 	}
-	fp := newFastPath(p, e, !e.Recording)
+	fp := newBytePath(p, e, !e.Recording)
 	shutdown := func(ctx context.Context) error {
 		defer fp.tr.CloseIdleConnections()
 		return p.shutdown(ctx)

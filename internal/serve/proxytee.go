@@ -22,7 +22,7 @@ const (
 
 // fastCall is one request on the fast path. Everything runs on the request's goroutine.
 type fastCall struct {
-	f      *fastPath
+	f      *bytePath
 	front  front
 	in     *http.Request
 	body   []byte

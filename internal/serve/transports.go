@@ -63,19 +63,20 @@ func tenantRouter(plain, tenanted http.Handler) http.Handler {
 	})
 }
 
+// mountJSONRPC mounts the JSON-RPC endpoints as the route table (jsonrpcAt) places them.
 func mountJSONRPC(mux *http.ServeMux, h a2asrv.RequestHandler, ver versions, fast bool, d *hotpath.Detacher) {
-	if ver.v1 {
-		rpc := a2asrv.NewJSONRPCHandler(h)
-		if fast {
-			rpc = hotpath.JSONRPC(h, d, refusal(frontKey{a2a.TransportProtocolJSONRPC, v1Version}))
-		}
-		mux.Handle("POST "+JSONRPCPath, rpc)
-		if !ver.v03 {
-			mux.Handle("POST /{$}", rpc)
-		}
+	fronts := httpFronts{jsonrpc: true, v1: ver.v1, v03: ver.v03}
+	rpc := a2asrv.NewJSONRPCHandler(h)
+	if fast {
+		rpc = hotpath.JSONRPC(h, d, refusal(frontKey{a2a.TransportProtocolJSONRPC, v1Version}))
 	}
-	if ver.v03 {
-		mux.Handle("POST /{$}", a2av0.NewJSONRPCHandler(h))
+	for path, pattern := range map[string]string{JSONRPCPath: "POST " + JSONRPCPath, "/": "POST /{$}"} {
+		switch fronts.jsonrpcAt(path) {
+		case v1Version:
+			mux.Handle(pattern, rpc)
+		case v03Version:
+			mux.Handle(pattern, a2av0.NewJSONRPCHandler(h))
+		}
 	}
 }
 
