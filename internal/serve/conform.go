@@ -41,8 +41,8 @@ import (
 //   - v0.3 calls are marked (legacyCall) and v0.3 REST bodies and queries may use proto field names;
 //   - the agent card carries Cache-Control, ETag and Last-Modified, and answers conditional requests
 //     with 304 Not Modified.
-// The terminal-task rules live in tasks.go, the unary answer to a stream refused before its first event in
-// refusal below (which package hotpath calls).
+// The terminal-task rules live in package tasks (storeturn.go), the unary answer to a stream refused
+// before its first event in refusal below (which package hotpath calls).
 
 // conformHTTP wraps the whole HTTP handler of the server.
 func conformHTTP(next http.Handler, fronts httpFronts) http.Handler {
