@@ -74,7 +74,7 @@ func sendMany(client *http.Client, base string, n, workers int) (time.Duration, 
 	return time.Since(start), <-errs
 }
 
-func benchClient() *http.Client {
+func inspHTTPClient() *http.Client {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.MaxIdleConnsPerHost = 64
 	return &http.Client{Transport: tr}
@@ -98,7 +98,7 @@ func TestInspectorStuckReader(t *testing.T) {
 		Calls, Readers int
 		Dropped        int64
 	}
-	client := benchClient()
+	client := inspHTTPClient()
 	n := 0
 	for st.Dropped == 0 && n < 40000 {
 		const batch = 2000
@@ -171,7 +171,7 @@ func BenchmarkInspectorProxy(b *testing.B) {
 			if c.read != nil {
 				c.read(b, px.url)
 			}
-			client := benchClient()
+			client := inspHTTPClient()
 			if _, err := sendMany(client, px.url, 200, 8); err != nil { // warm the connections up
 				b.Fatal(err)
 			}

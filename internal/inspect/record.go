@@ -10,7 +10,7 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
-	"github.com/a2acli/a2a/internal/serve"
+	"github.com/a2acli/a2a/internal/serve/replay"
 )
 
 // export writes the kept SendMessage and SendStreamingMessage calls as a recording, the JSON Lines
@@ -77,7 +77,7 @@ func (h *hub) load(r io.Reader) (int, error) {
 		if err := json.Unmarshal(line, &probe); err != nil {
 			return 0, fmt.Errorf("line %d: %w", n, err)
 		}
-		if _, ext := probe[serve.ReplayExtKey]; ext {
+		if _, ext := probe[replay.ReplayExtKey]; ext {
 			continue // an extension line of slash commands: no call
 		}
 		var sr a2a.StreamResponse
