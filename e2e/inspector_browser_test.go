@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
@@ -158,6 +159,31 @@ func TestInspectorBrowser(t *testing.T) {
 	waitJS("the recording's calls are listed", `document.getElementById('live').textContent === 'loaded 2 calls' &&
 		[...document.querySelectorAll('#rows .row')].filter(r => r.children[3].textContent === 'file').length === 2`)
 	checkDOM("loaded")
+
+	// Markup from the network is shown as text, never run: a message and a header that carry some.
+	const hostile = `<img src=x onerror="document.title='pwned'"><script>document.title='pwned'</script>`
+	text, _ := json.Marshal(hostile) // a string encodes
+	req, _ := http.NewRequest(http.MethodPost, px.url+"/message:send", strings.NewReader(
+		`{"message":{"messageId":"m-x","role":"ROLE_USER","parts":[{"text":`+string(text)+`}]}}`))
+	req.Header.Set("Authorization", "Bearer "+inspServeToken)
+	req.Header.Set("A2A-Version", "1.0")
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-Note", hostile)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	waitJS("the hostile call is listed", `[...document.querySelectorAll('#rows .row')].some(r => r.textContent.includes('SendMessage'))`)
+	step("open it", chromedp.Evaluate(`[...document.querySelectorAll('#rows .row')].filter(r => r.textContent.includes('SendMessage')).pop().click()`, nil))
+	waitJS("its detail, as text", `document.getElementById('detail').textContent.includes('<img src=x onerror=') &&
+		document.getElementById('detail').textContent.includes('X-Note')`)
+	var injected bool
+	step("look for injected markup", chromedp.Evaluate(`document.title !== 'a2a inspector' || document.querySelectorAll('img, main script, #detail script').length > 0`, &injected))
+	if injected {
+		t.Fatal("markup from the network was inserted into the page")
+	}
+	checkDOM("hostile")
 }
 
 // burstCalls makes n GetTask calls on url (REST) from 8 goroutines, as fast as serve answers.
