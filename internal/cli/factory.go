@@ -223,6 +223,7 @@ func (f *factory) connect(ctx context.Context, rawURL string) (*conn, error) {
 	if err != nil {
 		return nil, err
 	}
+	iface = grpcOverTLS(iface, r.cardURL)
 	if card == nil && iface.ProtocolBinding == a2a.TransportProtocolGRPC {
 		iface.ProtocolVersion = f.grpcVersion(ctx, iface.URL, params)
 	}

@@ -40,6 +40,7 @@ type serveOptions struct {
 	taskTTL       time.Duration
 	maxArtBytes   int64
 	guard         serveGuardOptions
+	ops           serveOpsOptions
 	pushAllow     []string
 }
 
@@ -111,6 +112,7 @@ Request bodies are capped by --max-request-bytes.`,
 	fl.StringArrayVar(&o.pushAllow, "push-allow", nil, "also send push notifications to this webhook host (repeatable; '*': any host; loopback hosts always)")
 	o.replay.addFlags(cmd)
 	o.guard.addFlags(cmd)
+	o.ops.addFlags(cmd)
 	cmd.MarkFlagsMutuallyExclusive("echo", "proxy", "exec", "replay")
 	cmd.MarkFlagsOneRequired("echo", "proxy", "exec", "replay")
 	_ = cmd.RegisterFlagCompletionFunc("protocol", fixedCompletion("latest", "0.3")) // cannot fail: the flag exists
@@ -128,6 +130,9 @@ func (o *serveOptions) config(cmd *cobra.Command) (serve.Config, error) {
 		Host: o.host, Port: o.port, Name: o.name, Description: o.description, CardCompat: o.cardCompat,
 		Quiet: o.quiet, Verbose: o.f.opts.verbose, Log: o.f.io.Err, MaxTasks: o.maxTasks, TaskTTL: o.taskTTL,
 		PushAllow: o.pushAllow,
+	}
+	if err := o.ops.apply(&cfg, usage); err != nil {
+		return cfg, err
 	}
 	if o.port < 0 || o.port > 65535 {
 		return cfg, usage("invalid --port %d: want 0 to 65535", o.port)

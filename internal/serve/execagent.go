@@ -111,6 +111,8 @@ func (a *execAgent) run(ctx context.Context, t *turn) (a2a.TaskState, *a2a.Messa
 		}
 	}
 	var res exec.Result
+	a.log.procStarted()
+	defer a.log.procEnded()
 	if a.cfg.Chunk != nil {
 		res, err = a.runChunked(runCtx, t, cmd)
 	} else {

@@ -2,6 +2,7 @@ package serve
 
 import (
 	"bytes"
+	"crypto/tls"
 	"errors"
 	"net"
 	"sync"
@@ -21,6 +22,7 @@ type splitter struct {
 	ln         net.Listener
 	grpc, http *connQueue
 	onError    func(error) // told of the first accept error after a success; nil => not told
+	tls        *tls.Config // TLS on every connection (tlsconf.go); nil => plain
 }
 
 // newSplitter routes HTTP/2-preface connections to the grpc queue when withGRPC, else all
@@ -65,6 +67,20 @@ func (s *splitter) serve() {
 }
 
 func (s *splitter) route(c net.Conn) {
+	if s.tls != nil {
+		tc, h2, ok := handshake(c, s.tls)
+		if !ok {
+			return
+		}
+		q := s.http
+		if h2 && s.grpc != nil {
+			q = s.grpc
+		}
+		if !q.put(tc) {
+			tc.Close()
+		}
+		return
+	}
 	if s.grpc == nil {
 		if !s.http.put(c) {
 			c.Close()
