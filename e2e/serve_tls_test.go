@@ -2,9 +2,14 @@ package e2e
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/json"
+	"math/big"
 	"net"
 	"net/http"
 	"strings"
@@ -68,7 +73,9 @@ func TestServeTLS(t *testing.T) {
 
 	for _, transport := range []string{"rest", "jsonrpc", "grpc"} {
 		t.Run("a2a "+transport, func(t *testing.T) {
-			r := run(t, "", "send", s.url, "--cacert", ca.pem, "--transport", transport, "-o", "json", "hello "+transport)
+			// By name, as a user types it: the card lists 127.0.0.1, gRPC's interface as a bare host:port.
+			u := strings.Replace(s.url, "127.0.0.1", "localhost", 1)
+			r := run(t, "", "send", u, "--cacert", ca.pem, "--transport", transport, "-o", "json", "hello "+transport)
 			wantCode(t, r, 0)
 			task := sendTask(t, r)
 			if task.Status.State != a2a.TaskStateCompleted {
@@ -132,4 +139,30 @@ func TestServeTLSMixUps(t *testing.T) {
 			wantContains(t, "stderr", r.stderr, "hint: ", tc.hint)
 		})
 	}
+}
+
+// writeSelfSigned writes a self-signed certificate for localhost and 127.0.0.1 and its key, as the README's
+// openssl line makes them.
+func writeSelfSigned(t *testing.T, certPath, keyPath string) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: "localhost"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		DNSNames: []string{"localhost"}, IPAddresses: []net.IP{net.ParseIP("127.0.0.1")},
+		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kder, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writePEM(t, certPath, "CERTIFICATE", der)
+	writePEM(t, keyPath, "PRIVATE KEY", kder)
 }

@@ -9,8 +9,8 @@ import (
 )
 
 // grpcOverTLS gives a gRPC interface listed as a bare host:port (as v1.0 cards do, and a2a-go dials) the
-// https:// scheme when the card came over https:// from that same host and port: the agent speaks TLS there
-// (serve --tls-cert lists its gRPC interface so). Any other interface is returned as it is.
+// https:// scheme when the card came over https:// from that same host (localhost and a loopback address count
+// as the same) and port: the agent speaks TLS there (serve --tls-cert lists its gRPC interface so). Any other interface is returned as it is.
 func grpcOverTLS(iface *a2a.AgentInterface, cardURL string) *a2a.AgentInterface {
 	if iface == nil || iface.ProtocolBinding != a2a.TransportProtocolGRPC || strings.Contains(iface.URL, "://") {
 		return iface
@@ -27,7 +27,9 @@ func grpcOverTLS(iface *a2a.AgentInterface, cardURL string) *a2a.AgentInterface 
 	if cardPort == "" {
 		cardPort = "443"
 	}
-	if !strings.EqualFold(strings.Trim(host, "[]"), card.Hostname()) || port != cardPort {
+	host = strings.Trim(host, "[]")
+	same := strings.EqualFold(host, card.Hostname()) || (loopbackHost(host) && loopbackHost(card.Hostname()))
+	if !same || port != cardPort {
 		return iface
 	}
 	c := *iface
