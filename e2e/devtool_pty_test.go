@@ -243,12 +243,11 @@ func taskEveryTurnAgent(t *testing.T) string {
 	t.Helper()
 	const taskID, ctxID = "task-every-turn", "ctx-every-turn"
 	mux := http.NewServeMux()
-	var srvURL string
 	mux.HandleFunc("GET /.well-known/agent-card.json", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprintf(w, `{"name":"every turn","description":"d","version":"1","supportedInterfaces":[{"url":%q,`+
 			`"protocolBinding":"JSONRPC","protocolVersion":"1.0"}],"capabilities":{"streaming":true},`+
-			`"defaultInputModes":["text/plain"],"defaultOutputModes":["text/plain"],"skills":[]}`, srvURL)
+			`"defaultInputModes":["text/plain"],"defaultOutputModes":["text/plain"],"skills":[]}`, "http://"+r.Host)
 	})
 	mux.HandleFunc("POST /", func(w http.ResponseWriter, r *http.Request) {
 		var req struct {
@@ -294,7 +293,6 @@ func taskEveryTurnAgent(t *testing.T) string {
 	})
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
-	srvURL = srv.URL
 	return srv.URL
 }
 

@@ -147,7 +147,11 @@ func TestServeLogJSON(t *testing.T) {
 // scrape reads /metrics with Prometheus' own text parser.
 func scrape(t *testing.T, url, token string) map[string]*dto.MetricFamily {
 	t.Helper()
-	code, body := rawRequest(t, "GET", url+"/metrics", map[string]string{"Authorization": "Bearer " + token}, "")
+	headers := map[string]string{}
+	if token != "" {
+		headers["Authorization"] = "Bearer " + token
+	}
+	code, body := rawRequest(t, "GET", url+"/metrics", headers, "")
 	if code != 200 {
 		t.Fatalf("GET /metrics: %d %s", code, body)
 	}
@@ -273,5 +277,38 @@ func TestServeNoMetrics(t *testing.T) {
 	}
 	if code, _ := rawRequest(t, "GET", s.url+"/healthz", nil, ""); code != 200 {
 		t.Errorf("GET /healthz = %d, want 200", code)
+	}
+}
+
+// Issue 13 #7: a --proxy counts the calls its byte path forwards (its own records, not a2asrv's) like any
+// backend, streams included, and a call it hands to the A2A handler (the upstream gone) once, leaving no open
+// stream behind.
+func TestServeProxyMetrics(t *testing.T) {
+	t.Parallel()
+	up := startServe(t, "--echo", "--transport", "rest,jsonrpc")
+	proxy := startServe(t, "--proxy", up.url, "--transport", "rest,jsonrpc")
+	before := scrape(t, proxy.url, "")
+	wantCode(t, run(t, "", "send", proxy.url, "--transport", "jsonrpc", "x"), 0)
+	wantCode(t, run(t, "", "send", proxy.url, "--stream", "-o", "json", "y"), 0)
+	up.stop(t)
+	r := run(t, "", "send", proxy.url, "--stream", "-o", "json", "z")
+	if r.code == 0 {
+		t.Fatalf("a stream through a proxy whose upstream is gone succeeded:\n%s", r)
+	}
+	after := scrape(t, proxy.url, "")
+	delta := func(labels ...string) float64 {
+		return value(after, "a2a_serve_calls_total", labels...) - value(before, "a2a_serve_calls_total", labels...)
+	}
+	if d := delta("method", "SendMessage", "outcome", "ok"); d != 1 {
+		t.Errorf("SendMessage ok moved by %v, want 1", d)
+	}
+	if d := delta("method", "SendStreamingMessage", "outcome", "ok"); d != 1 {
+		t.Errorf("SendStreamingMessage ok moved by %v, want 1", d)
+	}
+	if d := delta("method", "SendStreamingMessage", "outcome", "error"); d != 1 {
+		t.Errorf("SendStreamingMessage error moved by %v, want 1\n%s", d, proxy.Log())
+	}
+	if v := value(after, "a2a_serve_open_streams"); v != 0 {
+		t.Errorf("open streams after every stream ended = %v, want 0", v)
 	}
 }

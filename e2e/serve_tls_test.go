@@ -131,14 +131,21 @@ func TestServeTLSMixUps(t *testing.T) {
 		{"untrusted certificate", []string{s.url}, "--cacert"},
 		{"grpc over https to plain", []string{strings.Replace(plain.url, "http://", "https://", 1), "--cacert", ca.pem, "--transport", "grpc"}, "use an http:// URL"},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			r := run(t, "", append([]string{"send"}, append(tc.args, "hi")...)...)
-			wantCode(t, r, 3)
-			wantContains(t, "stderr", r.stderr, "hint: ", tc.hint)
-		})
-	}
+	t.Run("clients", func(t *testing.T) {
+		for _, tc := range tests {
+			t.Run(tc.name, func(t *testing.T) {
+				t.Parallel()
+				r := run(t, "", append([]string{"send"}, append(tc.args, "hi")...)...)
+				wantCode(t, r, 3)
+				wantContains(t, "stderr", r.stderr, "hint: ", tc.hint)
+			})
+		}
+	})
+	// The TLS serve logs the handshakes it refused, with the reason.
+	eventually(t, 10*time.Second, "refused handshakes in the log", func() bool {
+		return strings.Contains(s.Log(), `status=handshake reason="plain HTTP sent to the TLS port"`) &&
+			strings.Contains(s.Log(), `status=handshake reason="TLS handshake: remote error: tls: bad certificate"`)
+	})
 }
 
 // writeSelfSigned writes a self-signed certificate for localhost and 127.0.0.1 and its key, as the README's

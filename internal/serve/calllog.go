@@ -250,3 +250,11 @@ func (l *trafficLog) grpcRefused(m *callMeta, fullMethod string, err error) {
 	st := status.Convert(err)
 	l.refused(m, path.Base(fullMethod), st.Code().String(), st.Message())
 }
+
+// tlsRefused logs and counts a connection whose TLS handshake failed.
+func (l *trafficLog) tlsRefused(client, reason string) {
+	if l.quiet && l.metrics == nil {
+		return
+	}
+	l.refused(&callMeta{client: client, start: time.Now()}, "TLS", "handshake", reason)
+}

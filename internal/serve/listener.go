@@ -23,6 +23,8 @@ type splitter struct {
 	grpc, http *connQueue
 	onError    func(error) // told of the first accept error after a success; nil => not told
 	tls        *tls.Config // TLS on every connection (tlsconf.go); nil => plain
+	// tlsRefused is told of a failed TLS handshake: the client's address and why; nil => not told.
+	tlsRefused func(client, reason string)
 }
 
 // newSplitter routes HTTP/2-preface connections to the grpc queue when withGRPC, else all
@@ -68,7 +70,7 @@ func (s *splitter) serve() {
 
 func (s *splitter) route(c net.Conn) {
 	if s.tls != nil {
-		tc, h2, ok := handshake(c, s.tls)
+		tc, h2, ok := handshake(c, s.tls, s.tlsRefused)
 		if !ok {
 			return
 		}

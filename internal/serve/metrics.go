@@ -90,6 +90,14 @@ func (m *metrics) ended(c *callRecord, d time.Duration, err error) {
 	m.latency.WithLabelValues(method).Observe(d.Seconds())
 }
 
+// dropped forgets a call that began but is counted by another record (the proxy's fast path handing a call to
+// the A2A handler).
+func (m *metrics) dropped(c *callRecord) {
+	if m != nil && c.stream {
+		m.streams.Dec()
+	}
+}
+
 // refused counts a request turned away before any call took it.
 func (m *metrics) refused(method string) {
 	if m != nil {

@@ -80,7 +80,11 @@ func (c *fastCall) logRequest() {
 
 // finish writes the log line; the answer is flushed to the caller first.
 func (c *fastCall) finish(w http.ResponseWriter) {
-	if c.rec == nil || c.handedOff {
+	if c.rec == nil {
+		return
+	}
+	if c.handedOff {
+		c.f.log.metrics.dropped(c.rec) // the A2A handler's own record counts the call
 		return
 	}
 	if c.unary && c.err == nil {

@@ -161,7 +161,7 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	srv := buildServers(&cfg, hostport, parts, tl, exposed)
 	sp := newSplitter(ln, srv.grpc != nil)
-	sp.tls = tlsConf
+	sp.tls, sp.tlsRefused = tlsConf, tl.tlsRefused
 	sp.onError = func(err error) { lw.printf("accept: %v; retrying\n", err) }
 	if srv.detach != nil {
 		srv.detach.requeue = sp.http.put
