@@ -156,6 +156,9 @@ func (c *callRecord) observe(v any) {
 		return
 	}
 	c.events++
+	if c.l.quiet {
+		return // metrics only: no size or task to describe (payloadSize marshals the value again)
+	}
 	c.bytes += payloadSize(v)
 	id, state := describe(v)
 	if id != "" {
