@@ -90,17 +90,17 @@ func TestInspectorAPI(t *testing.T) {
 	if len(sel.Calls) != 1 || sel.Calls[0].Task != task2 {
 		t.Errorf("?method=SendStreamingMessage selected %+v", sel.Calls)
 	}
-	apiJSON(t, api+"calls?errors=1", inspServeToken, &sel)
-	found := false
-	for _, c := range sel.Calls {
-		found = found || (c.Method == "GetTask" && strings.Contains(c.Error, "not found"))
-		if c.Status != "error" {
-			t.Errorf("?errors=1 selected %+v", c)
+	eventually(t, 10*time.Second, "?errors=1 selects the failed GetTask", func() bool { // once it has ended
+		apiJSON(t, api+"calls?errors=1", inspServeToken, &sel)
+		found := false
+		for _, c := range sel.Calls {
+			found = found || (c.Method == "GetTask" && strings.Contains(c.Error, "not found"))
+			if c.Status != "error" {
+				t.Fatalf("?errors=1 selected %+v", c)
+			}
 		}
-	}
-	if !found {
-		t.Errorf("?errors=1 lacks the failed GetTask: %+v", sel.Calls)
-	}
+		return found
+	})
 	apiJSON(t, api+"calls?context="+c2.Context, inspServeToken, &sel)
 	if len(sel.Calls) != 1 || sel.Calls[0].ID != c2.ID {
 		t.Errorf("?context= selected %+v", sel.Calls)
@@ -215,16 +215,18 @@ func TestInspectorBindings(t *testing.T) {
 	for _, tr := range []string{"rest", "jsonrpc", "grpc"} {
 		wantCode(t, run(t, "", "send", srv.url, "via "+tr, "--transport", tr), 0)
 	}
-	var list inspList
-	apiJSON(t, srv.url+"/_a2a/api/calls", "", &list)
-	var got []string
-	for _, c := range list.Calls {
-		got = append(got, c.Method+"/"+c.Binding+"/"+c.State)
-	}
+	// A call ends (and is recorded as ended) just after its answer is flushed to the caller.
 	want := "SendMessage/HTTP+JSON/completed SendMessage/JSONRPC/completed SendMessage/GRPC/completed"
-	if strings.Join(got, " ") != want {
-		t.Errorf("calls %v, want %s", got, want)
-	}
+	var got []string
+	eventually(t, 10*time.Second, "the three calls listed as ended", func() bool {
+		var list inspList
+		apiJSON(t, srv.url+"/_a2a/api/calls", "", &list)
+		got = got[:0]
+		for _, c := range list.Calls {
+			got = append(got, c.Method+"/"+c.Binding+"/"+c.State)
+		}
+		return strings.Join(got, " ") == want
+	})
 	if strings.Contains(srv.Log(), "SendMessage") {
 		t.Errorf("--quiet logged calls:\n%s", srv.Log())
 	}

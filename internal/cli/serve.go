@@ -41,6 +41,7 @@ type serveOptions struct {
 	taskTTL       time.Duration
 	maxArtBytes   int64
 	guard         serveGuardOptions
+	ops           serveOpsOptions
 	pushAllow     []string
 	ui            bool // serve_ui.go
 }
@@ -65,7 +66,11 @@ of rest, jsonrpc, grpc, or a comma list served together on the same port). Once 
 
 Web pages of other origins are refused (--allow-origin lets one in), so are Host names that are not this
 machine's on a loopback listener (--allow-host); beyond loopback, --exec and --proxy need a --token.
-Request bodies are capped by --max-request-bytes.`,
+Request bodies are capped by --max-request-bytes.
+
+For operators: --tls-cert/--tls-key serve every transport over TLS; the traffic log has one line per call
+and per refused request (--log-format json: one object per line); GET /healthz answers without the token,
+GET /metrics is Prometheus' text format (behind the token; --no-metrics turns it off).`,
 		Example: `  a2a serve --echo
   a2a serve --echo --port 9090 --name "Echo Agent"
   a2a serve --echo --port 0 --transport rest,jsonrpc,grpc
@@ -75,7 +80,8 @@ Request bodies are capped by --max-request-bytes.`,
   a2a serve --exec "for i in 1 2 3; do echo \$i; sleep 0.5; done" --chunk=$'\n'
   a2a serve --exec "echo 'alpha beta gamma'" --chunk=' '
   a2a serve --replay approve.jsonl --replay reject.jsonl --speed 1
-  a2a serve --proxy http://localhost:41242 --record session.jsonl`,
+  a2a serve --proxy http://localhost:41242 --record session.jsonl
+  a2a serve --echo --port 8443 --tls-cert server.pem --tls-key server-key.pem --log-format json`,
 		Args: exactArgs(),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.chunkSet = cmd.Flags().Changed("chunk")
@@ -113,6 +119,7 @@ Request bodies are capped by --max-request-bytes.`,
 	fl.StringArrayVar(&o.pushAllow, "push-allow", nil, "also send push notifications to this webhook host (repeatable; '*': any host; loopback hosts always)")
 	o.replay.addFlags(cmd)
 	o.guard.addFlags(cmd)
+	o.ops.addFlags(cmd)
 	fl.BoolVar(&o.ui, "ui", false, "serve the inspector page (live calls, tasks, latency) at /_a2a/ on the same port")
 	cmd.MarkFlagsMutuallyExclusive("echo", "proxy", "exec", "replay")
 	cmd.MarkFlagsOneRequired("echo", "proxy", "exec", "replay")
@@ -131,6 +138,9 @@ func (o *serveOptions) config(cmd *cobra.Command) (serve.Config, error) {
 		Host: o.host, Port: o.port, Name: o.name, Description: o.description, CardCompat: o.cardCompat,
 		Quiet: o.quiet, Verbose: o.f.opts.verbose, Log: o.f.io.Err, MaxTasks: o.maxTasks, TaskTTL: o.taskTTL,
 		PushAllow: o.pushAllow,
+	}
+	if err := o.ops.apply(&cfg, usage); err != nil {
+		return cfg, err
 	}
 	if o.port < 0 || o.port > 65535 {
 		return cfg, usage("invalid --port %d: want 0 to 65535", o.port)
