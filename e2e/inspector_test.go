@@ -2,6 +2,9 @@ package e2e
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -312,4 +315,56 @@ func TestInspectorGuard(t *testing.T) {
 	if res, err := http.DefaultClient.Do(a2aReq); err != nil || res.StatusCode != http.StatusUnauthorized {
 		t.Errorf("an A2A call with the inspector's cookie: %v %v", res, err)
 	}
+}
+
+// TestInspectorTLS: with --tls-cert/--tls-key the page, its link and its API are served over TLS on the same port,
+// the session cookie is Secure, and the commands the page offers name the https:// URL.
+func TestInspectorTLS(t *testing.T) {
+	t.Parallel()
+	srv, ca := startTLSServe(t, "--ui", "--token", inspServeToken)
+	link := inspectorLink(t, srv)
+	if !strings.HasPrefix(link, srv.url+"/_a2a/login?code=") || !strings.HasPrefix(link, "https://") {
+		t.Fatalf("inspector link %q on %s", link, srv.url)
+	}
+	pool := x509.NewCertPool()
+	pool.AddCert(ca.cert)
+	jar, _ := cookiejar.New(nil)
+	hc := &http.Client{Jar: jar, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}},
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	defer hc.CloseIdleConnections()
+	res, err := hc.Get(link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if ck := res.Header.Get("Set-Cookie"); res.StatusCode != http.StatusSeeOther || !strings.Contains(ck, "Secure") {
+		t.Fatalf("one-time link over TLS: %d Set-Cookie %q", res.StatusCode, ck)
+	}
+	wantCode(t, run(t, "", "send", srv.url, "over tls", "--cacert", ca.pem, "--auth", "Bearer "+inspServeToken), 0)
+	var list inspList
+	eventually(t, 10*time.Second, "the call listed", func() bool {
+		res, err := hc.Get(srv.url + "/_a2a/api/calls?method=SendMessage")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		if res.StatusCode != http.StatusOK {
+			t.Fatalf("API over TLS with the cookie: %d", res.StatusCode)
+		}
+		if err := json.NewDecoder(res.Body).Decode(&list); err != nil {
+			t.Fatal(err)
+		}
+		return len(list.Calls) == 1 && list.Calls[0].Status == "ok"
+	})
+	res, err = hc.Get(fmt.Sprintf("%s/_a2a/api/calls/%d", srv.url, list.Calls[0].ID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var d struct{ Commands struct{ A2A, Curl string } }
+	if err := json.NewDecoder(res.Body).Decode(&d); err != nil {
+		t.Fatal(err)
+	}
+	wantContains(t, "a2a command", d.Commands.A2A, "a2a send "+srv.url)
+	wantContains(t, "curl command", d.Commands.Curl, srv.url+"/message:send")
 }
