@@ -29,9 +29,10 @@ import (
 //	                                       "listening on URL" line on stderr; $NAME_URL is then URL, $NAME_HOSTPORT
 //	                                       its host:port, $NAME_PORT its port. Stopped (SIGTERM to the group) when the script ends.
 //	bg NAME [VAR=value…] PROGRAM ARGS…     start PROGRAM in the background as start does, without waiting for anything.
-//	[!] sigterm NAME                       SIGTERM NAME's group and wait for it to exit (0, or not 0 with !);
-//	                                       stdout and stderr are then what NAME wrote.
-//	[!] await NAME                         wait for NAME to exit on its own, as sigterm does but without a signal.
+//	[!] sigterm NAME [CODE]                SIGTERM NAME's group and wait for it to exit: with CODE, that exit code;
+//	                                       else 0 (not 0 with !). stdout and stderr are then what NAME wrote.
+//	[!] interrupt NAME [CODE]              the same with SIGINT, as Ctrl-C on a terminal sends.
+//	[!] await NAME [CODE]                  wait for NAME to exit on its own, as sigterm does but without a signal.
 //	waitline NAME REGEXP                   wait until a line NAME wrote (stdout or stderr) matches REGEXP.
 //	status CODE PROGRAM ARGS…              run PROGRAM as exec does and require exit status CODE.
 //	setenv VAR stdout|FILE                 set $VAR to the last command's stdout (or a file), trailing newline cut.
@@ -54,13 +55,14 @@ func TestScript(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"start":    func(ts *testscript.TestScript, neg bool, args []string) { cmdStart(ts, neg, args, true) },
-			"bg":       func(ts *testscript.TestScript, neg bool, args []string) { cmdStart(ts, neg, args, false) },
-			"sigterm":  cmdSigterm,
-			"await":    cmdAwait,
-			"waitline": cmdWaitline,
-			"status":   cmdStatus,
-			"setenv":   cmdSetenv,
+			"start":     func(ts *testscript.TestScript, neg bool, args []string) { cmdStart(ts, neg, args, true) },
+			"bg":        func(ts *testscript.TestScript, neg bool, args []string) { cmdStart(ts, neg, args, false) },
+			"sigterm":   cmdSignal(syscall.SIGTERM, "sigterm"),
+			"interrupt": cmdSignal(syscall.SIGINT, "interrupt"),
+			"await":     cmdAwait,
+			"waitline":  cmdWaitline,
+			"status":    cmdStatus,
+			"setenv":    cmdSetenv,
 		},
 	})
 }
@@ -174,10 +176,10 @@ func (p *bgProc) signal(sig syscall.Signal) {
 	syscall.Kill(-p.cmd.Process.Pid, sig)
 }
 
-// terminate stops p's process group: SIGTERM, then SIGKILL if it is still there after scriptWait. It reports
-// whether the SIGTERM was enough.
-func (p *bgProc) terminate() bool {
-	p.signal(syscall.SIGTERM)
+// stop stops p's process group: sig, then SIGKILL if it is still there after scriptWait. It reports whether sig
+// was enough.
+func (p *bgProc) stop(sig syscall.Signal) bool {
+	p.signal(sig)
 	if p.waitFor(func() bool { return p.exited }) {
 		p.signal(syscall.SIGKILL) // anything the process left behind in its group
 		return true
@@ -258,7 +260,7 @@ func cmdStart(ts *testscript.TestScript, neg bool, args []string, listening bool
 		p.mu.Lock()
 		exited := p.exited
 		p.mu.Unlock()
-		if !exited && !p.terminate() {
+		if !exited && !p.stop(syscall.SIGTERM) {
 			ts.Logf("%s did not exit within %v of SIGTERM; killed\n%s", name, scriptWait, p.output())
 		}
 	})
@@ -299,42 +301,65 @@ func cmdStart(ts *testscript.TestScript, neg bool, args []string, listening bool
 	}
 }
 
-// finish makes NAME's output the script's stdout and stderr and checks its exit status against neg.
-func finish(ts *testscript.TestScript, p *bgProc, neg bool, how string) {
+// finish makes NAME's output the script's stdout and stderr and checks its exit status: want (a code, or -1 for
+// "0, or not 0 with !").
+func finish(ts *testscript.TestScript, p *bgProc, neg bool, want int, how string) {
 	p.mu.Lock()
 	out, errs, werr := p.out.String(), p.errb.String(), p.waitErr
 	p.mu.Unlock()
 	fmt.Fprint(ts.Stdout(), out)
 	fmt.Fprint(ts.Stderr(), errs)
 	delete(bgProcs(ts).procs, p.name)
-	switch {
-	case werr != nil && !neg:
+	got := 0
+	var ee *exec.ExitError
+	if errors.As(werr, &ee) {
+		got = ee.ExitCode() // -1 when a signal ended it
+	} else if werr != nil {
 		ts.Fatalf("%s %s: %v", how, p.name, werr)
-	case werr == nil && neg:
+	}
+	switch {
+	case want >= 0 && got != want:
+		ts.Fatalf("%s %s: exit %d (%v), want %d", how, p.name, got, werr, want)
+	case want < 0 && got != 0 && !neg:
+		ts.Fatalf("%s %s: %v", how, p.name, werr)
+	case want < 0 && got == 0 && neg:
 		ts.Fatalf("%s %s: exited 0, want a failure", how, p.name)
 	}
 }
 
-func cmdSigterm(ts *testscript.TestScript, neg bool, args []string) {
-	if len(args) != 1 {
-		ts.Fatalf("usage: sigterm NAME")
+// bgArgs parses NAME [CODE].
+func bgArgs(ts *testscript.TestScript, neg bool, args []string, cmd string) (*bgProc, int) {
+	if len(args) < 1 || len(args) > 2 || (neg && len(args) == 2) {
+		ts.Fatalf("usage: [!] %s NAME | %s NAME CODE", cmd, cmd)
 	}
-	p := lookupBg(ts, args[0])
-	if !p.terminate() {
-		ts.Fatalf("%s did not exit within %v of SIGTERM; killed\n%s", p.name, scriptWait, p.output())
+	want := -1
+	if len(args) == 2 {
+		var err error
+		if want, err = strconv.Atoi(args[1]); err != nil || want < 0 {
+			ts.Fatalf("%s: %q is not an exit code", cmd, args[1])
+		}
 	}
-	finish(ts, p, neg, "sigterm")
+	return lookupBg(ts, args[0]), want
+}
+
+// cmdSignal sends sig to NAME's process group, as a terminal's Ctrl-C (SIGINT) or a service manager (SIGTERM) does,
+// and waits for NAME to exit.
+func cmdSignal(sig syscall.Signal, cmd string) func(ts *testscript.TestScript, neg bool, args []string) {
+	return func(ts *testscript.TestScript, neg bool, args []string) {
+		p, want := bgArgs(ts, neg, args, cmd)
+		if !p.stop(sig) {
+			ts.Fatalf("%s did not exit within %v of %v; killed\n%s", p.name, scriptWait, sig, p.output())
+		}
+		finish(ts, p, neg, want, cmd)
+	}
 }
 
 func cmdAwait(ts *testscript.TestScript, neg bool, args []string) {
-	if len(args) != 1 {
-		ts.Fatalf("usage: await NAME")
-	}
-	p := lookupBg(ts, args[0])
+	p, want := bgArgs(ts, neg, args, "await")
 	if !p.waitFor(func() bool { return p.exited }) {
 		ts.Fatalf("%s did not exit within %v:\n%s", p.name, scriptWait, p.output())
 	}
-	finish(ts, p, neg, "await")
+	finish(ts, p, neg, want, "await")
 }
 
 func cmdWaitline(ts *testscript.TestScript, neg bool, args []string) {
