@@ -37,7 +37,7 @@ import (
 //	status CODE PROGRAM ARGS…              run PROGRAM as exec does and require exit status CODE.
 //	setenv VAR stdout|FILE                 set $VAR to the last command's stdout (or a file), trailing newline cut.
 //
-// $nl is a newline (for --chunk=$nl). Waits are bounded (scriptWait) and never sleep: a process that does not
+// $nl is a newline (for --chunk=$nl), $RECORDINGS the repository's testdata/recordings. Waits are bounded (scriptWait) and never sleep: a process that does not
 // say what is awaited fails the script with what it wrote.
 func TestScript(t *testing.T) {
 	testscript.Run(t, testscript.Params{
@@ -50,7 +50,11 @@ func TestScript(t *testing.T) {
 					env.Vars[i] = "PATH=" + filepath.Dir(bin) + string(os.PathListSeparator) + v
 				}
 			}
-			env.Vars = append(env.Vars, "NO_COLOR=1", "nl=\n")
+			recordings, err := filepath.Abs(filepath.Join("..", "testdata", "recordings"))
+			if err != nil {
+				return err
+			}
+			env.Vars = append(env.Vars, "NO_COLOR=1", "nl=\n", "RECORDINGS="+recordings)
 			env.Values[bgKey{}] = &bgSet{procs: map[string]*bgProc{}}
 			return nil
 		},
