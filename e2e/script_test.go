@@ -55,7 +55,7 @@ func TestScript(t *testing.T) {
 				return err
 			}
 			env.Vars = append(env.Vars, "NO_COLOR=1", "nl=\n", "RECORDINGS="+recordings)
-			env.Values[bgKey{}] = &bgSet{procs: map[string]*bgProc{}}
+			env.Values[bgKey{}] = &bgSet{t: env.T(), procs: map[string]*bgProc{}}
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
@@ -78,6 +78,7 @@ type bgKey struct{}
 
 // bgSet holds a script's background processes by name.
 type bgSet struct {
+	t     testscript.T // to fail the script from its end, where Fatalf cannot be used
 	procs map[string]*bgProc
 }
 
@@ -91,7 +92,8 @@ type bgProc struct {
 	out     strings.Builder
 	errb    strings.Builder
 	lines   []string // stdout and stderr lines in arrival order
-	exited  bool
+	died    bool     // the process itself has exited
+	exited  bool     // and its output is closed: nothing of its process group holds it open any more
 	waitErr error
 	readers sync.WaitGroup
 }
@@ -175,6 +177,16 @@ func (p *bgProc) output() string {
 	return fmt.Sprintf("[%s stdout]\n%s[%s stderr]\n%s", p.name, p.out.String(), p.name, p.errb.String())
 }
 
+// notGone says why p does not count as gone: it still runs, or something it left behind holds its output open.
+func (p *bgProc) notGone() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.died {
+		return fmt.Sprintf("exited (%v), but a process it left behind in its group kept its output open", p.waitErr)
+	}
+	return "did not exit"
+}
+
 // signal sends sig to p's process group.
 func (p *bgProc) signal(sig syscall.Signal) {
 	syscall.Kill(-p.cmd.Process.Pid, sig)
@@ -253,10 +265,14 @@ func cmdStart(ts *testscript.TestScript, neg bool, args []string, listening bool
 	go p.read(outR, &p.out)
 	go p.read(errR, &p.errb)
 	go func() {
-		p.readers.Wait() // Wait closes nothing of ours, but the pipes must drain first
 		err := cmd.Wait()
 		p.mu.Lock()
-		p.exited, p.waitErr = true, err
+		p.died, p.waitErr = true, err
+		p.notify()
+		p.mu.Unlock()
+		p.readers.Wait() // a child left behind keeps the pipes open
+		p.mu.Lock()
+		p.exited = true
 		p.notify()
 		p.mu.Unlock()
 	}()
@@ -265,7 +281,9 @@ func cmdStart(ts *testscript.TestScript, neg bool, args []string, listening bool
 		exited := p.exited
 		p.mu.Unlock()
 		if !exited && !p.stop(syscall.SIGTERM) {
-			ts.Logf("%s did not exit within %v of SIGTERM; killed\n%s", name, scriptWait, p.output())
+			set.t.Log(fmt.Sprintf("at the end of the script, %s: %s (waited %v after SIGTERM); killed\n%s",
+				name, p.notGone(), scriptWait, p.output()))
+			set.t.FailNow()
 		}
 	})
 
@@ -352,7 +370,7 @@ func cmdSignal(sig syscall.Signal, cmd string) func(ts *testscript.TestScript, n
 	return func(ts *testscript.TestScript, neg bool, args []string) {
 		p, want := bgArgs(ts, neg, args, cmd)
 		if !p.stop(sig) {
-			ts.Fatalf("%s did not exit within %v of %v; killed\n%s", p.name, scriptWait, sig, p.output())
+			ts.Fatalf("%s: %s (waited %v after %v); killed\n%s", p.name, p.notGone(), scriptWait, sig, p.output())
 		}
 		finish(ts, p, neg, want, cmd)
 	}
@@ -361,7 +379,7 @@ func cmdSignal(sig syscall.Signal, cmd string) func(ts *testscript.TestScript, n
 func cmdAwait(ts *testscript.TestScript, neg bool, args []string) {
 	p, want := bgArgs(ts, neg, args, "await")
 	if !p.waitFor(func() bool { return p.exited }) {
-		ts.Fatalf("%s did not exit within %v:\n%s", p.name, scriptWait, p.output())
+		ts.Fatalf("%s: %s (waited %v):\n%s", p.name, p.notGone(), scriptWait, p.output())
 	}
 	finish(ts, p, neg, want, "await")
 }
