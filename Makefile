@@ -40,8 +40,8 @@ bench:
 FUZZTIME ?= 10s
 FUZZ_TARGETS := \
 	./internal/exec:FuzzChunker ./internal/exec:FuzzLineSplitter \
-	./internal/serve:FuzzWire ./internal/serve:FuzzWireJSON ./internal/serve:FuzzDecodeSend \
-	./internal/serve:FuzzDecodeRPC ./internal/serve:FuzzSubscribeID ./internal/serve:FuzzScanEvent \
+	./internal/serve/hotpath:FuzzWire ./internal/serve/hotpath:FuzzWireJSON ./internal/serve/hotpath:FuzzDecodeSend \
+	./internal/serve/hotpath:FuzzDecodeRPC ./internal/serve/hotpath:FuzzSubscribeID ./internal/serve:FuzzScanEvent \
 	./internal/client:FuzzParseCard ./internal/client:FuzzSSEEvents ./internal/client:FuzzStreamDecode ./internal/devtool:FuzzDecode \
 	./internal/output:FuzzArtifactUpdateJSON
 # A failed run that wrote no failing input while the committed corpus still passes is Go's own race at the
