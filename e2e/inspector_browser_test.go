@@ -140,6 +140,17 @@ func TestInspectorBrowser(t *testing.T) {
 		t.Errorf("the list draws %d rows for %d calls: not virtualised", drawn, burst)
 	}
 
+	// The filters: a search, then a context (from the task), then cleared.
+	step("search", chromedp.SendKeys(`#f-q`, "SendStreaming", chromedp.ByQuery))
+	waitJS("the search selects the session's calls", `document.querySelectorAll('#rows .row').length === 2 &&
+		[...document.querySelectorAll('#rows .row')].every(r => r.textContent.includes('SendStreamingMessage'))`)
+	step("clear the filters", chromedp.Click(`#f-clear`, chromedp.ByQuery))
+	step("filter by method", chromedp.SetValue(`#f-method`, "GetTask", chromedp.ByQuery),
+		chromedp.Evaluate(`document.getElementById('f-method').dispatchEvent(new Event('input'))`, nil))
+	waitJS("the method filter", `parseInt(document.getElementById('counts').textContent.split('·')[1]) >= `+fmt.Sprint(burst)+` &&
+		[...document.querySelectorAll('#rows .row')].every(r => r.children[2].textContent === 'GetTask')`)
+	step("clear the filters", chromedp.Click(`#f-clear`, chromedp.ByQuery))
+
 	step("open the latency view", chromedp.Click(`#tab-latency`, chromedp.ByQuery))
 	waitJS("the latency histograms", `document.querySelectorAll('#latency .method').length >= 2 && document.querySelector('#streams polyline') !== null`)
 	checkDOM("latency")
