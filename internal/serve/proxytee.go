@@ -54,7 +54,7 @@ func (c *fastCall) rpc() bool { return c.front.key.binding == a2a.TransportProto
 // begin starts the call's log line.
 func (c *fastCall) begin() {
 	l := c.f.log
-	if l.quiet && l.metrics == nil {
+	if l.quiet && l.metrics == nil && l.obs == nil {
 		return
 	}
 	method, taskID := c.front.method, c.front.taskID
@@ -63,6 +63,7 @@ func (c *fastCall) begin() {
 		method, taskID = rpcMethodName(req.Method), req.taskID()
 	}
 	c.rec = l.record(c.in.Context(), method, taskID)
+	c.watchFast()
 }
 
 // logRequest logs the request when verbose, once the proxy answers it itself: a call handed to
@@ -85,6 +86,7 @@ func (c *fastCall) finish(w http.ResponseWriter) {
 	}
 	if c.handedOff {
 		c.f.log.metrics.dropped(c.rec) // the A2A handler's own record counts the call
+		c.rec.endWatch(nil, true)      // and reports it to the observer
 		return
 	}
 	if c.unary && c.err == nil {
@@ -97,6 +99,9 @@ func (c *fastCall) finish(w http.ResponseWriter) {
 		c.rec.events = 1
 		if c.f.log.verbose && !c.f.log.quiet && len(c.resp) > 0 {
 			c.f.log.printf("  < %s\n", rawPayload(c.resp))
+		}
+		if c.rec.watch != nil && len(c.resp) > 0 {
+			c.rec.watch.Event(c.resp) // the call is over: nothing writes to it any more
 		}
 	}
 	err := c.err
@@ -279,8 +284,11 @@ func (t *sseTee) event(line []byte) {
 	if msg != "" {
 		t.c.errMsg = msg
 	}
-	if rec.l.verbose {
+	if rec.l.verbose && !rec.l.quiet {
 		rec.l.printf("  < %s\n", rawPayload(data))
+	}
+	if rec.watch != nil {
+		rec.watch.Event(bytes.Clone(data))
 	}
 }
 
