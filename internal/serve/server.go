@@ -2,8 +2,9 @@
 // transports (REST, JSON-RPC and gRPC together on one port), the agent card, the guard and
 // conformance layers, the traffic log, the exported Backend API (a backend's Parts declare how it is
 // served) and the echo, exec and proxy backends. Tasks live in serve/tasks, the hot calls' encoder
-// and detached streams in serve/hotpath; other backends (serve/replay) are packages of their own
-// that import serve, never the other way round.
+// and detached streams in serve/hotpath, the proxy's forwarding in serve/proxy (it reads the route
+// table and the traffic log through interfaces this package implements); other backends
+// (serve/replay) are packages of their own that import serve, never the other way round.
 //
 // It has no flags and no cobra, never touches the process's standard streams (logs go to
 // Config.Log) and never builds clients itself: the proxy gets its upstream client from the caller.
