@@ -147,7 +147,7 @@ func Run(ctx context.Context, cfg Config) error {
 	if cfg.MaxArtifactBytes != 0 {
 		store.SetMaxArtifactBytes(cfg.MaxArtifactBytes)
 	}
-	e := &Env{Config: &cfg, Store: store, Logf: tl.printf, log: tl}
+	e := &Env{Config: &cfg, Store: store, Logf: tl.printf, log: tl, FlushHints: flushHints}
 	parts, err := cfg.Backend.Setup(e)
 	if err != nil {
 		ln.Close()

@@ -73,6 +73,9 @@ func (f *bytePath) front(next http.Handler) http.Handler {
 // maxRPCPeek bounds how much of a JSON-RPC body is read to find its method.
 const maxRPCPeek = 16 << 20
 
+// fastCallKey carries the call down to ReverseProxy's hooks (rewrite, modifyResponse, failed),
+// which see only the request. It is this package's own key: the hooks fill in the call that
+// ServeHTTP holds, nothing outside the package reads it.
 type fastCallKey struct{}
 
 func callFrom(ctx context.Context) *fastCall {

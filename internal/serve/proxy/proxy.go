@@ -102,8 +102,9 @@ type upstream struct {
 	routes *fastRoutes
 }
 
-// upstreamErrKey marks a request whose upstream is known to be unreachable: the fast path hands
-// it to the A2A handler with the error, which answers it in the caller's binding.
+// upstreamErrKey carries an input down: the byte path, finding the upstream unreachable, hands an
+// A2A call to the server's handler with the error under this key, and the decoding path answers
+// it with that error in the caller's binding instead of connecting again.
 type upstreamErrKey struct{}
 
 var _ a2asrv.RequestHandler = (*proxy)(nil)
