@@ -69,14 +69,34 @@ func (f httpFronts) jsonrpcAt(path string) string {
 	return ""
 }
 
+// restMount is where the REST binding of one protocol version is mounted: the mux pattern prefix,
+// and the part of a path under it that the version's handler routes on.
+type restMount struct {
+	prefix, strip, version string
+}
+
+// restMounts is the route table of the REST binding, most specific first: the mux is mounted from
+// it (mountREST) and the proxy classifies with it. v0.3 owns /v1/ when it is served (where v0.3
+// clients expect it); v1.0 takes every other path (tenant-prefixed or not), /v1/ too otherwise
+// (a tenant named v1).
+func (f httpFronts) restMounts() []restMount {
+	var m []restMount
+	if f.rest && f.v03 {
+		m = append(m, restMount{prefix: a2av0.RESTPathPrefix + "/", strip: a2av0.RESTPathPrefix, version: v03Version})
+	}
+	if f.rest && f.v1 {
+		m = append(m, restMount{prefix: "/", version: v1Version})
+	}
+	return m
+}
+
 const (
 	v1Version  = string(a2a.Version)
 	v03Version = string(a2av0.Version)
 )
 
 // classify names the binding the mux of buildServers hands r to (TestRoutesAgree ties the two):
-// JSON-RPC where the route table puts it (jsonrpcAt), REST v0.3 under /v1/, REST v1.0 routes
-// (tenant-prefixed or not) anywhere else.
+// JSON-RPC where the route table puts it (jsonrpcAt), REST where restMounts puts it.
 func (f httpFronts) classify(r *http.Request) front {
 	path := r.URL.Path
 	if path == a2asrv.WellKnownAgentCardPath || path == legacyCardPath {
@@ -85,14 +105,12 @@ func (f httpFronts) classify(r *http.Request) front {
 	if v := f.jsonrpcAt(path); v != "" && r.Method == http.MethodPost {
 		return front{kind: frontA2A, key: frontKey{a2a.TransportProtocolJSONRPC, v}}
 	}
-	if f.rest && f.v03 && strings.HasPrefix(path, a2av0.RESTPathPrefix+"/") {
-		if m, id, ok := restRoute(r.Method, strings.TrimPrefix(path, a2av0.RESTPathPrefix)); ok {
-			return front{kind: frontA2A, key: frontKey{a2a.TransportProtocolHTTPJSON, v03Version}, method: m, taskID: id}
+	for _, mt := range f.restMounts() {
+		if !strings.HasPrefix(path, mt.prefix) {
+			continue
 		}
-	}
-	if f.rest && f.v1 {
-		if m, id, ok := restRoute(r.Method, path); ok {
-			return front{kind: frontA2A, key: frontKey{a2a.TransportProtocolHTTPJSON, v1Version}, method: m, taskID: id}
+		if m, id, ok := restRoute(r.Method, strings.TrimPrefix(path, mt.strip)); ok {
+			return front{kind: frontA2A, key: frontKey{a2a.TransportProtocolHTTPJSON, mt.version}, method: m, taskID: id}
 		}
 	}
 	return front{kind: frontOther, method: r.Method + " " + path}
