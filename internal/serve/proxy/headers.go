@@ -18,7 +18,7 @@ import (
 //   - Never: hop-by-hop headers (RFC 9110 section 7.6.1: Connection and the headers it names,
 //     Keep-Alive, TE, Trailer, Transfer-Encoding, Upgrade, Proxy-*), Host and Content-Length, and
 //     the transport metadata of the gRPC binding (":authority", "grpc-*") a2asrv hands on as
-//     service parameters too.
+//     service parameters too, and values no HTTP field can carry (a gRPC caller's binary metadata).
 //   - Credentials: the caller's Authorization unless the proxy injects its own (--auth); the
 //     configured headers (--svc-param, --auth) replace the caller's values of the same names,
 //     except A2A-Extensions, whose values are added (on the decoding path the upstream client
@@ -128,9 +128,24 @@ func (h headerPolicy) decoded(params iter.Seq2[string, []string]) a2aclient.Serv
 		if _, ok := h.set[k]; ok && k != extensionsHeader {
 			continue
 		}
-		out.Append(k, v...)
+		for _, s := range v {
+			if fieldValue(s) {
+				out.Append(k, s)
+			}
+		}
 	}
 	return out
+}
+
+// fieldValue says whether s can be sent as an HTTP field value: a gRPC caller's binary metadata
+// ("*-bin") cannot, and would fail the whole upstream call.
+func fieldValue(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; (c < 0x20 && c != '\t') || c == 0x7f {
+			return false
+		}
+	}
+	return true
 }
 
 // mergeTokens adds the comma-separated values of add missing from have.

@@ -250,3 +250,27 @@ func TestHeaderPolicyBothPaths(t *testing.T) {
 		}
 	}
 }
+
+// TestHeaderPolicyGRPCMetadata: a call that came in over gRPC reaches the decoding path with the
+// gRPC transport's metadata among its service parameters; only the caller's own headers go on, and
+// binary metadata, which no HTTP field can carry, is dropped instead of failing the upstream call.
+func TestHeaderPolicyGRPCMetadata(t *testing.T) {
+	t.Parallel()
+	params := map[string][]string{
+		":authority": {"127.0.0.1:1"}, "content-type": {"application/grpc"}, "grpc-accept-encoding": {"gzip"},
+		"te": {"trailers"}, "user-agent": {"grpc-go/1.70.0"}, "x-ok": {"v"}, "trace-bin": {"\x00\x01\x02"},
+		"authorization": {"Bearer caller"},
+	}
+	seq := func(yield func(string, []string) bool) {
+		for k, v := range params {
+			if !yield(k, v) {
+				return
+			}
+		}
+	}
+	got := newHeaderPolicy(Config{}).decoded(seq)
+	want := a2aclient.ServiceParams{"user-agent": {"grpc-go/1.70.0"}, "x-ok": {"v"}, "authorization": {"Bearer caller"}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("forwarded service parameters (-want +got):\n%s", diff)
+	}
+}
