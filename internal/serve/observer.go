@@ -118,18 +118,6 @@ func (c *callRecord) endWatch(err error, handed bool) {
 	c.watch = nil
 }
 
-// watchFast starts observing a call of the proxy's byte path.
-func (c *fastCall) watchFast() {
-	if c.rec == nil || c.f.log.obs == nil {
-		return
-	}
-	c.rec.watch = c.f.log.obs.Begin(CallStart{
-		Time: c.rec.start, Method: c.rec.method, Binding: c.front.key.binding, Version: c.front.key.version,
-		TaskID: c.rec.id, HTTPMethod: c.in.Method, Path: c.in.URL.RequestURI(), Header: c.in.Header, // nothing changes it from here on
-		Body: c.body,
-	})
-}
-
 // wantsInspector reports a request the inspector serves.
 func wantsInspector(r *http.Request) bool {
 	return r.URL.Path+"/" == InspectorPath || strings.HasPrefix(r.URL.Path, InspectorPath)

@@ -2,9 +2,11 @@
 // transports (REST, JSON-RPC and gRPC together on one port), the agent card, the guard and
 // conformance layers, the traffic log, the exported Backend API (a backend's Parts declare how it is
 // served) and the echo, exec and proxy backends. Tasks live in serve/tasks, the hot calls' encoder
-// and detached streams in serve/hotpath; other backends (serve/replay) are packages of their own
-// that import serve, never the other way round. The inspector page (internal/inspect) comes in as
-// Config.Inspector and sees the calls through the observer hook (observer.go).
+// and detached streams in serve/hotpath, the proxy's forwarding in serve/proxy (it reads the route
+// table and the traffic log through interfaces this package implements); other backends
+// (serve/replay) are packages of their own that import serve, never the other way round. The inspector
+// page (internal/inspect) comes in as Config.Inspector and sees the calls through the observer hook
+// (observer.go).
 //
 // It has no flags and no cobra, never touches the process's standard streams (logs go to
 // Config.Log) and never builds clients itself: the proxy gets its upstream client from the caller.
@@ -168,7 +170,7 @@ func Run(ctx context.Context, cfg Config) error {
 	if cfg.MaxArtifactBytes != 0 {
 		store.SetMaxArtifactBytes(cfg.MaxArtifactBytes)
 	}
-	e := &Env{Config: &cfg, Store: store, Logf: tl.printf, log: tl}
+	e := &Env{Config: &cfg, Store: store, Logf: tl.printf, log: tl, FlushHints: flushHints}
 	parts, err := cfg.Backend.Setup(e)
 	if err != nil {
 		ln.Close()
