@@ -10,6 +10,7 @@ import (
 
 	"github.com/a2acli/a2a/internal/client"
 	"github.com/a2acli/a2a/internal/follow"
+	"github.com/a2acli/a2a/internal/push"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/spf13/cobra"
 )
@@ -56,7 +57,7 @@ func (o *sendOptions) sendPush(ctx context.Context, c *client.Conn, req *a2a.Sen
 	token := hex.EncodeToString(tok)
 	var mu sync.Mutex
 	var last *a2a.Task // the task as the notifications tell it, for giving up
-	rc := newReceiver(token, func(ev a2a.Event) bool {
+	rc := push.NewReceiver(token, func(ev a2a.Event) bool {
 		mu.Lock()
 		defer mu.Unlock()
 		switch v := ev.(type) {
@@ -76,7 +77,7 @@ func (o *sendOptions) sendPush(ctx context.Context, c *client.Conn, req *a2a.Sen
 	defer stop()
 	ready := make(chan string, 1)
 	served := make(chan error, 1)
-	go func() { served <- serveReceiver(rctx, "127.0.0.1", 0, rc, func(u string) { ready <- u }) }()
+	go func() { served <- push.Serve(rctx, "127.0.0.1", 0, rc, func(u string) { ready <- u }) }()
 	defer func() { stop(); <-served }()
 	var hook string
 	select {
@@ -110,7 +111,7 @@ func (o *sendOptions) sendPush(ctx context.Context, c *client.Conn, req *a2a.Sen
 	}
 	for {
 		select {
-		case <-rc.final:
+		case <-rc.Final():
 		case <-silence:
 			now, err := get()
 			if err != nil || !follow.Settled(now.Status.State) {

@@ -1,4 +1,4 @@
-package cli
+package push
 
 import (
 	"net/http"
@@ -40,8 +40,8 @@ func TestDecodeNotification(t *testing.T) {
 		if got != tc.want || (tc.want == "") != (err != nil) {
 			t.Errorf("decodeNotification(%s) = %s, %v; want %q", tc.body, got, err, tc.want)
 		}
-		if ev != nil && eventFinal(ev) != tc.final {
-			t.Errorf("eventFinal(%s) = %v, want %v", tc.body, !tc.final, tc.final)
+		if ev != nil && Final(ev) != tc.final {
+			t.Errorf("Final(%s) = %v, want %v", tc.body, !tc.final, tc.final)
 		}
 	}
 }
@@ -49,7 +49,7 @@ func TestDecodeNotification(t *testing.T) {
 func TestReceiverToken(t *testing.T) {
 	t.Parallel()
 	var got []a2a.Event
-	rc := newReceiver("tok", func(ev a2a.Event) bool { got = append(got, ev); return eventFinal(ev) })
+	rc := NewReceiver("tok", func(ev a2a.Event) bool { got = append(got, ev); return Final(ev) })
 	body := `{"statusUpdate":{"taskId":"t","contextId":"c","status":{"state":"TASK_STATE_COMPLETED"}}}`
 	for _, tc := range []struct {
 		header, value string
