@@ -38,7 +38,7 @@ type factory struct {
 	dial *client.Dialer
 	// sources says where each option's value came from (see applyConfig); jq filters stdout under --jq.
 	sources map[string]source
-	jq      *jqWriter
+	jq      *output.JQ
 	// idleClose bounds the wait for the agent to close idle connections after a turn stopped at a prompt (0:
 	// idleCloseBound); tests shorten it.
 	idleClose time.Duration
