@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/a2acli/a2a/internal/client"
+	"github.com/a2acli/a2a/internal/devtool"
 	"github.com/a2acli/a2a/internal/follow"
 	"github.com/a2acli/a2a/internal/output"
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -78,7 +79,7 @@ func runRunCommand(ctx context.Context, o *runCommandOptions) error {
 			if err != nil {
 				o.f.log.Printf("list commands to split %q: %v", strings.Join(o.words, " "), err)
 			}
-			path, args = splitCommandLine(o.words, cmds)
+			path, args = devtool.SplitCommandLine(o.words, cmds)
 		}
 		if c.SpeaksJSONRPC() {
 			raw, err := c.RPC(ctx, "command/execute", map[string]any{"command_path": path, "args": strings.Join(args, " ")})
