@@ -41,6 +41,8 @@ type serveOptions struct {
 	maxArtBytes   int64
 	guard         serveGuardOptions
 	pushAllow     []string
+	store         string
+	lease         time.Duration
 }
 
 func newServeCmd(f *factory, runF func(context.Context, *serveOptions) error) *cobra.Command {
@@ -108,6 +110,8 @@ Request bodies are capped by --max-request-bytes.`,
 	fl.IntVar(&o.maxTasks, "max-tasks", 1000, "keep at most n finished tasks")
 	fl.DurationVar(&o.taskTTL, "task-ttl", time.Hour, "forget finished tasks after this long")
 	fl.Int64Var(&o.maxArtBytes, "max-artifact-bytes", 8<<20, "keep at most n bytes of a task's artifacts (dropping the oldest streamed chunks) and of each message in its history (0: no limit)")
+	fl.StringVar(&o.store, "store", "memory", "where tasks are kept: memory, sqlite:PATH (survives restarts) or postgres://... (shared by replicas)")
+	fl.DurationVar(&o.lease, "lease", 60*time.Second, "with a postgres:// --store: a replica silent this long has its running tasks failed by the others")
 	fl.StringArrayVar(&o.pushAllow, "push-allow", nil, "also send push notifications to this webhook host (repeatable; '*': any host; loopback hosts always)")
 	o.replay.addFlags(cmd)
 	o.guard.addFlags(cmd)
@@ -127,7 +131,10 @@ func (o *serveOptions) config(cmd *cobra.Command) (serve.Config, error) {
 	cfg := serve.Config{
 		Host: o.host, Port: o.port, Name: o.name, Description: o.description, CardCompat: o.cardCompat,
 		Quiet: o.quiet, Verbose: o.f.opts.verbose, Log: o.f.io.Err, MaxTasks: o.maxTasks, TaskTTL: o.taskTTL,
-		PushAllow: o.pushAllow,
+		PushAllow: o.pushAllow, Store: o.store, Lease: o.lease,
+	}
+	if err := checkStore(o.store, o.lease, o.proxy != "", cmd.Flags().Changed("lease")); err != nil {
+		return cfg, usage("%v", err)
 	}
 	if o.port < 0 || o.port > 65535 {
 		return cfg, usage("invalid --port %d: want 0 to 65535", o.port)

@@ -49,6 +49,10 @@ const (
 
 func taskBackend(e *env, a agent) *backendParts {
 	ts := newTasks(e.store, a, newPusher(e.cfg.PushAllow, e.log))
+	if d := e.store.durable; d != nil {
+		cancel := func(id a2a.TaskID) { ts.cancel(context.Background(), id) } //nolint:errcheck // the requester reads the outcome from the store
+		d.cancelLocal.Store(&cancel)
+	}
 	return &backendParts{handler: &taskHandler{ts: ts}, shutdown: ts.shutdown, push: pushOn}
 }
 

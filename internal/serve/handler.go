@@ -2,6 +2,7 @@ package serve
 
 import (
 	"context"
+	"errors"
 	"iter"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -126,8 +127,17 @@ func forward(ctx context.Context, sub *subscriber, yield func(a2a.Event, error) 
 // refused with UnsupportedOperationError (v1.0) or yields its final state (v0.3).
 func (h *taskHandler) SubscribeToTask(ctx context.Context, req *a2a.SubscribeToTaskRequest) iter.Seq2[a2a.Event, error] {
 	return func(yield func(a2a.Event, error) bool) {
+		if err := h.ts.store.refresh(ctx, req.ID); err != nil {
+			yield(nil, err)
+			return
+		}
 		sub := newSubscriber()
 		snap, attached, err := h.ts.subscribe(req.ID, sub, legacyCall(ctx))
+		var remote *remoteRun
+		if errors.As(err, &remote) {
+			h.ts.store.durable.follow(ctx, remote, yield)
+			return
+		}
 		if err != nil {
 			yield(nil, err)
 			return
@@ -146,12 +156,12 @@ func (h *taskHandler) SubscribeToTask(ctx context.Context, req *a2a.SubscribeToT
 
 // GetTask implements a2asrv.RequestHandler.
 func (h *taskHandler) GetTask(ctx context.Context, req *a2a.GetTaskRequest) (*a2a.Task, error) {
-	return h.ts.store.view(req.ID, req.HistoryLength)
+	return h.ts.store.getTask(ctx, req.ID, req.HistoryLength)
 }
 
 // ListTasks implements a2asrv.RequestHandler.
 func (h *taskHandler) ListTasks(ctx context.Context, req *a2a.ListTasksRequest) (*a2a.ListTasksResponse, error) {
-	return h.ts.store.list(req)
+	return h.ts.store.listTasks(ctx, req)
 }
 
 // CancelTask implements a2asrv.RequestHandler.

@@ -37,6 +37,7 @@ func (s *memStore) addPushLocked(r *record, c *a2a.PushConfig, v03 bool) *a2a.Pu
 	}
 	next := slices.DeleteFunc(slices.Clone(r.push), func(h pushHook) bool { return h.cfg.ID == stored.ID })
 	r.push = append(next, pushHook{cfg: stored, v03: v03})
+	s.pushChangedLocked(r)
 	return copyPushConfig(stored, r.task.ID)
 }
 
@@ -60,10 +61,16 @@ func (h *taskHandler) CreateTaskPushConfig(ctx context.Context, req *a2a.PushCon
 		return nil, a2a.NewError(a2a.ErrInvalidParams, "task ID is required")
 	}
 	s := h.ts.store
+	if err := s.refresh(ctx, req.TaskID); err != nil {
+		return nil, err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r, err := s.lookupLocked(req.TaskID)
 	if err != nil {
+		return nil, err
+	}
+	if err := writableLocked(r); err != nil {
 		return nil, err
 	}
 	if err := h.checkPushURL(req.URL); err != nil {
@@ -79,8 +86,11 @@ func (h *taskHandler) CreateTaskPushConfig(ctx context.Context, req *a2a.PushCon
 }
 
 // GetTaskPushConfig implements a2asrv.RequestHandler.
-func (h *taskHandler) GetTaskPushConfig(_ context.Context, req *a2a.GetTaskPushConfigRequest) (*a2a.PushConfig, error) {
+func (h *taskHandler) GetTaskPushConfig(ctx context.Context, req *a2a.GetTaskPushConfigRequest) (*a2a.PushConfig, error) {
 	s := h.ts.store
+	if err := s.refresh(ctx, req.TaskID); err != nil {
+		return nil, err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r, err := s.lookupLocked(req.TaskID)
@@ -95,8 +105,11 @@ func (h *taskHandler) GetTaskPushConfig(_ context.Context, req *a2a.GetTaskPushC
 }
 
 // ListTaskPushConfigs implements a2asrv.RequestHandler.
-func (h *taskHandler) ListTaskPushConfigs(_ context.Context, req *a2a.ListTaskPushConfigRequest) (*a2a.ListTaskPushConfigResponse, error) {
+func (h *taskHandler) ListTaskPushConfigs(ctx context.Context, req *a2a.ListTaskPushConfigRequest) (*a2a.ListTaskPushConfigResponse, error) {
 	s := h.ts.store
+	if err := s.refresh(ctx, req.TaskID); err != nil {
+		return nil, err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r, err := s.lookupLocked(req.TaskID)
@@ -112,16 +125,23 @@ func (h *taskHandler) ListTaskPushConfigs(_ context.Context, req *a2a.ListTaskPu
 
 // DeleteTaskPushConfig implements a2asrv.RequestHandler. Deleting a config that is not there is
 // not an error (the specification asks for idempotent deletes); an unknown task is.
-func (h *taskHandler) DeleteTaskPushConfig(_ context.Context, req *a2a.DeleteTaskPushConfigRequest) error {
+func (h *taskHandler) DeleteTaskPushConfig(ctx context.Context, req *a2a.DeleteTaskPushConfigRequest) error {
 	s := h.ts.store
+	if err := s.refresh(ctx, req.TaskID); err != nil {
+		return err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r, err := s.lookupLocked(req.TaskID)
 	if err != nil {
 		return err
 	}
+	if err := writableLocked(r); err != nil {
+		return err
+	}
 	if p := findPush(r, req.ID); p != nil {
 		r.push = slices.DeleteFunc(slices.Clone(r.push), func(h pushHook) bool { return h.cfg == p })
+		s.pushChangedLocked(r)
 	}
 	return nil
 }

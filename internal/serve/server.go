@@ -45,6 +45,13 @@ type Config struct {
 	// dropped from the stored task (streams still get them all); 0 => 8 MiB, negative => no bound.
 	MaxArtifactBytes int64
 
+	// Store names where tasks are kept besides memory: "" or "memory" => nowhere else; "sqlite:PATH" => an
+	// embedded file that survives restarts; "postgres://..." => a database shared by replicas (see durable.go).
+	Store string
+	// Lease is how long a replica may go without renewing its lease before other replicas fail its running
+	// tasks (shared stores only); 0 => 60s.
+	Lease time.Duration
+
 	// PublicURL is the URL clients reach the server at (behind a reverse proxy or a tunnel): the card advertises
 	// it, and its host and origin are accepted like the server's own. "" => the address it listens on.
 	PublicURL string
@@ -126,18 +133,24 @@ func Run(ctx context.Context, cfg Config) error {
 	if err := cfg.normalize(); err != nil {
 		return err
 	}
+	lw := &lockedWriter{w: cfg.Log}
+	store := newMemStore(cfg.MaxTasks, cfg.TaskTTL, cfg.clock)
+	if cfg.MaxArtifactBytes != 0 {
+		store.maxArtifactBytes = cfg.MaxArtifactBytes
+	}
+	if !memoryStore(cfg.Store) {
+		if err := openDurable(ctx, &cfg, store, lw.printf); err != nil {
+			return err
+		}
+		defer store.closeDurable() //nolint:errcheck // after the shutdown: a failed last write was logged
+	}
 	ln, err := net.Listen("tcp", net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.Port)))
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
 	hostport := advertisedHost(ln.Addr())
 	exposed := !isLoopback(ln.Addr())
-	lw := &lockedWriter{w: cfg.Log}
 	tl := &trafficLog{w: lw, quiet: cfg.Quiet, verbose: cfg.Verbose}
-	store := newMemStore(cfg.MaxTasks, cfg.TaskTTL, cfg.clock)
-	if cfg.MaxArtifactBytes != 0 {
-		store.maxArtifactBytes = cfg.MaxArtifactBytes
-	}
 	e := &env{cfg: &cfg, store: store, log: tl}
 	parts, err := cfg.Backend.setup(e)
 	if err != nil {

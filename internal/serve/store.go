@@ -35,6 +35,11 @@ type record struct {
 	// applyLocked (tasks replaced through Update are not counted).
 	artBytes int64
 	push     []pushHook // push notification configs (push.go); copy-on-write
+	// With a durable store (durable.go): owner is the replica running the task when that is another one, seq
+	// numbers the task's events, written is what the store was last told.
+	owner   string
+	seq     int64
+	written writtenKey
 }
 
 // memStore keeps tasks in memory with retention: at most maxTasks finished tasks, finished tasks
@@ -49,6 +54,7 @@ type memStore struct {
 	done     finishedQueue // the finished tasks in the order they finished, for retention
 	// maxArtifactBytes bounds the artifact bytes kept per task (see artbudget.go); <= 0 means no bound.
 	maxArtifactBytes int64
+	durable          *durable // the store behind memory (durable.go); nil => memory only
 }
 
 var _ taskstore.Store = (*memStore)(nil)
@@ -134,6 +140,9 @@ func (s *memStore) view(id a2a.TaskID, historyLength *int) (*a2a.Task, error) {
 // applyLocked integrates an event into the task in place. Called with s.mu held.
 func (s *memStore) applyLocked(r *record, ev a2a.Event) {
 	defer s.changedLocked(r, finished(r))
+	if s.durable != nil {
+		s.durable.appendLocked(r, ev)
+	}
 	t := r.task
 	r.version++
 	r.updated = s.now()
@@ -160,20 +169,9 @@ func (s *memStore) applyLocked(r *record, ev a2a.Event) {
 // list implements ListTasks: filters, ordering by last update (newest first, then task ID
 // descending) and cursor page tokens that stay valid while tasks are added.
 func (s *memStore) list(req *a2a.ListTasksRequest) (*a2a.ListTasksResponse, error) {
-	pageSize := req.PageSize
-	if pageSize == 0 {
-		pageSize = defaultPageSize
-	}
-	if pageSize < 1 || pageSize > maxPageSize {
-		return nil, a2a.NewError(a2a.ErrInvalidParams, fmt.Sprintf("page size must be between 1 and %d, got %d", maxPageSize, req.PageSize))
-	}
-	var after *cursor
-	if req.PageToken != "" {
-		c, err := decodeCursor(req.PageToken)
-		if err != nil {
-			return nil, a2a.NewError(a2a.ErrInvalidParams, "invalid page token")
-		}
-		after = &c
+	pageSize, after, err := listParams(req)
+	if err != nil {
+		return nil, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -207,6 +205,25 @@ func (s *memStore) list(req *a2a.ListTasksRequest) (*a2a.ListTasksResponse, erro
 		resp.Tasks = append(resp.Tasks, snapshot(r.task, req.HistoryLength, req.IncludeArtifacts))
 	}
 	return resp, nil
+}
+
+// listParams checks the page size and token of a ListTasks request.
+func listParams(req *a2a.ListTasksRequest) (int, *cursor, error) {
+	pageSize := req.PageSize
+	if pageSize == 0 {
+		pageSize = defaultPageSize
+	}
+	if pageSize < 1 || pageSize > maxPageSize {
+		return 0, nil, a2a.NewError(a2a.ErrInvalidParams, fmt.Sprintf("page size must be between 1 and %d, got %d", maxPageSize, req.PageSize))
+	}
+	if req.PageToken == "" {
+		return pageSize, nil, nil
+	}
+	c, err := decodeCursor(req.PageToken)
+	if err != nil {
+		return 0, nil, a2a.NewError(a2a.ErrInvalidParams, "invalid page token")
+	}
+	return pageSize, &c, nil
 }
 
 func matches(r *record, req *a2a.ListTasksRequest) bool {

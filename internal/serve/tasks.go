@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 )
@@ -87,6 +88,17 @@ func (ts *tasks) start(msg *a2a.Message, sub *subscriber, reopen bool, push *a2a
 	run := &turnRun{done: make(chan struct{})}
 	var rec *record
 	s := ts.store
+	if err := s.durable.check(); err != nil {
+		return nil, err
+	}
+	if msg.TaskID != "" {
+		ctx, cancel := context.WithTimeout(ts.base, 10*time.Second)
+		err := s.refresh(ctx, msg.TaskID)
+		cancel()
+		if err != nil {
+			return nil, err
+		}
+	}
 	now := s.now()
 	if msg.TaskID == "" {
 		t := &a2a.Task{ID: a2a.NewTaskID(), ContextID: msg.ContextID, History: []*a2a.Message{msg},
@@ -110,7 +122,7 @@ func (ts *tasks) start(msg *a2a.Message, sub *subscriber, reopen bool, push *a2a
 			s.mu.Unlock()
 			return nil, err
 		}
-		if r.run != nil {
+		if r.run != nil || r.owner != "" {
 			s.mu.Unlock()
 			return nil, a2a.NewError(a2a.ErrInvalidRequest, fmt.Sprintf("task %s is still running", msg.TaskID))
 		}
@@ -146,6 +158,9 @@ func (ts *tasks) start(msg *a2a.Message, sub *subscriber, reopen bool, push *a2a
 		q.queue(t)
 	}
 	s.mu.Unlock()
+	if s.durable != nil {
+		s.durable.sync() // a task anyone heard of is in the store, should this process die next
+	}
 	go ts.runTurn(ctx, rec, run, t)
 	return snap, nil
 }
@@ -189,6 +204,9 @@ func (ts *tasks) emit(rec *record, ev a2a.Event, last bool) {
 		s.changedLocked(rec, was)
 	}
 	s.mu.Unlock()
+	if last && s.durable != nil {
+		s.durable.sync()
+	}
 	ts.push.deliver(hooks, ev, task)
 	for _, sub := range subs {
 		select {
@@ -213,6 +231,9 @@ func (ts *tasks) subscribe(id a2a.TaskID, sub *subscriber, ended bool) (*a2a.Tas
 	if err != nil {
 		return nil, false, err
 	}
+	if r.owner != "" {
+		return nil, false, &remoteRun{owner: r.owner, seq: r.seq, snap: snapshot(r.task, nil, true)}
+	}
 	if r.run == nil {
 		if r.task.Status.State.Terminal() && !ended {
 			return nil, false, terminalTaskError(r.task)
@@ -236,11 +257,18 @@ func (ts *tasks) unsubscribe(id a2a.TaskID, sub *subscriber) {
 // cancel stops a running task and waits until it has recorded its final state.
 func (ts *tasks) cancel(ctx context.Context, id a2a.TaskID) (*a2a.Task, error) {
 	s := ts.store
+	if err := s.refresh(ctx, id); err != nil {
+		return nil, err
+	}
 	s.mu.Lock()
 	r, err := s.lookupLocked(id)
 	if err != nil {
 		s.mu.Unlock()
 		return nil, err
+	}
+	if r.owner != "" {
+		s.mu.Unlock()
+		return s.durable.cancelRemote(ctx, id)
 	}
 	run := r.run
 	if run == nil {
