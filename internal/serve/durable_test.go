@@ -29,7 +29,7 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-func postgresURL(t *testing.T) string {
+func postgresURL(t testing.TB) string {
 	t.Helper()
 	pgOnce.Do(func() { pgServer, pgStop, pgErr = pgtest.Main() })
 	if pgErr != nil {

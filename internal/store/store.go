@@ -91,7 +91,8 @@ type Store struct {
 	wg      sync.WaitGroup
 	health  health
 
-	closeOnce sync.Once
+	closeOnce  sync.Once
+	upsertStmt *sql.Stmt // prepared once: the writer's most frequent statement
 }
 
 // Open connects to the store named by rawURL ("sqlite:PATH" or "postgres://..."), creates or checks its schema,
@@ -132,6 +133,10 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 			return nil, s.wrap(err)
 		}
 	} else if err := s.renew(ctx); err != nil {
+		s.db.Close()
+		return nil, s.wrap(err)
+	}
+	if s.upsertStmt, err = s.db.PrepareContext(ctx, s.d.q(upsertTask)); err != nil {
 		s.db.Close()
 		return nil, s.wrap(err)
 	}

@@ -42,6 +42,9 @@ func (w *writer) wake() {
 // Touch marks a task as changed: its snapshot is written with the next batch, which starts at once when urgent
 // (a new task, a new state) or within the Interval otherwise.
 func (s *Store) Touch(id a2a.TaskID, urgent bool) {
+	// Nobody else reads a SQLite file while we run: a change only has to be there when someone waits for it
+	// (Flush) or within the Interval.
+	urgent = urgent && s.d.shared
 	w := &s.w
 	w.mu.Lock()
 	_, was := w.dirty[id]
@@ -244,10 +247,7 @@ func (s *Store) upsert(ctx context.Context, tx *sql.Tx, rows []*taskRow) error {
 	if len(rows) == 0 {
 		return nil
 	}
-	st, err := tx.PrepareContext(ctx, s.d.q(upsertTask))
-	if err != nil {
-		return err
-	}
+	st := tx.StmtContext(ctx, s.upsertStmt)
 	defer st.Close()
 	for _, r := range rows {
 		t := r.snap.Task

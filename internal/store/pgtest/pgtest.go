@@ -82,12 +82,21 @@ func New() (*Server, error) {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("initdb: %v: %s", err, out)
 	}
-	if err := s.Start(); err != nil {
-		os.RemoveAll(dir)
-		return nil, err
+	// A free port can be taken by another test process's server between our probe and its bind: try others.
+	for try := 0; ; try++ {
+		err = s.Start()
+		if err == nil {
+			return s, nil
+		}
+		if !errors.Is(err, errExited) || try == 4 {
+			os.RemoveAll(dir)
+			return nil, err
+		}
+		s.Port = 0
 	}
-	return s, nil
 }
+
+var errExited = errors.New("postgres exited")
 
 func (s *Server) data() string { return filepath.Join(s.dir, "data") }
 
@@ -140,13 +149,18 @@ func (s *Server) Start() error {
 	for {
 		conn, err := pgx.Connect(ctx, s.URL("postgres"))
 		if err == nil {
+			// The port may belong to another test process's server: only ours will do.
+			var dataDir string
+			err = conn.QueryRow(ctx, "SELECT current_setting('data_directory')").Scan(&dataDir)
 			conn.Close(ctx)
-			return nil
+			if err == nil && dataDir == s.data() {
+				return nil
+			}
 		}
 		select {
 		case <-s.done:
 			log, _ := os.ReadFile(logf.Name()) // best effort: for the message
-			return fmt.Errorf("postgres exited: %s", log)
+			return fmt.Errorf("%w: %s", errExited, log)
 		case <-ctx.Done():
 			s.Stop()
 			return fmt.Errorf("postgres not ready: %w", err)
