@@ -169,10 +169,10 @@ func (d *durable) check() error {
 
 // sync waits until r's last change is written: the end of a turn is durable before anyone hears of it. A store
 // that is away does not hold the turn up for long: the change stays queued and is written when it is back.
-func (d *durable) sync() {
+func (d *durable) sync(id a2a.TaskID) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	d.st.Flush(ctx) //nolint:errcheck // a failure is logged by the store and retried; the task's state is in memory
+	d.st.FlushTask(ctx, id) //nolint:errcheck // a failure is logged by the store and retried; the task's state is in memory
 }
 
 // remoteRun is the answer of subscribe and cancel for a task running on another replica.

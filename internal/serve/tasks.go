@@ -159,7 +159,7 @@ func (ts *tasks) start(msg *a2a.Message, sub *subscriber, reopen bool, push *a2a
 	}
 	s.mu.Unlock()
 	if s.durable != nil {
-		s.durable.sync() // a task anyone heard of is in the store, should this process die next
+		s.durable.sync(rec.task.ID) // a task anyone heard of is in the store, should this process die next
 	}
 	go ts.runTurn(ctx, rec, run, t)
 	return snap, nil
@@ -205,7 +205,7 @@ func (ts *tasks) emit(rec *record, ev a2a.Event, last bool) {
 	}
 	s.mu.Unlock()
 	if last && s.durable != nil {
-		s.durable.sync()
+		s.durable.sync(rec.task.ID)
 	}
 	ts.push.deliver(hooks, ev, task)
 	for _, sub := range subs {

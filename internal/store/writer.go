@@ -12,22 +12,32 @@ import (
 )
 
 // The writer is write-behind: serve tells it which tasks changed (Touch) and which events they had (Append), and
-// one goroutine writes them in batches, one transaction per batch. A task's snapshot is written once per batch
-// however many events it had, so a chunk stream costs one upsert per Interval, not one per chunk; its events go in
-// as one row per batch. Urgent changes (a new task, a new state) start a batch at once: while one batch is being
-// written the next one gathers, so under load commits are shared.
+// one goroutine writes them in batches, one transaction per batch. Urgent changes (a new task, a new state, a task
+// someone waits for) start a batch at once: while one batch is being written the next one gathers, so under load
+// commits are shared. A change that is not urgent (a chunk appended to a running task) waits for a lazy write:
+// every Interval, or, once snapshots grow costly (a long stream's artifact), at most a fifth of the writer's time,
+// so that a stream of n chunks costs O(n) to keep, not O(n²). Events (shared stores) go out with every batch, one
+// row per task.
 
 type writer struct {
 	mu      sync.Mutex
-	dirty   map[a2a.TaskID]struct{}
+	dirty   map[a2a.TaskID]bool // value: urgent
 	events  map[a2a.TaskID][]Event
-	urgent  bool
-	waiters []chan error
+	urgent  bool // a batch is due now
+	waiters []waiter
 	kick    chan struct{}
+
+	lastLazy time.Time     // when the last lazy write started
+	lazyCost time.Duration // how long it took
+}
+
+type waiter struct {
+	ch  chan error
+	all bool // waits for every change, lazy ones included
 }
 
 func (w *writer) init() {
-	w.dirty = map[a2a.TaskID]struct{}{}
+	w.dirty = map[a2a.TaskID]bool{}
 	w.events = map[a2a.TaskID][]Event{}
 	w.kick = make(chan struct{}, 1)
 }
@@ -39,17 +49,17 @@ func (w *writer) wake() {
 	}
 }
 
-// Touch marks a task as changed: its snapshot is written with the next batch, which starts at once when urgent
-// (a new task, a new state) or within the Interval otherwise.
+// Touch marks a task as changed: its snapshot is written with the next batch when urgent (a new task, a new
+// state), with the next lazy write otherwise.
 func (s *Store) Touch(id a2a.TaskID, urgent bool) {
 	// Nobody else reads a SQLite file while we run: a change only has to be there when someone waits for it
-	// (Flush) or within the Interval.
+	// (Flush, FlushTask) or soon.
 	urgent = urgent && s.d.shared
 	w := &s.w
 	w.mu.Lock()
-	_, was := w.dirty[id]
-	w.dirty[id] = struct{}{}
-	kick := urgent || (!was && len(w.dirty) == 1)
+	prev, was := w.dirty[id]
+	w.dirty[id] = prev || urgent
+	kick := urgent || !was
 	if urgent {
 		w.urgent = true
 	}
@@ -71,12 +81,20 @@ func (s *Store) Append(id a2a.TaskID, seq int64, ev a2a.Event) {
 	w.mu.Unlock()
 }
 
-// Flush writes everything queued so far and waits until it is written (or ctx is done).
-func (s *Store) Flush(ctx context.Context) error {
+// Flush writes every change queued so far and waits until it is written (or ctx is done).
+func (s *Store) Flush(ctx context.Context) error { return s.await(ctx, "", true) }
+
+// FlushTask writes task id's changes (and whatever else is urgent) and waits until they are written.
+func (s *Store) FlushTask(ctx context.Context, id a2a.TaskID) error { return s.await(ctx, id, false) }
+
+func (s *Store) await(ctx context.Context, id a2a.TaskID, all bool) error {
 	ch := make(chan error, 1)
 	w := &s.w
 	w.mu.Lock()
-	w.waiters = append(w.waiters, ch)
+	if id != "" {
+		w.dirty[id] = true
+	}
+	w.waiters = append(w.waiters, waiter{ch: ch, all: all})
 	w.urgent = true
 	w.mu.Unlock()
 	w.wake()
@@ -90,36 +108,55 @@ func (s *Store) Flush(ctx context.Context) error {
 	}
 }
 
+// lazyDue is when the next lazy write may start. Called with w.mu held.
+func (s *Store) lazyDueLocked() time.Time {
+	return s.w.lastLazy.Add(max(s.opts.Interval, 4*s.w.lazyCost))
+}
+
 func (s *Store) writeLoop() {
 	defer s.wg.Done()
 	w := &s.w
-	var timer <-chan time.Time
+	var timer *time.Timer
+	var timerC <-chan time.Time
 	for {
-		forced := false
 		select {
 		case <-w.kick:
-		case <-timer:
-			timer, forced = nil, true
+		case <-timerC:
+			timerC = nil
 		case <-s.closing:
-			s.flush() //nolint:errcheck // the last write: a failure is logged by flush, and nobody waits for it
+			s.flush(true) //nolint:errcheck // the last write: a failure is logged by flush, and nobody waits for it
 			return
 		}
 		w.mu.Lock()
 		pending := len(w.dirty) > 0 || len(w.events) > 0 || len(w.waiters) > 0
+		due := s.lazyDueLocked()
 		urgent := w.urgent
 		w.mu.Unlock()
 		if !pending {
 			continue
 		}
-		if !urgent && !forced {
-			if timer == nil {
-				timer = time.After(s.opts.Interval)
+		lazy := !time.Now().Before(due)
+		if !urgent && !lazy {
+			if timerC == nil {
+				timer = time.NewTimer(time.Until(due))
+				timerC = timer.C
 			}
 			continue
 		}
-		timer = nil
-		if err := s.flush(); err != nil {
-			timer = time.After(250 * time.Millisecond) // retry; calls meanwhile fail fast through Err
+		if timer != nil {
+			timer.Stop()
+			timer, timerC = nil, nil
+		}
+		if err := s.flush(lazy); err != nil {
+			timer = time.NewTimer(250 * time.Millisecond) // retry; calls meanwhile fail fast through Err
+			timerC = timer.C
+			continue
+		}
+		w.mu.Lock()
+		more := len(w.dirty) > 0 || len(w.events) > 0
+		w.mu.Unlock()
+		if more {
+			w.wake() // lazy changes left behind: arm their timer
 		}
 	}
 }
@@ -138,25 +175,40 @@ type eventRow struct {
 	data  []byte
 }
 
-// flush takes what is pending and writes it in one transaction. On failure the changes go back in the queue for
-// the next try and the waiters get the error.
-func (s *Store) flush() error {
+// flush takes what is due (urgent changes; lazy ones too when lazy or when a waiter wants everything) and writes
+// it in one transaction. On failure the changes go back in the queue for the next try and the waiters get the error.
+func (s *Store) flush(lazy bool) error {
 	w := &s.w
 	w.mu.Lock()
-	dirty, events, waiters := w.dirty, w.events, w.waiters
-	w.dirty, w.events, w.waiters, w.urgent = map[a2a.TaskID]struct{}{}, map[a2a.TaskID][]Event{}, nil, false
+	for _, wt := range w.waiters {
+		lazy = lazy || wt.all
+	}
+	dirty := map[a2a.TaskID]struct{}{}
+	for id, urgent := range w.dirty {
+		if urgent || lazy {
+			dirty[id] = struct{}{}
+			delete(w.dirty, id)
+		}
+	}
+	events, waiters := w.events, w.waiters
+	w.events, w.waiters, w.urgent = map[a2a.TaskID][]Event{}, nil, false
 	w.mu.Unlock()
+	start := time.Now()
 	err := s.write(dirty, events)
 	if err != nil {
 		w.mu.Lock()
 		for id := range dirty {
-			w.dirty[id] = struct{}{}
+			w.dirty[id] = true
 		}
 		for id, evs := range events {
 			w.events[id] = append(evs, w.events[id]...)
 		}
 		w.mu.Unlock()
 		err = s.wrap(err)
+	} else if lazy {
+		w.mu.Lock()
+		w.lastLazy, w.lazyCost = start, time.Since(start)
+		w.mu.Unlock()
 	}
 	if s.health.set(err) {
 		if err != nil {
@@ -165,8 +217,8 @@ func (s *Store) flush() error {
 			s.opts.Logf("task store %s: reachable again\n", s.name)
 		}
 	}
-	for _, ch := range waiters {
-		ch <- err
+	for _, wt := range waiters {
+		wt.ch <- err
 	}
 	return err
 }
