@@ -175,6 +175,14 @@ func (d *durable) sync(id a2a.TaskID) {
 	d.st.FlushTask(ctx, id) //nolint:errcheck // a failure is logged by the store and retried; the task's state is in memory
 }
 
+// syncTask waits until task id is in the store, if there is one: a task is there before its client hears of it
+// (a blocking send hears only of the end, which the turn writes itself), should this process die next.
+func (s *memStore) syncTask(id a2a.TaskID) {
+	if s.durable != nil {
+		s.durable.sync(id)
+	}
+}
+
 // remoteRun is the answer of subscribe and cancel for a task running on another replica.
 type remoteRun struct {
 	owner string

@@ -57,6 +57,7 @@ func (h *taskHandler) SendMessage(ctx context.Context, req *a2a.SendMessageReque
 		return nil, err
 	}
 	if immediate {
+		h.ts.store.syncTask(snap.ID)
 		return snap, nil
 	}
 	defer h.ts.unsubscribe(snap.ID, sub)
@@ -95,6 +96,7 @@ func (h *taskHandler) SendStreamingMessage(ctx context.Context, req *a2a.SendMes
 			return
 		}
 		defer h.ts.unsubscribe(snap.ID, sub)
+		h.ts.store.syncTask(snap.ID)
 		if !yield(snap, nil) {
 			return
 		}

@@ -158,9 +158,6 @@ func (ts *tasks) start(msg *a2a.Message, sub *subscriber, reopen bool, push *a2a
 		q.queue(t)
 	}
 	s.mu.Unlock()
-	if s.durable != nil {
-		s.durable.sync(rec.task.ID) // a task anyone heard of is in the store, should this process die next
-	}
 	go ts.runTurn(ctx, rec, run, t)
 	return snap, nil
 }
