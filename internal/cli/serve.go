@@ -74,6 +74,7 @@ Request bodies are capped by --max-request-bytes.`,
   a2a serve --exec "python -u a2a_unaware_agent.py"
   a2a serve --exec "for i in 1 2 3; do echo \$i; sleep 0.5; done" --chunk=$'\n'
   a2a serve --exec "echo 'alpha beta gamma'" --chunk=' '
+  a2a serve --exec "./agent.sh" --store sqlite:tasks.db
   a2a serve --replay approve.jsonl --replay reject.jsonl --speed 1
   a2a serve --proxy http://localhost:41242 --record session.jsonl`,
 		Args: exactArgs(),
