@@ -167,7 +167,6 @@ type taskRow struct {
 	push      []byte
 	statusTS  sql.NullInt64
 	finished  bool
-	eventRows []eventRow
 }
 
 type eventRow struct {
