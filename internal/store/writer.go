@@ -162,11 +162,11 @@ func (s *Store) writeLoop() {
 }
 
 type taskRow struct {
-	snap      *Snapshot
-	task      []byte
-	push      []byte
-	statusTS  sql.NullInt64
-	finished  bool
+	snap     *Snapshot
+	task     []byte
+	push     []byte
+	statusTS sql.NullInt64
+	finished bool
 }
 
 type eventRow struct {
