@@ -1,12 +1,15 @@
 package serve
 
 import (
+	"cmp"
 	"fmt"
 	"path/filepath"
 	"strconv"
 	"testing"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/a2acli/a2a/internal/store/pgtest"
 )
 
 // benchStores are the task stores the store benchmarks compare, side by side in one run: memory (the baseline),
@@ -16,8 +19,11 @@ func benchStores(b *testing.B) []struct{ name, url string } {
 		{"memory", "memory"},
 		{"sqlite", "sqlite:" + filepath.Join(b.TempDir(), "tasks.db")},
 	}
-	if pgServer != nil || pgErr == nil {
+	pgOnce.Do(func() { pgServer, pgStop, pgErr = pgtest.Main() })
+	if pgServer != nil {
 		stores = append(stores, struct{ name, url string }{"postgres", postgresURL(b)})
+	} else {
+		b.Logf("postgres left out: %v", cmp.Or(pgErr, pgtest.ErrMissing))
 	}
 	return stores
 }

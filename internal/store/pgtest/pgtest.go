@@ -103,7 +103,9 @@ func (s *Server) data() string { return filepath.Join(s.dir, "data") }
 func (s *Server) command(name string, args ...string) *exec.Cmd {
 	cmd := exec.Command(filepath.Join(s.bin, name), args...)
 	cmd.Dir = s.dir
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: s.cred, Setpgid: true}
+	// Pdeathsig: a test binary that panics or is killed never reaches Close; the server must not outlive it
+	// (SIGQUIT is PostgreSQL's immediate shutdown).
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: s.cred, Setpgid: true, Pdeathsig: syscall.SIGQUIT}
 	return cmd
 }
 

@@ -2,8 +2,12 @@ package pgtest
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"os/exec"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -37,4 +41,36 @@ func TestStopStart(t *testing.T) {
 		t.Fatalf("connect after restart: %v", err)
 	}
 	c.Close(ctx)
+}
+
+// TestNoOrphanServer guards against a server outliving a test binary that dies without Close (a panic, a
+// timeout): the child test below starts one and exits at once; the server must go with it.
+func TestNoOrphanServer(t *testing.T) {
+	if os.Getenv("PGTEST_CHILD") == "1" {
+		s, err := New()
+		if err != nil {
+			fmt.Println("error", err)
+			os.Exit(1)
+		}
+		fmt.Println("pid", s.cmd.Process.Pid)
+		os.Exit(0) // no Close
+	}
+	if _, err := Bin(); err != nil && os.Getenv("CI") != "1" {
+		t.Skip(err)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestNoOrphanServer$")
+	cmd.Env = append(os.Environ(), "PGTEST_CHILD=1")
+	out, err := cmd.Output()
+	var pid int
+	if _, serr := fmt.Sscanf(string(out), "pid %d", &pid); serr != nil {
+		t.Fatalf("child: %v %v: %s", err, serr, out)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for syscall.Kill(pid, 0) == nil {
+		if time.Now().After(deadline) {
+			syscall.Kill(-pid, syscall.SIGKILL)
+			t.Fatalf("postgres %d still running 30s after its test binary exited", pid)
+		}
+		time.Sleep(20 * time.Millisecond) // polling for the exit of a process that is not our child
+	}
 }
