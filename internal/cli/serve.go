@@ -41,9 +41,11 @@ type serveOptions struct {
 	taskTTL       time.Duration
 	maxArtBytes   int64
 	guard         serveGuardOptions
+	ops           serveOpsOptions
 	pushAllow     []string
 	store         string
 	lease         time.Duration
+	ui            bool // serve_ui.go
 }
 
 func newServeCmd(f *factory, runF func(context.Context, *serveOptions) error) *cobra.Command {
@@ -66,7 +68,11 @@ of rest, jsonrpc, grpc, or a comma list served together on the same port). Once 
 
 Web pages of other origins are refused (--allow-origin lets one in), so are Host names that are not this
 machine's on a loopback listener (--allow-host); beyond loopback, --exec and --proxy need a --token.
-Request bodies are capped by --max-request-bytes.`,
+Request bodies are capped by --max-request-bytes.
+
+For operators: --tls-cert/--tls-key serve every transport over TLS; the traffic log has one line per call
+and per refused request (--log-format json: one object per line); GET /healthz answers without the token,
+GET /metrics is Prometheus' text format (behind the token; --no-metrics turns it off).`,
 		Example: `  a2a serve --echo
   a2a serve --echo --port 9090 --name "Echo Agent"
   a2a serve --echo --port 0 --transport rest,jsonrpc,grpc
@@ -77,7 +83,8 @@ Request bodies are capped by --max-request-bytes.`,
   a2a serve --exec "echo 'alpha beta gamma'" --chunk=' '
   a2a serve --exec "./agent.sh" --store sqlite:tasks.db
   a2a serve --replay approve.jsonl --replay reject.jsonl --speed 1
-  a2a serve --proxy http://localhost:41242 --record session.jsonl`,
+  a2a serve --proxy http://localhost:41242 --record session.jsonl
+  a2a serve --echo --port 8443 --tls-cert server.pem --tls-key server-key.pem --log-format json`,
 		Args: exactArgs(),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.chunkSet = cmd.Flags().Changed("chunk")
@@ -117,6 +124,8 @@ Request bodies are capped by --max-request-bytes.`,
 	fl.StringArrayVar(&o.pushAllow, "push-allow", nil, "also send push notifications to this webhook host (repeatable; '*': any host; loopback hosts always)")
 	o.replay.addFlags(cmd)
 	o.guard.addFlags(cmd)
+	o.ops.addFlags(cmd)
+	fl.BoolVar(&o.ui, "ui", false, "serve the inspector page (live calls, tasks, latency) at /_a2a/ on the same port")
 	cmd.MarkFlagsMutuallyExclusive("echo", "proxy", "exec", "replay")
 	cmd.MarkFlagsOneRequired("echo", "proxy", "exec", "replay")
 	_ = cmd.RegisterFlagCompletionFunc("protocol", fixedCompletion("latest", "0.3")) // cannot fail: the flag exists
@@ -137,6 +146,9 @@ func (o *serveOptions) config(cmd *cobra.Command) (serve.Config, error) {
 	}
 	if err := checkStore(o.store, o.lease, o.proxy != "", cmd.Flags().Changed("lease")); err != nil {
 		return cfg, usage("%v", err)
+	}
+	if err := o.ops.apply(&cfg, usage); err != nil {
+		return cfg, err
 	}
 	if o.port < 0 || o.port > 65535 {
 		return cfg, usage("invalid --port %d: want 0 to 65535", o.port)
@@ -193,9 +205,10 @@ func (o *serveOptions) config(cmd *cobra.Command) (serve.Config, error) {
 	if err := o.replay.check(cmd, o.proxy != ""); err != nil {
 		return cfg, usage("%v", err)
 	}
-	if err := o.guard.apply(&cfg, o.f.io.getenv, o.execSet() || o.proxy != "", usage); err != nil {
+	if err := o.guard.apply(&cfg, o.f.io.getenv, o.execSet() || o.proxy != "" || o.ui, usage); err != nil { // --ui shows the traffic
 		return cfg, err
 	}
+	o.applyUI(&cfg)
 	switch {
 	case o.echo:
 		cfg.Backend = serve.Echo()

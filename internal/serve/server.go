@@ -3,7 +3,8 @@
 // conformance layers, the traffic log, the exported Backend API (a backend's Parts declare how it is
 // served) and the echo, exec and proxy backends. Tasks live in serve/tasks, the hot calls' encoder
 // and detached streams in serve/hotpath; other backends (serve/replay) are packages of their own
-// that import serve, never the other way round.
+// that import serve, never the other way round. The inspector page (internal/inspect) comes in as
+// Config.Inspector and sees the calls through the observer hook (observer.go).
 //
 // It has no flags and no cobra, never touches the process's standard streams (logs go to
 // Config.Log) and never builds clients itself: the proxy gets its upstream client from the caller.
@@ -74,6 +75,16 @@ type Config struct {
 	// PushAllow lists the webhook hosts push notifications may go to besides loopback hosts
 	// (host names or IP literals, "*" for any); nil => loopback only.
 	PushAllow []string
+	// TLSCertFile and TLSKeyFile (PEM), both set, make every transport speak TLS on the port and the card list
+	// https:// URLs; "" => plain HTTP.
+	TLSCertFile, TLSKeyFile string
+	// LogFormat is the traffic log's form: "text" (or "") or "json", one object per line (calllog.go).
+	LogFormat string
+	// NoMetrics turns GET /metrics off; false => served (ops.go).
+	NoMetrics bool
+	// Inspector, when set, serves its page under InspectorPath on the same port, behind the guard, and sees
+	// every call (observer.go); nil => none.
+	Inspector Inspector
 
 	clock func() time.Time // tests: the task store's clock; nil => time.Now
 	// tests: the connection timeouts; 0 => the defaults (guard.go).
@@ -125,6 +136,11 @@ func (cfg *Config) normalize() error {
 	if cfg.idleTimeout == 0 {
 		cfg.idleTimeout = defaultIdleTimeout
 	}
+	switch cfg.LogFormat {
+	case "", "text", "json":
+	default:
+		return fmt.Errorf("unsupported log format %q (want text or json)", cfg.LogFormat)
+	}
 	if cfg.PublicURL != "" {
 		u, err := url.Parse(cfg.PublicURL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -141,7 +157,14 @@ func Run(ctx context.Context, cfg Config) error {
 	if err := cfg.normalize(); err != nil {
 		return err
 	}
-	lw := &lockedWriter{w: cfg.Log}
+	tlsConf, err := cfg.tlsConfig()
+	if err != nil {
+		return err
+	}
+	lw, tl := newTrafficLog(&cfg)
+	if cfg.Inspector != nil {
+		tl.obs = cfg.Inspector
+	}
 	store := tasks.NewStore(cfg.MaxTasks, cfg.TaskTTL, cfg.clock)
 	if cfg.MaxArtifactBytes != 0 {
 		store.SetMaxArtifactBytes(cfg.MaxArtifactBytes)
@@ -158,7 +181,6 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	hostport := advertisedHost(ln.Addr())
 	exposed := !isLoopback(ln.Addr())
-	tl := &trafficLog{w: lw, quiet: cfg.Quiet, verbose: cfg.Verbose}
 	e := &Env{Config: &cfg, Store: store, Logf: tl.printf, log: tl}
 	parts, err := cfg.Backend.Setup(e)
 	if err != nil {
@@ -167,6 +189,7 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	srv := buildServers(&cfg, hostport, parts, tl, exposed)
 	sp := hotpath.NewSplitter(ln, srv.grpc != nil)
+	sp.TLS, sp.TLSRefused = tlsConf, tl.tlsRefused
 	sp.OnError = func(err error) { lw.printf("accept: %v; retrying\n", err) }
 	if srv.detach != nil {
 		srv.detach.Requeue = sp.HTTP.Put
@@ -177,10 +200,13 @@ func Run(ctx context.Context, cfg Config) error {
 	if srv.grpc != nil {
 		go func() { errc <- srv.grpc.Serve(sp.GRPC) }()
 	}
-	url := "http://" + hostport
+	url := cfg.scheme() + "://" + hostport
 	bound := boundAddress(&cfg, ln.Addr())
 	warnExposed(lw, &cfg, bound, exposed) // before the line scripts wait for
-	lw.printf("listening on %s\n", "http://"+bound)
+	if cfg.Inspector != nil {
+		lw.plainf("inspector on %s\n", cfg.Inspector.Link(cfg.scheme()+"://"+bound))
+	}
+	lw.plainf("listening on %s\n", cfg.scheme()+"://"+bound) // plain in JSON logs too: scripts wait for it
 	if cfg.Ready != nil {
 		cfg.Ready(url)
 	}
@@ -207,7 +233,7 @@ type servers struct {
 
 func buildServers(cfg *Config, hostport string, parts *Parts, tl *trafficLog, exposed bool) *servers {
 	var h a2asrv.RequestHandler = parts.Handler
-	if !cfg.Quiet {
+	if !cfg.Quiet || tl.metrics != nil || cfg.Inspector != nil {
 		h = &logHandler{next: h, log: tl}
 	}
 	h = &a2asrv.InterceptedHandler{Handler: h, Logger: tl.slogger()}
@@ -218,13 +244,14 @@ func buildServers(cfg *Config, hostport string, parts *Parts, tl *trafficLog, ex
 		card := BaseCard(cfg)
 		base = func(context.Context) (*a2a.AgentCard, error) { return card, nil }
 	}
-	producer := cardProducer(withSecurity(base, cfg.Token), cardInterfaces(cfg, hostport, ver, exposed), true, parts.Push)
+	producer := cardProducer(withSecurity(base, cfg.Token), httpsInterfaces(cfg, cardInterfaces(cfg, hostport, ver, exposed)), true, parts.Push)
 	mux := http.NewServeMux()
 	ch := withRequestHost(cardHandler(producer, ver.v03))
 	mux.Handle(a2asrv.WellKnownAgentCardPath, ch)
 	mux.Handle(legacyCardPath, ch)
 	s := &servers{}
 	g := newGuard(cfg, nil, !exposed)
+	g.log = tl
 	fast := parts.FastPath
 	if fast && parts.DetachStreams {
 		s.detach = hotpath.NewDetacher(cfg.writeTimeout)
@@ -259,8 +286,13 @@ func buildServers(cfg *Config, hostport string, parts *Parts, tl *trafficLog, ex
 		s.http.Handler = parts.Front(s.http.Handler)
 	}
 	s.http.Handler = conformHTTP(s.http.Handler, frontsOf(cfg)) // in front of every backend's handlers (conform.go)
-	g.next = s.http.Handler                                     // and the guard in front of everything, the proxy's byte path included (guard.go)
-	s.http.Handler = g
+	if cfg.Inspector != nil {
+		s.http.Handler = withInspector(cfg.Inspector, frontsOf(cfg), s.http.Handler) // /_a2a/ (observer.go)
+		s.http.RegisterOnShutdown(cfg.Inspector.Close)
+		g.inspector = cfg.Inspector
+	}
+	g.next = opsHandler(s.http.Handler, tl)            // /healthz and /metrics (ops.go)
+	s.http.Handler = &frontLog{next: g, g: g, log: tl} // the guard in front of everything, the proxy's byte path included (guard.go), its refusals logged (calllog.go)
 	return s
 }
 
