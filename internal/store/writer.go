@@ -258,6 +258,16 @@ func (s *Store) write(dirty map[a2a.TaskID]struct{}, events map[a2a.TaskID][]Eve
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
+	if len(rows) == 1 && len(evRows) == 0 {
+		// One task and nothing else (a blocking send at one client): one statement, its own transaction.
+		r := rows[0]
+		t := r.snap.Task
+		if _, err := s.upsertStmt.ExecContext(ctx, string(t.ID), t.ContextID, string(t.Status.State), r.statusTS, r.snap.Updated.UnixNano(),
+			r.snap.Owner, r.finished, r.snap.Seq, string(r.task), string(r.push)); err != nil {
+			return fmt.Errorf("write task %s: %w", t.ID, err)
+		}
+		return nil
+	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err

@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"os/user"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strconv"
 	"sync/atomic"
@@ -78,7 +79,9 @@ func New() (*Server, error) {
 		}
 	}
 	initdb := s.command("initdb", "-D", s.data(), "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-sync")
-	if out, err := initdb.CombinedOutput(); err != nil {
+	var out []byte
+	offMainThread(func() { out, err = initdb.CombinedOutput() })
+	if err != nil {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("initdb: %v: %s", err, out)
 	}
@@ -103,10 +106,31 @@ func (s *Server) data() string { return filepath.Join(s.dir, "data") }
 func (s *Server) command(name string, args ...string) *exec.Cmd {
 	cmd := exec.Command(filepath.Join(s.bin, name), args...)
 	cmd.Dir = s.dir
-	// Pdeathsig: a test binary that panics or is killed never reaches Close; the server must not outlive it
-	// (SIGQUIT is PostgreSQL's immediate shutdown).
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: s.cred, Setpgid: true, Pdeathsig: syscall.SIGQUIT}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: s.cred, Setpgid: true}
 	return cmd
+}
+
+// offMainThread runs f on a goroutine locked to an OS thread other than the process's main thread, so that the
+// processes f starts are children of that thread: a program whose main thread is a child subreaper (serve's exec
+// guard, in serve's own tests) sweeps the main thread's unaccounted children at shutdown, and must not take a
+// test's PostgreSQL (or its initdb) for one.
+func offMainThread(f func()) {
+	done := make(chan struct{})
+	var try func()
+	try = func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		if syscall.Gettid() == os.Getpid() {
+			inner := make(chan struct{})
+			go func() { try(); close(inner) }() // on another thread: this one stays locked meanwhile
+			<-inner
+			return
+		}
+		f()
+		close(done)
+	}
+	go try()
+	<-done
 }
 
 func freePort() (int, error) {
@@ -135,16 +159,26 @@ func (s *Server) Start() error {
 		return err
 	}
 	s.cmd.Stdout, s.cmd.Stderr = logf, logf
-	if err := s.cmd.Start(); err != nil {
-		logf.Close()
+	// Pdeathsig: a test binary that panics or is killed never reaches Close; the server must not outlive it
+	// (SIGQUIT is PostgreSQL's immediate shutdown). The signal comes when the OS thread that started the
+	// process exits, and Go may end idle threads: the server is started and waited for on a thread locked
+	// to one goroutine, which lives as long as the server.
+	s.cmd.SysProcAttr.Pdeathsig = syscall.SIGQUIT
+	s.done = make(chan struct{})
+	started := make(chan error, 1)
+	go offMainThread(func() {
+		defer close(s.done)
+		defer logf.Close()
+		if err := s.cmd.Start(); err != nil {
+			started <- err
+			return
+		}
+		started <- nil
+		s.cmd.Wait() //nolint:errcheck // the exit is seen through done
+	})
+	if err := <-started; err != nil {
 		return err
 	}
-	s.done = make(chan struct{})
-	go func() {
-		s.cmd.Wait() //nolint:errcheck // the exit is seen through done
-		logf.Close()
-		close(s.done)
-	}()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	delay := 5 * time.Millisecond
