@@ -154,7 +154,7 @@ func (s *Server) Start() error {
 	s.cmd = s.command("postgres", "-D", s.data(), "-p", strconv.Itoa(s.Port), "-k", s.dir,
 		"-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c", "synchronous_commit=off",
 		"-c", "full_page_writes=off", "-c", "max_connections=200")
-	logf, err := os.Create(filepath.Join(os.TempDir(), filepath.Base(s.dir)+".log"))
+	logf, err := os.OpenFile(filepath.Join(s.dir, "postgres.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644) // removed with the directory
 	if err != nil {
 		return err
 	}

@@ -52,7 +52,7 @@ func TestNoOrphanServer(t *testing.T) {
 			fmt.Println("error", err)
 			os.Exit(1)
 		}
-		fmt.Println("pid", s.cmd.Process.Pid)
+		fmt.Println("pid", s.cmd.Process.Pid, s.dir)
 		os.Exit(0) // no Close
 	}
 	if _, err := Bin(); err != nil && os.Getenv("CI") != "1" {
@@ -62,9 +62,11 @@ func TestNoOrphanServer(t *testing.T) {
 	cmd.Env = append(os.Environ(), "PGTEST_CHILD=1")
 	out, err := cmd.Output()
 	var pid int
-	if _, serr := fmt.Sscanf(string(out), "pid %d", &pid); serr != nil {
+	var dir string
+	if _, serr := fmt.Sscanf(string(out), "pid %d %s", &pid, &dir); serr != nil {
 		t.Fatalf("child: %v %v: %s", err, serr, out)
 	}
+	defer os.RemoveAll(dir) // the child could not: it exited without Close
 	deadline := time.Now().Add(30 * time.Second)
 	for syscall.Kill(pid, 0) == nil {
 		if time.Now().After(deadline) {
