@@ -105,6 +105,7 @@ func runExamples(t *testing.T, cmds []string) {
 		"localhost:41242", strings.TrimPrefix(coder.url, "http://"),
 		"testdata/recordings/", recordings+"/",
 		"session.jsonl", filepath.Join(dir, "session.jsonl"),
+		"sqlite:tasks.db", "sqlite:"+filepath.Join(dir, "tasks.db"),
 		"<task-id>", string(task.ID),
 		"<context-id>", task.ContextID,
 		"<ctx-id>", task.ContextID,

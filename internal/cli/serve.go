@@ -43,6 +43,8 @@ type serveOptions struct {
 	guard         serveGuardOptions
 	ops           serveOpsOptions
 	pushAllow     []string
+	store         string
+	lease         time.Duration
 	ui            bool // serve_ui.go
 }
 
@@ -79,6 +81,7 @@ GET /metrics is Prometheus' text format (behind the token; --no-metrics turns it
   a2a serve --exec "python -u a2a_unaware_agent.py"
   a2a serve --exec "for i in 1 2 3; do echo \$i; sleep 0.5; done" --chunk=$'\n'
   a2a serve --exec "echo 'alpha beta gamma'" --chunk=' '
+  a2a serve --exec "./agent.sh" --store sqlite:tasks.db
   a2a serve --replay approve.jsonl --replay reject.jsonl --speed 1
   a2a serve --proxy http://localhost:41242 --record session.jsonl
   a2a serve --echo --port 8443 --tls-cert server.pem --tls-key server-key.pem --log-format json`,
@@ -116,6 +119,8 @@ GET /metrics is Prometheus' text format (behind the token; --no-metrics turns it
 	fl.IntVar(&o.maxTasks, "max-tasks", 1000, "keep at most n finished tasks")
 	fl.DurationVar(&o.taskTTL, "task-ttl", time.Hour, "forget finished tasks after this long")
 	fl.Int64Var(&o.maxArtBytes, "max-artifact-bytes", 8<<20, "keep at most n bytes of a task's artifacts (dropping the oldest streamed chunks) and of each message in its history (0: no limit)")
+	fl.StringVar(&o.store, "store", "memory", "where tasks are kept: memory, sqlite:PATH (survives restarts) or postgres://... (shared by replicas)")
+	fl.DurationVar(&o.lease, "lease", 60*time.Second, "with a postgres:// --store: a replica silent this long has its running tasks failed by the others")
 	fl.StringArrayVar(&o.pushAllow, "push-allow", nil, "also send push notifications to this webhook host (repeatable; '*': any host; loopback hosts always)")
 	o.replay.addFlags(cmd)
 	o.guard.addFlags(cmd)
@@ -137,7 +142,10 @@ func (o *serveOptions) config(cmd *cobra.Command) (serve.Config, error) {
 	cfg := serve.Config{
 		Host: o.host, Port: o.port, Name: o.name, Description: o.description, CardCompat: o.cardCompat,
 		Quiet: o.quiet, Verbose: o.f.opts.verbose, Log: o.f.io.Err, MaxTasks: o.maxTasks, TaskTTL: o.taskTTL,
-		PushAllow: o.pushAllow,
+		PushAllow: o.pushAllow, Store: o.store, Lease: o.lease,
+	}
+	if err := checkStore(o.store, o.lease, o.proxy != "", cmd.Flags().Changed("lease")); err != nil {
+		return cfg, usage("%v", err)
 	}
 	if err := o.ops.apply(&cfg, usage); err != nil {
 		return cfg, err

@@ -56,6 +56,13 @@ type Config struct {
 	// dropped from the stored task (streams still get them all); 0 => 8 MiB, negative => no bound.
 	MaxArtifactBytes int64
 
+	// Store names where tasks are kept besides memory: "" or "memory" => nowhere else; "sqlite:PATH" => an
+	// embedded file that survives restarts; "postgres://..." => a database shared by replicas (tasks/durable.go).
+	Store string
+	// Lease is how long a replica may go without renewing its lease before other replicas fail its running
+	// tasks (shared stores only); 0 => 60s.
+	Lease time.Duration
+
 	// PublicURL is the URL clients reach the server at (behind a reverse proxy or a tunnel): the card advertises
 	// it, and its host and origin are accepted like the server's own. "" => the address it listens on.
 	PublicURL string
@@ -156,12 +163,6 @@ func Run(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.Port)))
-	if err != nil {
-		return fmt.Errorf("listen: %w", err)
-	}
-	hostport := advertisedHost(ln.Addr())
-	exposed := !isLoopback(ln.Addr())
 	lw, tl := newTrafficLog(&cfg)
 	if cfg.Inspector != nil {
 		tl.obs = cfg.Inspector
@@ -170,6 +171,18 @@ func Run(ctx context.Context, cfg Config) error {
 	if cfg.MaxArtifactBytes != 0 {
 		store.SetMaxArtifactBytes(cfg.MaxArtifactBytes)
 	}
+	if !tasks.MemoryOnly(cfg.Store) {
+		if err := store.OpenDurable(ctx, cfg.Store, cfg.Lease, lw.printf); err != nil {
+			return err
+		}
+		defer store.CloseDurable() //nolint:errcheck // after the shutdown: a failed last write was logged
+	}
+	ln, err := net.Listen("tcp", net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.Port)))
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	hostport := advertisedHost(ln.Addr())
+	exposed := !isLoopback(ln.Addr())
 	e := &Env{Config: &cfg, Store: store, Logf: tl.printf, log: tl, FlushHints: flushHints}
 	parts, err := cfg.Backend.Setup(e)
 	if err != nil {

@@ -10,6 +10,7 @@
 // push.go).
 //
 // It must not import package serve or its other subpackages (hotpath, proxy, replay), cobra or the
-// CLI; it imports a2a-go and the standard library. A stream's response writer that wants to know
-// how many events wait (hotpath's flush gate) is a FlushHint the handler is given (WithFlushHints).
+// CLI; it imports a2a-go, the standard library and internal/store (the durable store behind memory
+// with --store: durable.go, remote.go). A stream's response writer that wants to know how many
+// events wait (hotpath's flush gate) is a FlushHint the handler is given (WithFlushHints).
 package tasks

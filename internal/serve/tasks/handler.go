@@ -2,6 +2,7 @@ package tasks
 
 import (
 	"context"
+	"errors"
 	"iter"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -57,6 +58,7 @@ func (h *Handler) SendMessage(ctx context.Context, req *a2a.SendMessageRequest) 
 		return nil, err
 	}
 	if immediate {
+		h.ts.store.syncTask(snap.ID)
 		return snap, nil
 	}
 	defer h.ts.Unsubscribe(snap.ID, sub)
@@ -95,6 +97,7 @@ func (h *Handler) SendStreamingMessage(ctx context.Context, req *a2a.SendMessage
 			return
 		}
 		defer h.ts.Unsubscribe(snap.ID, sub)
+		h.ts.store.syncTask(snap.ID)
 		if !yield(snap, nil) {
 			return
 		}
@@ -132,8 +135,17 @@ func (h *Handler) Forward(ctx context.Context, sub *Subscriber, yield func(a2a.E
 // refused with UnsupportedOperationError (v1.0) or yields its final state (v0.3).
 func (h *Handler) SubscribeToTask(ctx context.Context, req *a2a.SubscribeToTaskRequest) iter.Seq2[a2a.Event, error] {
 	return func(yield func(a2a.Event, error) bool) {
+		if err := h.ts.store.refresh(ctx, req.ID); err != nil {
+			yield(nil, err)
+			return
+		}
 		sub := NewSubscriber()
 		snap, attached, err := h.ts.subscribe(req.ID, sub, legacyCall(ctx))
+		var remote *remoteRun
+		if errors.As(err, &remote) {
+			h.ts.store.durable.follow(ctx, remote, yield)
+			return
+		}
 		if err != nil {
 			yield(nil, err)
 			return
@@ -152,12 +164,12 @@ func (h *Handler) SubscribeToTask(ctx context.Context, req *a2a.SubscribeToTaskR
 
 // GetTask implements a2asrv.RequestHandler.
 func (h *Handler) GetTask(ctx context.Context, req *a2a.GetTaskRequest) (*a2a.Task, error) {
-	return h.ts.store.view(req.ID, req.HistoryLength)
+	return h.ts.store.getTask(ctx, req.ID, req.HistoryLength)
 }
 
 // ListTasks implements a2asrv.RequestHandler.
 func (h *Handler) ListTasks(ctx context.Context, req *a2a.ListTasksRequest) (*a2a.ListTasksResponse, error) {
-	return h.ts.store.list(req)
+	return h.ts.store.listTasks(ctx, req)
 }
 
 // CancelTask implements a2asrv.RequestHandler.

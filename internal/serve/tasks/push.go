@@ -37,6 +37,7 @@ func (s *Store) addPushLocked(r *record, c *a2a.PushConfig, v03 bool) *a2a.PushC
 	}
 	next := slices.DeleteFunc(slices.Clone(r.push), func(h pushHook) bool { return h.cfg.ID == stored.ID })
 	r.push = append(next, pushHook{cfg: stored, v03: v03})
+	s.pushChangedLocked(r)
 	return copyPushConfig(stored, r.task.ID)
 }
 
@@ -65,6 +66,9 @@ func (h *Handler) CreateTaskPushConfig(ctx context.Context, req *a2a.PushConfig)
 		c.ID = "default"
 		req = &c
 	}
+	if err := h.ts.store.refresh(ctx, req.TaskID); err != nil {
+		return nil, err
+	}
 	return h.ts.store.addPush(req, legacyCall(ctx), func() error { return h.checkPushURL(req.URL) })
 }
 
@@ -76,6 +80,9 @@ func (s *Store) addPush(c *a2a.PushConfig, v03 bool, check func() error) (*a2a.P
 	if err != nil {
 		return nil, err
 	}
+	if err := writableLocked(r); err != nil {
+		return nil, err
+	}
 	if err := check(); err != nil {
 		return nil, err
 	}
@@ -83,7 +90,10 @@ func (s *Store) addPush(c *a2a.PushConfig, v03 bool, check func() error) (*a2a.P
 }
 
 // GetTaskPushConfig implements a2asrv.RequestHandler.
-func (h *Handler) GetTaskPushConfig(_ context.Context, req *a2a.GetTaskPushConfigRequest) (*a2a.PushConfig, error) {
+func (h *Handler) GetTaskPushConfig(ctx context.Context, req *a2a.GetTaskPushConfigRequest) (*a2a.PushConfig, error) {
+	if err := h.ts.store.refresh(ctx, req.TaskID); err != nil {
+		return nil, err
+	}
 	return h.ts.store.getPush(req)
 }
 
@@ -102,7 +112,10 @@ func (s *Store) getPush(req *a2a.GetTaskPushConfigRequest) (*a2a.PushConfig, err
 }
 
 // ListTaskPushConfigs implements a2asrv.RequestHandler.
-func (h *Handler) ListTaskPushConfigs(_ context.Context, req *a2a.ListTaskPushConfigRequest) (*a2a.ListTaskPushConfigResponse, error) {
+func (h *Handler) ListTaskPushConfigs(ctx context.Context, req *a2a.ListTaskPushConfigRequest) (*a2a.ListTaskPushConfigResponse, error) {
+	if err := h.ts.store.refresh(ctx, req.TaskID); err != nil {
+		return nil, err
+	}
 	return h.ts.store.listPush(req)
 }
 
@@ -122,7 +135,10 @@ func (s *Store) listPush(req *a2a.ListTaskPushConfigRequest) (*a2a.ListTaskPushC
 
 // DeleteTaskPushConfig implements a2asrv.RequestHandler. Deleting a config that is not there is
 // not an error (the specification asks for idempotent deletes); an unknown task is.
-func (h *Handler) DeleteTaskPushConfig(_ context.Context, req *a2a.DeleteTaskPushConfigRequest) error {
+func (h *Handler) DeleteTaskPushConfig(ctx context.Context, req *a2a.DeleteTaskPushConfigRequest) error {
+	if err := h.ts.store.refresh(ctx, req.TaskID); err != nil {
+		return err
+	}
 	return h.ts.store.deletePush(req)
 }
 
@@ -133,8 +149,12 @@ func (s *Store) deletePush(req *a2a.DeleteTaskPushConfigRequest) error {
 	if err != nil {
 		return err
 	}
+	if err := writableLocked(r); err != nil {
+		return err
+	}
 	if p := findPush(r, req.ID); p != nil {
 		r.push = slices.DeleteFunc(slices.Clone(r.push), func(h pushHook) bool { return h.cfg == p })
+		s.pushChangedLocked(r)
 	}
 	return nil
 }

@@ -18,6 +18,9 @@ type finishedEntry struct {
 // changedLocked keeps the queue in step after r changed; was says whether r was finished
 // before the change. Called with s.mu held.
 func (s *Store) changedLocked(r *record, was bool) {
+	if s.durable != nil {
+		s.durable.touchLocked(r)
+	}
 	now := finished(r)
 	if was {
 		s.done.count--

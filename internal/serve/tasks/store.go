@@ -33,6 +33,11 @@ type record struct {
 	// applyLocked.
 	artBytes int64
 	push     []pushHook // push notification configs (push.go); copy-on-write
+	// With a durable store (durable.go): owner is the replica running the task when that is another one, seq
+	// numbers the task's events, written is what the store was last told.
+	owner   string
+	seq     int64
+	written writtenKey
 }
 
 // Store keeps tasks in memory with retention: at most maxTasks finished tasks, finished tasks
@@ -47,6 +52,7 @@ type Store struct {
 	done     finishedQueue // the finished tasks in the order they finished, for retention
 	// maxArtifactBytes bounds the artifact bytes kept per task (see artbudget.go); <= 0 means no bound.
 	maxArtifactBytes int64
+	durable          *durable // the store behind memory (durable.go); nil => memory only
 }
 
 func NewStore(maxTasks int, ttl time.Duration, now func() time.Time) *Store {
@@ -130,6 +136,9 @@ func (s *Store) view(id a2a.TaskID, historyLength *int) (*a2a.Task, error) {
 // applyLocked integrates an event into the task in place. Called with s.mu held.
 func (s *Store) applyLocked(r *record, ev a2a.Event) {
 	defer s.changedLocked(r, finished(r))
+	if s.durable != nil {
+		s.durable.appendLocked(r, ev)
+	}
 	t := r.task
 	r.updated = s.now()
 	switch v := ev.(type) {
@@ -155,20 +164,9 @@ func (s *Store) applyLocked(r *record, ev a2a.Event) {
 // list implements ListTasks: filters, ordering by last update (newest first, then task ID
 // descending) and cursor page tokens that stay valid while tasks are added.
 func (s *Store) list(req *a2a.ListTasksRequest) (*a2a.ListTasksResponse, error) {
-	pageSize := req.PageSize
-	if pageSize == 0 {
-		pageSize = defaultPageSize
-	}
-	if pageSize < 1 || pageSize > maxPageSize {
-		return nil, a2a.NewError(a2a.ErrInvalidParams, fmt.Sprintf("page size must be between 1 and %d, got %d", maxPageSize, req.PageSize))
-	}
-	var after *cursor
-	if req.PageToken != "" {
-		c, err := decodeCursor(req.PageToken)
-		if err != nil {
-			return nil, a2a.NewError(a2a.ErrInvalidParams, "invalid page token")
-		}
-		after = &c
+	pageSize, after, err := listParams(req)
+	if err != nil {
+		return nil, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -202,6 +200,25 @@ func (s *Store) list(req *a2a.ListTasksRequest) (*a2a.ListTasksResponse, error) 
 		resp.Tasks = append(resp.Tasks, snapshot(r.task, req.HistoryLength, req.IncludeArtifacts))
 	}
 	return resp, nil
+}
+
+// listParams checks the page size and token of a ListTasks request.
+func listParams(req *a2a.ListTasksRequest) (int, *cursor, error) {
+	pageSize := req.PageSize
+	if pageSize == 0 {
+		pageSize = defaultPageSize
+	}
+	if pageSize < 1 || pageSize > maxPageSize {
+		return 0, nil, a2a.NewError(a2a.ErrInvalidParams, fmt.Sprintf("page size must be between 1 and %d, got %d", maxPageSize, req.PageSize))
+	}
+	if req.PageToken == "" {
+		return pageSize, nil, nil
+	}
+	c, err := decodeCursor(req.PageToken)
+	if err != nil {
+		return 0, nil, a2a.NewError(a2a.ErrInvalidParams, "invalid page token")
+	}
+	return pageSize, &c, nil
 }
 
 func matches(r *record, req *a2a.ListTasksRequest) bool {

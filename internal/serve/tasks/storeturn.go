@@ -41,7 +41,7 @@ func (s *Store) open(msg *a2a.Message, sub *Subscriber, o StartOptions, run *tur
 		if err != nil {
 			return nil, nil, err
 		}
-		if r.run != nil {
+		if r.run != nil || r.owner != "" {
 			return nil, nil, a2a.NewError(a2a.ErrInvalidRequest, fmt.Sprintf("task %s is still running", msg.TaskID))
 		}
 		if r.task.Status.State.Terminal() && !o.Reopen {
@@ -99,6 +99,9 @@ func (s *Store) attach(id a2a.TaskID, sub *Subscriber, ended bool) (*a2a.Task, b
 	if err != nil {
 		return nil, false, err
 	}
+	if r.owner != "" {
+		return nil, false, &remoteRun{owner: r.owner, seq: r.seq, snap: snapshot(r.task, nil, true)}
+	}
 	if r.run == nil {
 		if r.task.Status.State.Terminal() && !ended {
 			return nil, false, terminalTaskError(r.task)
@@ -126,6 +129,9 @@ func (s *Store) cancelIdle(id a2a.TaskID) (*turnRun, *a2a.Task, a2a.Event, []pus
 	r, err := s.lookupLocked(id)
 	if err != nil {
 		return nil, nil, nil, nil, nil, err
+	}
+	if r.owner != "" {
+		return nil, nil, nil, nil, nil, &remoteRun{owner: r.owner, seq: r.seq, snap: snapshot(r.task, nil, true)}
 	}
 	if r.run != nil {
 		return r.run, nil, nil, nil, nil, nil

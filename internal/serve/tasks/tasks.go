@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 )
@@ -85,7 +86,12 @@ type Runner struct {
 
 func NewRunner(store *Store, a Agent, push *Pusher) *Runner {
 	base, stop := context.WithCancelCause(context.Background())
-	return &Runner{store: store, agent: a, push: push, base: base, stop: stop}
+	ts := &Runner{store: store, agent: a, push: push, base: base, stop: stop}
+	if d := store.durable; d != nil {
+		cancel := func(id a2a.TaskID) { ts.cancel(context.Background(), id) } //nolint:errcheck // the requester reads the outcome from the store
+		d.cancelLocal.Store(&cancel)
+	}
+	return ts
 }
 
 // StartOptions are what a call adds to the message that starts a turn.
@@ -111,6 +117,17 @@ type StartOptions struct {
 func (ts *Runner) Start(msg *a2a.Message, sub *Subscriber, o StartOptions) (*a2a.Task, error) {
 	if ts.base.Err() != nil {
 		return nil, a2a.NewError(a2a.ErrServerError, "server is shutting down")
+	}
+	if err := ts.store.durable.check(); err != nil {
+		return nil, err
+	}
+	if msg.TaskID != "" && !o.Create {
+		ctx, cancel := context.WithTimeout(ts.base, 10*time.Second)
+		err := ts.store.refresh(ctx, msg.TaskID)
+		cancel()
+		if err != nil {
+			return nil, err
+		}
 	}
 	run := &turnRun{done: make(chan struct{})}
 	ctx, cancel := context.WithCancelCause(ts.base)
@@ -162,6 +179,9 @@ func (ts *Runner) emit(rec *record, ev a2a.Event, last bool) {
 	}
 	var few [4]*Subscriber // most tasks have one subscriber: no allocation per event
 	hooks, task, subs := ts.store.apply(rec, ev, last, few[:0])
+	if last && ts.store.durable != nil {
+		ts.store.durable.sync(rec.task.ID) // the end of a turn is in the store before anyone hears of it
+	}
 	ts.push.deliver(hooks, ev, task)
 	for _, sub := range subs {
 		select {
@@ -190,7 +210,14 @@ func (ts *Runner) Unsubscribe(id a2a.TaskID, sub *Subscriber) {
 
 // cancel stops a running task and waits until it has recorded its final state.
 func (ts *Runner) cancel(ctx context.Context, id a2a.TaskID) (*a2a.Task, error) {
+	if err := ts.store.refresh(ctx, id); err != nil {
+		return nil, err
+	}
 	run, snap, ev, hooks, task, err := ts.store.cancelIdle(id)
+	var remote *remoteRun
+	if errors.As(err, &remote) {
+		return ts.store.durable.cancelRemote(ctx, id)
+	}
 	if err != nil {
 		return nil, err
 	}

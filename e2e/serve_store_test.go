@@ -1,0 +1,245 @@
+package e2e
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/a2acli/a2a/internal/store/pgtest"
+)
+
+// One PostgreSQL server for the package's store tests, started on first use and stopped by TestMain.
+var (
+	pgOnce   sync.Once
+	pgServer *pgtest.Server
+	pgErr    error
+	pgStop   = func() {}
+)
+
+// postgresURL returns the URL of a fresh database on the shared server, skipping the test when PostgreSQL is not
+// installed (a failure with CI=1).
+func postgresURL(t *testing.T) string {
+	t.Helper()
+	pgOnce.Do(func() { pgServer, pgStop, pgErr = pgtest.Main() })
+	if pgErr != nil {
+		t.Fatalf("start PostgreSQL: %v", pgErr)
+	}
+	pgtest.Need(t, pgServer)
+	u, err := pgServer.NewDB()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
+// storeScript echoes its input line as a chunk, with its pid; a line starting with "slow" then sleeps, so the task
+// keeps running until it is canceled or its server dies.
+const storeScript = `read l; echo "pid $$"; echo "got $l"; case "$l" in slow*) sleep 120;; esac`
+
+func getTask(t *testing.T, url string, id a2a.TaskID) (*a2a.Task, result) {
+	t.Helper()
+	r := run(t, "", "get", "task", url, string(id), "--with-artifacts", "-o", "json")
+	if r.code != 0 {
+		return nil, r
+	}
+	var task a2a.Task
+	if err := json.Unmarshal([]byte(r.stdout), &task); err != nil {
+		t.Fatalf("get task: %v\n%s", err, r.stdout)
+	}
+	return &task, r
+}
+
+func statusText(t *a2a.Task) string {
+	if t.Status.Message == nil || len(t.Status.Message.Parts) == 0 {
+		return ""
+	}
+	return t.Status.Message.Parts[0].Text()
+}
+
+// startSlow starts a streaming send of a slow task on url and returns the client, the task ID and the pid of the
+// script running it, once its first chunk arrived.
+func startSlow(t *testing.T, url string) (*client, a2a.TaskID, int) {
+	t.Helper()
+	c := startClient(t, "send", url, "slow", "--stream", "-o", "json")
+	text, id := firstChunk(t, c, 30*time.Second)
+	pid := pidsFrom(t, strings.TrimPrefix(strings.TrimSpace(text), "pid "))[0]
+	killOnCleanup(t, pid)
+	return c, id, pid
+}
+
+// TestStoreSQLiteRestart: tasks survive a restart on sqlite:; one that was running when the server was killed is
+// reported failed at start-up, saying why, instead of working forever.
+func TestStoreSQLiteRestart(t *testing.T) {
+	t.Parallel()
+	db := "sqlite:" + filepath.Join(t.TempDir(), "tasks.db")
+	args := []string{"--exec", storeScript, "--chunk", "\n", "--store", db}
+	s := startServe(t, args...)
+	r := run(t, "", "send", s.url, "fast", "-o", "json")
+	wantCode(t, r, 0)
+	done := sendTask(t, r)
+	_, slowID, pid := startSlow(t, s.url)
+	s.cmd.Process.Kill() // kill -9: no chance to write anything more
+	s.cmd.Wait()
+	syscall.Kill(-pid, syscall.SIGKILL) // the script's process group: its serve cannot stop it any more
+
+	s2 := startServe(t, args...)
+	got, r := getTask(t, s2.url, done.ID)
+	if got == nil || got.Status.State != a2a.TaskStateCompleted || len(got.Artifacts) == 0 {
+		t.Fatalf("finished task after restart: %v", r)
+	}
+	var text strings.Builder
+	for _, p := range got.Artifacts[0].Parts {
+		text.WriteString(p.Text())
+	}
+	wantContains(t, "artifact after restart", text.String(), "got fast")
+	slow, r := getTask(t, s2.url, slowID)
+	if slow == nil || slow.Status.State != a2a.TaskStateFailed || !strings.Contains(statusText(slow), "server stopped while the task was running") {
+		t.Fatalf("running task after restart: %v", r)
+	}
+	r = run(t, "", "list", "tasks", s2.url)
+	wantCode(t, r, 0)
+	wantContains(t, "list after restart", r.stdout, string(done.ID), string(slowID), "Total: 2")
+	// A clean stop and start keeps them too, and the second process on the same file is refused.
+	r = run(t, "", "serve", "--echo", "--port", "0", "--store", db)
+	wantCode(t, r, 1)
+	wantContains(t, "second serve on the file", r.stderr, "task store "+db, "locked")
+}
+
+// TestStoreReplicas: three replicas on one PostgreSQL answer for each other's tasks: get, list, subscribe to a
+// task running on another replica, and cancel it there (its process group stops within a second).
+func TestStoreReplicas(t *testing.T) {
+	t.Parallel()
+	db := postgresURL(t)
+	var reps []*server
+	for range 3 {
+		reps = append(reps, startServe(t, "--exec", storeScript, "--chunk", "\n", "--store", db))
+	}
+	a, b, c := reps[0], reps[1], reps[2]
+	r := run(t, "", "send", a.url, "fast", "-o", "json")
+	wantCode(t, r, 0)
+	done := sendTask(t, r)
+	for _, rep := range []*server{b, c} {
+		got, r := getTask(t, rep.url, done.ID)
+		if got == nil || got.Status.State != a2a.TaskStateCompleted {
+			t.Fatalf("get on another replica: %v", r)
+		}
+	}
+	sender, slowID, pid := startSlow(t, a.url)
+	r = run(t, "", "list", "tasks", c.url, "-o", "json")
+	wantCode(t, r, 0)
+	wantContains(t, "list on the third replica", r.stdout, string(done.ID), string(slowID), `"totalSize":2`)
+
+	sub := startClient(t, "subscribe", b.url, string(slowID), "-o", "json")
+	if ev := sub.event(t, 30*time.Second); ev.TaskInfo().TaskID != slowID {
+		t.Fatalf("subscribe on replica b: first event %#v", ev)
+	}
+	start := time.Now()
+	r = run(t, "", "cancel", c.url, string(slowID), "-o", "json")
+	wantCode(t, r, 0)
+	var canceled a2a.Task
+	if err := json.Unmarshal([]byte(r.stdout), &canceled); err != nil || canceled.Status.State != a2a.TaskStateCanceled {
+		t.Fatalf("cancel on replica c: %v", r)
+	}
+	wantGone(t, 5*time.Second, pid)
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("cancel through another replica took %s", d)
+	}
+	rest, code := sub.wait(t, 30*time.Second)
+	if code != 0 || len(rest) == 0 || !strings.Contains(rest[len(rest)-1], "TASK_STATE_CANCELED") {
+		t.Fatalf("subscriber on b: exit %d, last lines %q\n%s", code, rest, sub.Stderr())
+	}
+	sender.wait(t, 30*time.Second)
+}
+
+// TestStoreReplicaKilled: when the replica running a task is killed (-9), another one fails the task within the
+// lease, saying the replica stopped.
+func TestStoreReplicaKilled(t *testing.T) {
+	t.Parallel()
+	db := postgresURL(t)
+	args := []string{"--exec", storeScript, "--chunk", "\n", "--store", db, "--lease", "1s"}
+	a := startServe(t, args...)
+	b := startServe(t, args...)
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("replica a:\n%s\nreplica b:\n%s", a.Log(), b.Log())
+		}
+	})
+	_, id, pid := startSlow(t, a.url)
+	a.cmd.Process.Kill()
+	a.cmd.Wait()
+	syscall.Kill(-pid, syscall.SIGKILL) // the script's process group: its serve cannot stop it any more
+	killed := time.Now()
+	var got *a2a.Task
+	eventually(t, 20*time.Second, "task failed by the other replica", func() bool {
+		got, _ = getTask(t, b.url, id)
+		return got != nil && got.Status.State == a2a.TaskStateFailed
+	})
+	wantContains(t, "status message", statusText(got), "stopped while the task was running", "lease of 1s expired")
+	if d := time.Since(killed); d > 10*time.Second {
+		t.Errorf("failed after %s, lease 1s", d)
+	}
+}
+
+// TestStoreGoesAway: calls that need the store fail with a clear error (the store named, password redacted) while
+// PostgreSQL is stopped, and work again once it is back, without restarting serve.
+func TestStoreGoesAway(t *testing.T) {
+	t.Parallel()
+	postgresURL(t) // skips without PostgreSQL
+	srv, err := pgtest.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	db, err := srv.NewDB()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := startServe(t, "--echo", "--store", db)
+	r := run(t, "", "send", s.url, "before", "-o", "json")
+	wantCode(t, r, 0)
+	before := sendTask(t, r)
+	srv.Stop()
+	eventually(t, 20*time.Second, "a call failing while the store is away", func() bool {
+		r = run(t, "", "send", s.url, "during")
+		return r.code != 0
+	})
+	wantCode(t, r, 1)
+	wantContains(t, "error while the store is away", r.stderr, "task store postgres://postgres:xxxxx@127.0.0.1:")
+	if strings.Contains(r.stderr+s.Log(), "s3cret") {
+		t.Fatalf("password leaked:\n%s\n%s", r.stderr, s.Log())
+	}
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 20*time.Second, "calls working again once the store is back", func() bool {
+		return run(t, "", "send", s.url, "after").code == 0
+	})
+	got, r := getTask(t, s.url, before.ID)
+	if got == nil || got.Status.State != a2a.TaskStateCompleted {
+		t.Fatalf("task written before the store went away: %v", r)
+	}
+}
+
+// TestStoreBadURL: a store that cannot be used stops serve at start, exit 1, the URL's password redacted; a URL
+// that is not a store at all is a usage error.
+func TestStoreBadURL(t *testing.T) {
+	t.Parallel()
+	r := run(t, "", "serve", "--echo", "--port", "0", "--store", "postgres://bob:hunter2@127.0.0.1:1/db?connect_timeout=5")
+	wantCode(t, r, 1)
+	wantContains(t, "unreachable store", r.stderr, "task store postgres://bob:xxxxx@127.0.0.1:1/db")
+	if strings.Contains(r.stderr, "hunter2") {
+		t.Fatalf("password in the error: %s", r.stderr)
+	}
+	r = run(t, "", "serve", "--echo", "--port", "0", "--store", "redis://bob:hunter2@x")
+	wantCode(t, r, 2)
+	wantContains(t, "not a store", r.stderr, "invalid --store: want memory, sqlite:PATH or postgres://...")
+	r = run(t, "", "serve", "--echo", "--port", "0", "--store", "sqlite:"+filepath.Join(t.TempDir(), "t.db"), "--lease", "5s")
+	wantCode(t, r, 2)
+	wantContains(t, "lease without postgres", r.stderr, "--lease goes with a postgres:// --store")
+}

@@ -1,0 +1,249 @@
+package tasks
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/a2acli/a2a/internal/store"
+)
+
+// With --store sqlite:PATH or postgres://..., memory stays the live state of the tasks this process runs and the
+// store (internal/store) keeps a copy, written behind: every change marks the task (changedLocked → touchLocked),
+// every event is appended for other replicas (applyLocked → appendLocked), and the writer pulls snapshots in
+// batches. The end of a turn waits for its write, so a client that saw a task finish finds it finished on every
+// replica and after a restart.
+//
+// Memory is the authority for a task only while this process runs it (and, on SQLite, for any task it holds: no
+// one else writes that file). Otherwise calls naming a task refresh it from the store first; a task running on
+// another replica is marked with its owner, and subscribe and cancel go through the store to that replica.
+
+// durable ties a Store to its store.
+type durable struct {
+	st     *store.Store
+	shared bool
+	// cancelLocal stops a turn this replica runs, on another replica's request; set by the task backend.
+	cancelLocal atomic.Pointer[func(id a2a.TaskID)]
+	quiet       bool // while installing a task read from the store: not a change to write back
+}
+
+// MemoryOnly reports whether a --store URL names the in-memory store ("" or "memory").
+func MemoryOnly(url string) bool { return url == "" || url == "memory" }
+
+// OpenDurable puts the store named by url (sqlite:PATH or postgres://...) behind s, with lease as the replica
+// lease (0 => 60s). Call it before s is used; close the store with CloseDurable once every turn has ended.
+func (s *Store) OpenDurable(ctx context.Context, url string, lease time.Duration, logf Logf) error {
+	d := &durable{}
+	st, err := store.Open(ctx, url, store.Options{
+		Source: s.durableSnapshot, Lease: lease, MaxTasks: s.maxTasks, TTL: s.ttl, Now: s.now, Logf: logf.printf,
+		OnCancel: func(id a2a.TaskID) {
+			if f := d.cancelLocal.Load(); f != nil {
+				(*f)(id)
+			}
+		},
+	})
+	if err != nil {
+		// Not wrapped: a store that cannot be reached is serve failing to start (exit 1), not an agent that is
+		// unreachable (exit 3).
+		return errors.New(err.Error())
+	}
+	d.st, d.shared = st, st.Shared()
+	s.durable = d
+	return nil
+}
+
+// storeError is what a call gets when the store fails it: an internal error naming the store, password redacted.
+func storeError(err error) error {
+	return a2a.NewError(a2a.ErrInternalError, err.Error())
+}
+
+// touchLocked marks r as changed; urgent when its state or whether it runs changed. Called with s.mu held.
+func (d *durable) touchLocked(r *record) {
+	if d.quiet || r.owner != "" {
+		return
+	}
+	key := writtenKey{state: r.task.Status.State, running: r.run != nil}
+	urgent := key != r.written
+	r.written = key
+	d.st.Touch(r.task.ID, urgent)
+}
+
+// pushChangedLocked has r's push configs written soon (memory only: nothing to do).
+func (s *Store) pushChangedLocked(r *record) {
+	if s.durable != nil {
+		r.written = writtenKey{} // forces an urgent write
+		s.durable.touchLocked(r)
+	}
+}
+
+// appendLocked numbers ev and hands it to the store for replicas following the task. Called with s.mu held.
+func (d *durable) appendLocked(r *record, ev a2a.Event) {
+	r.seq++
+	d.st.Append(r.task.ID, r.seq, ev)
+}
+
+// writtenKey is what makes a change urgent to write.
+type writtenKey struct {
+	state   a2a.TaskState
+	running bool
+}
+
+// durableSnapshot is the store's Source.
+func (s *Store) durableSnapshot(id a2a.TaskID) (*store.Snapshot, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, ok := s.tasks[id]
+	if !ok || r.owner != "" {
+		return nil, false
+	}
+	snap := &store.Snapshot{Task: snapshot(r.task, nil, true), Updated: r.updated, Seq: r.seq}
+	if r.run != nil {
+		snap.Owner = s.durable.st.Replica()
+	}
+	for _, h := range r.push {
+		snap.Push = append(snap.Push, store.Push{Config: copyPushConfig(h.cfg, id), V03: h.v03})
+	}
+	return snap, true
+}
+
+// refresh brings the memory copy of task id up to date from the store when memory is not its authority. A task
+// the store does not hold is left to the caller's lookup (not found).
+func (s *Store) refresh(ctx context.Context, id a2a.TaskID) error {
+	d := s.durable
+	if d == nil {
+		return nil
+	}
+	s.mu.Lock()
+	r, ok := s.tasks[id]
+	local := ok && (r.run != nil || !d.shared)
+	s.mu.Unlock()
+	if local {
+		return nil
+	}
+	snap, err := d.st.Load(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return storeError(err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, ok = s.tasks[id]
+	if ok && (r.run != nil || snap.Owner == d.st.Replica()) {
+		return nil // it runs here (again): memory is newer
+	}
+	was := false
+	if ok {
+		was = finished(r)
+	} else {
+		r = &record{subs: map[*Subscriber]struct{}{}}
+		s.tasks[id] = r
+	}
+	r.task, r.updated, r.seq, r.owner = snap.Task, snap.Updated, snap.Seq, snap.Owner
+	r.written = writtenKey{state: snap.Task.Status.State, running: snap.Owner != ""}
+	r.artBytes = artifactsSize(r.task.Artifacts)
+	r.push = nil
+	for _, p := range snap.Push {
+		r.push = append(r.push, pushHook{cfg: p.Config, v03: p.V03})
+	}
+	d.quiet = true
+	s.changedLocked(r, was)
+	d.quiet = false
+	return nil
+}
+
+// check fails a call that needs the store while it is away.
+func (d *durable) check() error {
+	if d == nil {
+		return nil
+	}
+	if err := d.st.Err(); err != nil {
+		return storeError(err)
+	}
+	return nil
+}
+
+// sync waits until r's last change is written: the end of a turn is durable before anyone hears of it. A store
+// that is away does not hold the turn up for long: the change stays queued and is written when it is back.
+func (d *durable) sync(id a2a.TaskID) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	d.st.FlushTask(ctx, id) //nolint:errcheck // a failure is logged by the store and retried; the task's state is in memory
+}
+
+// syncTask waits until task id is in the store, if there is one: a task is there before its client hears of it
+// (a blocking send hears only of the end, which the turn writes itself), should this process die next.
+func (s *Store) syncTask(id a2a.TaskID) {
+	if s.durable != nil {
+		s.durable.sync(id)
+	}
+}
+
+// listDurable answers ListTasks from the store, which holds every replica's tasks, once this one's changes are in.
+func (s *Store) listDurable(ctx context.Context, req *a2a.ListTasksRequest) (*a2a.ListTasksResponse, error) {
+	pageSize, after, err := listParams(req)
+	if err != nil {
+		return nil, err
+	}
+	st := s.durable.st
+	fctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if err := st.Flush(fctx); err != nil {
+		return nil, storeError(err)
+	}
+	q := store.Query{ContextID: req.ContextID, State: req.Status, StatusAfter: req.StatusTimestampAfter, Limit: pageSize + 1}
+	if after != nil {
+		q.After = &store.Cursor{Updated: after.updated, ID: after.id}
+	}
+	page, total, err := st.List(ctx, q)
+	if err != nil {
+		return nil, storeError(err)
+	}
+	resp := &a2a.ListTasksResponse{Tasks: []*a2a.Task{}, TotalSize: total, PageSize: pageSize}
+	if len(page) > pageSize {
+		page = page[:pageSize]
+		last := page[len(page)-1]
+		resp.NextPageToken = encodeCursor(cursor{updated: last.Updated, id: last.Task.ID})
+	}
+	for _, snap := range page {
+		resp.Tasks = append(resp.Tasks, snapshot(snap.Task, req.HistoryLength, req.IncludeArtifacts))
+	}
+	return resp, nil
+}
+
+// listTasks is ListTasks on whichever store serves.
+func (s *Store) listTasks(ctx context.Context, req *a2a.ListTasksRequest) (*a2a.ListTasksResponse, error) {
+	if s.durable != nil {
+		return s.listDurable(ctx, req)
+	}
+	return s.list(req)
+}
+
+// getTask is GetTask on whichever store serves.
+func (s *Store) getTask(ctx context.Context, id a2a.TaskID, historyLength *int) (*a2a.Task, error) {
+	if err := s.refresh(ctx, id); err != nil {
+		return nil, err
+	}
+	return s.view(id, historyLength)
+}
+
+// writableLocked refuses to change, here, a task that runs on another replica.
+func writableLocked(r *record) error {
+	if r.owner != "" {
+		return a2a.NewError(a2a.ErrUnsupportedOperation, fmt.Sprintf("task %s is running on replica %s: change it there, or once its turn ended", r.task.ID, r.owner))
+	}
+	return nil
+}
+
+// CloseDurable writes what is pending and closes the store behind s, if any.
+func (s *Store) CloseDurable() error {
+	if s.durable == nil {
+		return nil
+	}
+	return s.durable.st.Close()
+}

@@ -1,0 +1,126 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // the postgres:// driver
+	_ "modernc.org/sqlite"             // the sqlite: driver, pure Go so the binary stays static
+)
+
+// SchemaVersion is the version of the tables this code reads and writes. A store with a newer version was made by
+// a newer a2a and is refused, never changed.
+const SchemaVersion = 1
+
+// dialect is what differs between SQLite and PostgreSQL in the queries.
+type dialect struct {
+	shared bool // PostgreSQL: several replicas, LISTEN/NOTIFY
+}
+
+// q turns the ? placeholders of a query into PostgreSQL's $n.
+func (d dialect) q(query string) string {
+	if !d.shared {
+		return query
+	}
+	var b strings.Builder
+	n := 0
+	for _, r := range query {
+		if r == '?' {
+			n++
+			b.WriteString("$" + strconv.Itoa(n))
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func openDB(raw string) (dialect, *sql.DB, error) {
+	if path, ok := strings.CutPrefix(raw, "sqlite:"); ok {
+		path = strings.TrimPrefix(path, "//")
+		// WAL: readers do not wait for the writer; synchronous=NORMAL: a commit is durable across a crash of the
+		// process (not of the machine) without an fsync per commit; exclusive locking: a second serve on the same
+		// file is refused instead of failing this one's tasks at its start.
+		dsn := "file:" + (&url.URL{Path: path}).EscapedPath() + "?_pragma=busy_timeout(2000)&_pragma=journal_mode(WAL)" +
+			"&_pragma=synchronous(NORMAL)&_pragma=locking_mode(EXCLUSIVE)"
+		db, err := sql.Open("sqlite", dsn)
+		if err != nil {
+			return dialect{}, nil, err
+		}
+		db.SetMaxOpenConns(1) // the exclusive lock belongs to one connection
+		return dialect{}, db, nil
+	}
+	db, err := sql.Open("pgx", raw)
+	if err != nil {
+		return dialect{}, nil, err
+	}
+	db.SetMaxOpenConns(16)
+	db.SetMaxIdleConns(16)
+	return dialect{shared: true}, db, nil
+}
+
+var schema = []string{
+	`CREATE TABLE IF NOT EXISTS a2a_tasks (
+		id TEXT PRIMARY KEY,
+		context_id TEXT NOT NULL,
+		state TEXT NOT NULL,
+		status_ts BIGINT,
+		updated BIGINT NOT NULL,
+		owner TEXT NOT NULL DEFAULT '',
+		finished BOOLEAN NOT NULL,
+		seq BIGINT NOT NULL,
+		task TEXT NOT NULL,
+		push TEXT NOT NULL DEFAULT '[]'
+	)`,
+	`CREATE INDEX IF NOT EXISTS a2a_tasks_updated ON a2a_tasks (updated, id)`,
+	`CREATE INDEX IF NOT EXISTS a2a_tasks_owner ON a2a_tasks (owner)`,
+	`CREATE TABLE IF NOT EXISTS a2a_events (
+		task_id TEXT NOT NULL,
+		seq_to BIGINT NOT NULL,
+		events TEXT NOT NULL,
+		PRIMARY KEY (task_id, seq_to)
+	)`,
+	`CREATE TABLE IF NOT EXISTS a2a_replicas (id TEXT PRIMARY KEY, lease_until BIGINT NOT NULL)`,
+	`CREATE TABLE IF NOT EXISTS a2a_cancels (task_id TEXT PRIMARY KEY, at BIGINT NOT NULL)`,
+}
+
+// migrate creates the schema on first use and checks its version. On PostgreSQL, replicas starting together
+// take turns through an advisory lock.
+func (s *Store) migrate(ctx context.Context) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback() //nolint:errcheck // after Commit, Rollback is a no-op
+	if s.d.shared {
+		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(4242424242)`); err != nil {
+			return err
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS a2a_schema (version INTEGER NOT NULL)`); err != nil {
+		return fmt.Errorf("create schema: %w", err)
+	}
+	var v int
+	err = tx.QueryRowContext(ctx, `SELECT version FROM a2a_schema`).Scan(&v)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		for _, stmt := range schema {
+			if _, err := tx.ExecContext(ctx, stmt); err != nil {
+				return fmt.Errorf("create schema: %w", err)
+			}
+		}
+		if _, err := tx.ExecContext(ctx, s.d.q(`INSERT INTO a2a_schema (version) VALUES (?)`), SchemaVersion); err != nil {
+			return fmt.Errorf("create schema: %w", err)
+		}
+	case err != nil:
+		return fmt.Errorf("read schema version: %w", err)
+	case v > SchemaVersion:
+		return fmt.Errorf("schema version %d is newer than this a2a knows (%d): use a newer a2a, or another store", v, SchemaVersion)
+	}
+	return tx.Commit()
+}

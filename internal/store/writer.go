@@ -1,0 +1,340 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+)
+
+// The writer is write-behind: serve tells it which tasks changed (Touch) and which events they had (Append), and
+// one goroutine writes them in batches, one transaction per batch. Urgent changes (a new task, a new state, a task
+// someone waits for) start a batch at once: while one batch is being written the next one gathers, so under load
+// commits are shared. A change that is not urgent (a chunk appended to a running task) waits for a lazy write:
+// every Interval, or, once snapshots grow costly (a long stream's artifact), at most a fifth of the writer's time,
+// so that a stream of n chunks costs O(n) to keep, not O(n²). Events (shared stores) go out with every batch, one
+// row per task.
+
+type writer struct {
+	mu      sync.Mutex
+	dirty   map[a2a.TaskID]bool // value: urgent
+	events  map[a2a.TaskID][]Event
+	urgent  bool // a batch is due now
+	waiters []waiter
+	kick    chan struct{}
+
+	lastLazy time.Time     // when the last lazy write started
+	lazyCost time.Duration // how long it took
+}
+
+type waiter struct {
+	ch  chan error
+	all bool // waits for every change, lazy ones included
+}
+
+func (w *writer) init() {
+	w.dirty = map[a2a.TaskID]bool{}
+	w.events = map[a2a.TaskID][]Event{}
+	w.kick = make(chan struct{}, 1)
+}
+
+func (w *writer) wake() {
+	select {
+	case w.kick <- struct{}{}:
+	default:
+	}
+}
+
+// Touch marks a task as changed: its snapshot is written with the next batch when urgent (a new task, a new
+// state), with the next lazy write otherwise.
+func (s *Store) Touch(id a2a.TaskID, urgent bool) {
+	// Nobody else reads a SQLite file while we run: a change only has to be there when someone waits for it
+	// (Flush, FlushTask) or soon.
+	urgent = urgent && s.d.shared
+	w := &s.w
+	w.mu.Lock()
+	prev, was := w.dirty[id]
+	w.dirty[id] = prev || urgent
+	kick := urgent || !was
+	if urgent {
+		w.urgent = true
+	}
+	w.mu.Unlock()
+	if kick {
+		w.wake()
+	}
+}
+
+// Append queues an event of a running task for the replicas that follow it (Shared stores only; a no-op
+// otherwise). Events must be appended in Seq order; ev must not change afterwards.
+func (s *Store) Append(id a2a.TaskID, seq int64, ev a2a.Event) {
+	if !s.d.shared {
+		return
+	}
+	w := &s.w
+	w.mu.Lock()
+	w.events[id] = append(w.events[id], Event{Seq: seq, Event: ev})
+	w.mu.Unlock()
+}
+
+// Flush writes every change queued so far and waits until it is written (or ctx is done).
+func (s *Store) Flush(ctx context.Context) error { return s.await(ctx, "", true) }
+
+// FlushTask writes task id's changes (and whatever else is urgent) and waits until they are written.
+func (s *Store) FlushTask(ctx context.Context, id a2a.TaskID) error { return s.await(ctx, id, false) }
+
+func (s *Store) await(ctx context.Context, id a2a.TaskID, all bool) error {
+	ch := make(chan error, 1)
+	w := &s.w
+	w.mu.Lock()
+	if id != "" {
+		w.dirty[id] = true
+	}
+	w.waiters = append(w.waiters, waiter{ch: ch, all: all})
+	w.urgent = true
+	w.mu.Unlock()
+	w.wake()
+	select {
+	case err := <-ch:
+		return err
+	case <-ctx.Done():
+		return s.wrap(fmt.Errorf("write: %w", ctx.Err()))
+	case <-s.closing:
+		return s.wrap(fmt.Errorf("closed"))
+	}
+}
+
+// lazyDue is when the next lazy write may start. Called with w.mu held.
+func (s *Store) lazyDueLocked() time.Time {
+	return s.w.lastLazy.Add(max(s.opts.Interval, 4*s.w.lazyCost))
+}
+
+func (s *Store) writeLoop() {
+	defer s.wg.Done()
+	w := &s.w
+	var timer *time.Timer
+	var timerC <-chan time.Time
+	for {
+		select {
+		case <-w.kick:
+		case <-timerC:
+			timerC = nil
+		case <-s.closing:
+			s.flush(true) //nolint:errcheck // the last write: a failure is logged by flush, and nobody waits for it
+			return
+		}
+		w.mu.Lock()
+		pending := len(w.dirty) > 0 || len(w.events) > 0 || len(w.waiters) > 0
+		due := s.lazyDueLocked()
+		urgent := w.urgent
+		w.mu.Unlock()
+		if !pending {
+			continue
+		}
+		lazy := !time.Now().Before(due)
+		if !urgent && !lazy {
+			if timerC == nil {
+				timer = time.NewTimer(time.Until(due))
+				timerC = timer.C
+			}
+			continue
+		}
+		if timer != nil {
+			timer.Stop()
+			timer, timerC = nil, nil
+		}
+		if err := s.flush(lazy); err != nil {
+			timer = time.NewTimer(250 * time.Millisecond) // retry; calls meanwhile fail fast through Err
+			timerC = timer.C
+			continue
+		}
+		w.mu.Lock()
+		more := len(w.dirty) > 0 || len(w.events) > 0
+		w.mu.Unlock()
+		if more {
+			w.wake() // lazy changes left behind: arm their timer
+		}
+	}
+}
+
+type taskRow struct {
+	snap     *Snapshot
+	task     []byte
+	push     []byte
+	statusTS sql.NullInt64
+	finished bool
+}
+
+type eventRow struct {
+	seqTo int64
+	data  []byte
+}
+
+// flush takes what is due (urgent changes; lazy ones too when lazy or when a waiter wants everything) and writes
+// it in one transaction. On failure the changes go back in the queue for the next try and the waiters get the error.
+func (s *Store) flush(lazy bool) error {
+	w := &s.w
+	w.mu.Lock()
+	for _, wt := range w.waiters {
+		lazy = lazy || wt.all
+	}
+	dirty := map[a2a.TaskID]struct{}{}
+	for id, urgent := range w.dirty {
+		if urgent || lazy {
+			dirty[id] = struct{}{}
+			delete(w.dirty, id)
+		}
+	}
+	events, waiters := w.events, w.waiters
+	w.events, w.waiters, w.urgent = map[a2a.TaskID][]Event{}, nil, false
+	w.mu.Unlock()
+	start := time.Now()
+	err := s.write(dirty, events)
+	if err != nil {
+		w.mu.Lock()
+		for id := range dirty {
+			w.dirty[id] = true
+		}
+		for id, evs := range events {
+			w.events[id] = append(evs, w.events[id]...)
+		}
+		w.mu.Unlock()
+		err = s.wrap(err)
+	} else if lazy {
+		w.mu.Lock()
+		w.lastLazy, w.lazyCost = start, time.Since(start)
+		w.mu.Unlock()
+	}
+	if s.health.set(err) {
+		if err != nil {
+			s.opts.Logf("%v; retrying\n", err)
+		} else {
+			s.opts.Logf("task store %s: reachable again\n", s.name)
+		}
+	}
+	for _, wt := range waiters {
+		wt.ch <- err
+	}
+	return err
+}
+
+func (s *Store) write(dirty map[a2a.TaskID]struct{}, events map[a2a.TaskID][]Event) error {
+	if len(dirty) == 0 && len(events) == 0 {
+		return nil
+	}
+	rows := make([]*taskRow, 0, len(dirty))
+	for id := range dirty {
+		snap, ok := s.opts.Source(id)
+		if !ok {
+			continue
+		}
+		r, err := encodeRow(snap)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, r)
+	}
+	evRows := map[a2a.TaskID][]eventRow{}
+	for id, evs := range events {
+		if len(evs) == 0 {
+			continue
+		}
+		batch := make([]a2a.StreamResponse, len(evs))
+		for i, e := range evs {
+			batch[i] = a2a.StreamResponse{Event: e.Event}
+		}
+		data, err := json.Marshal(struct {
+			From   int64                `json:"from"`
+			Events []a2a.StreamResponse `json:"events"`
+		}{evs[0].Seq, batch})
+		if err != nil {
+			return fmt.Errorf("encode events of task %s: %w", id, err)
+		}
+		evRows[id] = append(evRows[id], eventRow{seqTo: evs[len(evs)-1].Seq, data: data})
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if len(rows) == 1 && len(evRows) == 0 {
+		// One task and nothing else (a blocking send at one client): one statement, its own transaction.
+		r := rows[0]
+		t := r.snap.Task
+		if _, err := s.upsertStmt.ExecContext(ctx, string(t.ID), t.ContextID, string(t.Status.State), r.statusTS, r.snap.Updated.UnixNano(),
+			r.snap.Owner, r.finished, r.snap.Seq, string(r.task), string(r.push)); err != nil {
+			return fmt.Errorf("write task %s: %w", t.ID, err)
+		}
+		return nil
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback() //nolint:errcheck // after Commit, Rollback is a no-op
+	if err := s.upsert(ctx, tx, rows); err != nil {
+		return err
+	}
+	if len(evRows) > 0 {
+		ins, err := tx.PrepareContext(ctx, s.d.q(`INSERT INTO a2a_events (task_id, seq_to, events) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`))
+		if err != nil {
+			return err
+		}
+		defer ins.Close()
+		ids := make([]string, 0, len(evRows))
+		for id, rs := range evRows {
+			for _, r := range rs {
+				if _, err := ins.ExecContext(ctx, string(id), r.seqTo, string(r.data)); err != nil {
+					return fmt.Errorf("write events: %w", err)
+				}
+			}
+			ids = append(ids, string(id))
+		}
+		if _, err := tx.ExecContext(ctx, `SELECT pg_notify('a2a_events', x) FROM unnest($1::text[]) AS x`, ids); err != nil {
+			return fmt.Errorf("notify events: %w", err)
+		}
+	}
+	return tx.Commit()
+}
+
+const upsertTask = `INSERT INTO a2a_tasks (id, context_id, state, status_ts, updated, owner, finished, seq, task, push)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	ON CONFLICT (id) DO UPDATE SET context_id = excluded.context_id, state = excluded.state, status_ts = excluded.status_ts,
+		updated = excluded.updated, owner = excluded.owner, finished = excluded.finished, seq = excluded.seq,
+		task = excluded.task, push = excluded.push`
+
+func (s *Store) upsert(ctx context.Context, tx *sql.Tx, rows []*taskRow) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	st := tx.StmtContext(ctx, s.upsertStmt)
+	defer st.Close()
+	for _, r := range rows {
+		t := r.snap.Task
+		if _, err := st.ExecContext(ctx, string(t.ID), t.ContextID, string(t.Status.State), r.statusTS, r.snap.Updated.UnixNano(),
+			r.snap.Owner, r.finished, r.snap.Seq, string(r.task), string(r.push)); err != nil {
+			return fmt.Errorf("write task %s: %w", t.ID, err)
+		}
+	}
+	return nil
+}
+
+func encodeRow(snap *Snapshot) (*taskRow, error) {
+	r := &taskRow{snap: snap, finished: snap.Finished()}
+	var err error
+	if r.task, err = json.Marshal(snap.Task); err != nil {
+		return nil, fmt.Errorf("encode task %s: %w", snap.Task.ID, err)
+	}
+	push := snap.Push
+	if push == nil {
+		push = []Push{}
+	}
+	if r.push, err = json.Marshal(push); err != nil {
+		return nil, fmt.Errorf("encode push configs of task %s: %w", snap.Task.ID, err)
+	}
+	if ts := snap.Task.Status.Timestamp; ts != nil {
+		r.statusTS = sql.NullInt64{Int64: ts.UnixNano(), Valid: true}
+	}
+	return r, nil
+}
