@@ -2,6 +2,8 @@ package cli
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"iter"
 
 	"github.com/a2acli/a2a/internal/client"
@@ -20,6 +22,8 @@ type sendOptions struct {
 	save       string
 	dt         devtoolOptions
 	push       pushSendOptions // sendpush.go
+	// quietStream: a send without --stream waits by streaming (waitsByStream) and prints only the final result.
+	quietStream bool
 }
 
 func newSendCmd(f *factory, runF func(context.Context, *sendOptions) error) *cobra.Command {
@@ -156,6 +160,16 @@ func runSend(ctx context.Context, o *sendOptions) error {
 				return c.SendStreamingMessage(ctx, req)
 			})
 		}
+		if o.waitsByStream(c) {
+			// The stream names the task at once: a wait that ends early (--wait, Ctrl-C, a lost agent) can say which
+			// task goes on, and silence longer than --timeout is a question, not a verdict (CONTRACT.md, Time).
+			o.quietStream = true
+			sp := o.f.startSpinner("waiting for the agent")
+			defer sp.stop()
+			return o.sendTurn(ctx, c, func(ctx context.Context) iter.Seq2[a2a.Event, error] {
+				return c.SendStreamingMessage(ctx, req)
+			})
+		}
 		sp := o.f.startSpinner("waiting for the agent")
 		defer sp.stop()
 		res, err := client.Unary(ctx, c, func(ctx context.Context) (a2a.SendMessageResult, error) {
@@ -163,7 +177,12 @@ func runSend(ctx context.Context, o *sendOptions) error {
 		})
 		if err != nil {
 			sp.stop()
-			return waitExpired(ctx, err)
+			err = waitExpired(ctx, err)
+			if errors.Is(err, client.ErrTimeout) && !errors.Is(err, errWaitExpired) && !o.immediate {
+				// A blocking call names no task until it answers: the agent may still be working on one.
+				err = client.WithHint(err, fmt.Sprintf("the agent may still be working on it; raise --timeout, follow long tasks with --wait DUR or --stream, or find the task with: a2a list tasks %s", shellQuote(o.url)))
+			}
+			return err
 		}
 		if task, ok := res.(*a2a.Task); ok && !o.immediate && !settled(task.Status.State) {
 			// A non-blocking agent answered before the task was done: wait for it as the user asked.

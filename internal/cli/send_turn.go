@@ -37,6 +37,13 @@ func (o *sendOptions) streamsTurn(c *client.Conn) bool {
 	return o.dt.any() || cardSpeaksDevtool(c.Card)
 }
 
+// waitsByStream reports whether a send without --stream waits for its task by streaming: --wait bounds the wait
+// (a blocking call would not name the task it gives up on), the agent streams, and the user did not ask for
+// --immediate or a history length (a stream carries no history).
+func (o *sendOptions) waitsByStream(c *client.Conn) bool {
+	return o.f.opts.wait.wait > 0 && !o.immediate && o.history < 0 && c.Card != nil && c.Card.Capabilities.Streaming
+}
+
 // terminalAsker asks permission on the terminal: stdin and stderr both are one, and no flag answered already.
 func (f *factory) terminalAsker(dt *devtoolOptions) coder.Asker {
 	if !f.io.InTTY || !f.io.ErrTTY || dt.approve || dt.reject {
@@ -81,7 +88,7 @@ func (o *sendOptions) runTurn(ctx context.Context, c *client.Conn, run func(*str
 	t := newStreamTurn(o.f, c, o.url, &o.dt, p)
 	t.ask = o.f.terminalAsker(&o.dt)
 	t.recover = true
-	resultOnly := !o.stream && o.f.opts.output == string(output.JSON)
+	resultOnly := !o.stream && (o.f.opts.output == string(output.JSON) || o.quietStream)
 	if resultOnly {
 		t.quiet()
 	}
