@@ -112,7 +112,7 @@ func (d *Dialer) retryRefused(dial func(ctx context.Context, network, addr strin
 		if err == nil {
 			d.st.reached.Store(addr, true)
 		}
-		if err == nil || !errors.Is(err, syscall.ECONNREFUSED) || !loopbackAddr(addr) {
+		if err == nil || !errors.Is(err, syscall.ECONNREFUSED) || !loopbackAddr(addr) || d.opts.NoRefusedRetry {
 			return c, err
 		}
 		if _, ok := d.st.reached.Load(addr); ok {
