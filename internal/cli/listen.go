@@ -66,6 +66,7 @@ func runListen(ctx context.Context, o *listenOptions) error {
 		}
 		return o.untilFinal && eventFinal(ev)
 	})
+	rc.warn = o.f.io.Err
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go func() {

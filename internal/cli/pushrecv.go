@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/a2acli/a2a/internal/output"
 	a2alegacy "github.com/a2aproject/a2a-go/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
@@ -30,6 +31,8 @@ type receiver struct {
 	final chan struct{} // closed after the first notification got reported final
 	calls chan struct{} // a one-slot lock: notifications are handed over one at a time
 	done  bool
+	// warn, when set, gets a one-line warning for every notification refused for its token.
+	warn io.Writer
 }
 
 func newReceiver(token string, got func(a2a.Event) bool) *receiver {
@@ -45,6 +48,13 @@ func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if rc.token != "" && !tokenMatches(r.Header, rc.token) {
 		http.Error(w, "missing or wrong X-A2A-Notification-Token", http.StatusUnauthorized)
+		if rc.warn != nil {
+			why := "a wrong"
+			if r.Header.Get("X-A2A-Notification-Token") == "" && r.Header.Get("A2A-Notification-Token") == "" {
+				why = "no"
+			}
+			fmt.Fprintf(rc.warn, "warning: refused a notification from %s with %s X-A2A-Notification-Token (401)\n", output.Sanitize(r.RemoteAddr), why)
+		}
 		return
 	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxNotification+1))
