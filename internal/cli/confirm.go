@@ -36,7 +36,8 @@ func (t *streamTurn) stopAtPrompt(ctx context.Context, wait bool) error {
 		t.f.waitIdleClosed(ctx)
 	}
 	if t.f.opts.fail {
-		return &taskOutcomeError{state: t.view.state(), code: exitTaskPaused}
+		id, _ := t.ids()
+		return &taskOutcomeError{id: id, state: t.view.state(), code: exitTaskPaused}
 	}
 	return nil
 }

@@ -82,8 +82,9 @@ func (f *factory) report(err error) int {
 	}
 	c := classify(err)
 	var te *taskOutcomeError
-	if errors.As(err, &te) {
-		// The result (and a warning or hint) is already out: --fail only changes the exit code.
+	if errors.As(err, &te) && !f.failDoc {
+		// The result (and a warning or hint) is already out: --fail only changes the exit code. With -o json, the
+		// error document stands for a result not printed (failReplacesResult).
 		return c.exit
 	}
 	if c.code == codeAuthFailed && !f.opts.hasCredentials() {

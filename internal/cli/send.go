@@ -202,10 +202,12 @@ func runSend(ctx context.Context, o *sendOptions) error {
 
 // printAnswer prints the answer of a non-streamed send, saves its files and reports its outcome.
 func (o *sendOptions) printAnswer(res a2a.SendMessageResult) error {
-	if err := o.f.printer().Result(res); err != nil {
-		return err
-	}
 	task, _ := res.(*a2a.Task)
+	if !o.f.failReplacesResult(task) {
+		if err := o.f.printer().Result(res); err != nil {
+			return err
+		}
+	}
 	if task != nil {
 		if err := o.f.saveFiles(o.save, task.Artifacts); err != nil {
 			return err

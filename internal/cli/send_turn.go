@@ -118,6 +118,9 @@ func (o *sendOptions) runTurn(ctx context.Context, c *client.Conn, run func(*str
 
 func (o *sendOptions) printResult(p *output.Printer, v *taskView) error {
 	if v.task != nil {
+		if o.f.failReplacesResult(v.task) {
+			return nil
+		}
 		return p.Result(v.task)
 	}
 	if v.message != nil {
