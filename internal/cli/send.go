@@ -170,6 +170,14 @@ func runSend(ctx context.Context, o *sendOptions) error {
 				return c.SendStreamingMessage(ctx, req)
 			})
 		}
+		if o.f.opts.wait.wait > 0 && !o.immediate {
+			// An agent that does not stream: a blocking call would name no task until it answers, so ask for the
+			// task at once and poll it (CONTRACT.md, Time); --wait then gives up on a task it can name.
+			if req.Config == nil {
+				req.Config = &a2a.SendMessageConfig{}
+			}
+			req.Config.ReturnImmediately = true
+		}
 		sp := o.f.startSpinner("waiting for the agent")
 		defer sp.stop()
 		res, err := client.Unary(ctx, c, func(ctx context.Context) (a2a.SendMessageResult, error) {
@@ -188,10 +196,14 @@ func runSend(ctx context.Context, o *sendOptions) error {
 			// A non-blocking agent answered before the task was done: wait for it as the user asked.
 			o.f.log.Printf("task %s is %s: polling until it ends", task.ID, shortState(task.Status.State))
 			sp.set(spinnerTask(task))
-			final, err := o.f.pollTask(ctx, c, o.f.waits(), task.ID, task.Status.State, func(t *a2a.Task) { sp.set(spinnerTask(t)) })
+			state := task.Status.State // the last state polling saw, for the message when the wait ends
+			final, err := o.f.pollTask(ctx, c, o.f.waits(), task.ID, task.Status.State, func(t *a2a.Task) {
+				state = t.Status.State
+				sp.set(spinnerTask(t))
+			})
 			sp.stop()
 			if err != nil {
-				return o.f.giveUp(o.url, task.ID, task.Status.State, false, err)
+				return o.f.giveUp(o.url, task.ID, state, false, err)
 			}
 			res = final
 		}
