@@ -63,7 +63,7 @@ func TestQuickStartCannotRace(t *testing.T) {
 // A refused connection to a port nobody listens on still fails, as unreachable, within the retry's bound.
 func TestRefusedStillFails(t *testing.T) {
 	t.Parallel()
-	port := strconv.Itoa(freePort(t))
+	port := strconv.Itoa(refusingPort(t))
 	start := time.Now()
 	r := run(t, "", "send", "127.0.0.1:"+port, "hi", "-v")
 	wantCode(t, r, 3)

@@ -312,3 +312,23 @@ func (httpTargets) Build(t resolver.Target, cc resolver.ClientConn, _ resolver.B
 func (httpTargets) ResolveNow(resolver.ResolveNowOptions) {}
 
 func (httpTargets) Close() {}
+
+// refusingPort returns a loopback port that refuses connections for the whole test: a socket bound to it
+// but never listening holds it, so no other test's server can take it while a client retries (a port
+// freePort returned could be reused by a parallel test's server).
+func refusingPort(t testing.TB) int {
+	t.Helper()
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = syscall.Close(fd) })
+	if err := syscall.Bind(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+		t.Fatal(err)
+	}
+	sa, err := syscall.Getsockname(fd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sa.(*syscall.SockaddrInet4).Port
+}

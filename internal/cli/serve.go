@@ -43,6 +43,7 @@ type serveOptions struct {
 	guard         serveGuardOptions
 	ops           serveOpsOptions
 	pushAllow     []string
+	ui            bool // serve_ui.go
 }
 
 func newServeCmd(f *factory, runF func(context.Context, *serveOptions) error) *cobra.Command {
@@ -119,6 +120,7 @@ GET /metrics is Prometheus' text format (behind the token; --no-metrics turns it
 	o.replay.addFlags(cmd)
 	o.guard.addFlags(cmd)
 	o.ops.addFlags(cmd)
+	fl.BoolVar(&o.ui, "ui", false, "serve the inspector page (live calls, tasks, latency) at /_a2a/ on the same port")
 	cmd.MarkFlagsMutuallyExclusive("echo", "proxy", "exec", "replay")
 	cmd.MarkFlagsOneRequired("echo", "proxy", "exec", "replay")
 	_ = cmd.RegisterFlagCompletionFunc("protocol", fixedCompletion("latest", "0.3")) // cannot fail: the flag exists
@@ -195,9 +197,10 @@ func (o *serveOptions) config(cmd *cobra.Command) (serve.Config, error) {
 	if err := o.replay.check(cmd, o.proxy != ""); err != nil {
 		return cfg, usage("%v", err)
 	}
-	if err := o.guard.apply(&cfg, o.f.io.getenv, o.execSet() || o.proxy != "", usage); err != nil {
+	if err := o.guard.apply(&cfg, o.f.io.getenv, o.execSet() || o.proxy != "" || o.ui, usage); err != nil { // --ui shows the traffic
 		return cfg, err
 	}
+	o.applyUI(&cfg)
 	switch {
 	case o.echo:
 		cfg.Backend = serve.Echo()

@@ -1,0 +1,222 @@
+package follow
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/a2acli/a2a/internal/output"
+	"github.com/a2aproject/a2a-go/v2/a2a"
+)
+
+// Saver is --save for a stream: the content of every artifact goes to a file in dir as its chunks arrive, so
+// the client holds none of it. At the end, each artifact that carried a file part is kept as one file (its chunks
+// joined, named after its first file part or its id), the others are removed.
+type Saver struct {
+	w     io.Writer // where "saved …" is said
+	dir   string
+	files map[a2a.ArtifactID]*savedArtifact
+	order []a2a.ArtifactID
+	err   error // the first write error; sticky
+}
+
+type savedArtifact struct {
+	tmp     *os.File
+	name    string // the first file part's name
+	hasFile bool
+	n       int64
+}
+
+// NewSaver returns nil when dir is empty: no --save. It says what it saved on w.
+func NewSaver(w io.Writer, dir string) *Saver {
+	if dir == "" {
+		return nil
+	}
+	return &Saver{w: w, dir: dir, files: map[a2a.ArtifactID]*savedArtifact{}}
+}
+
+// Wrap returns emit that first saves what ev carries.
+func (s *Saver) Wrap(emit func(a2a.Event) error) func(a2a.Event) error {
+	if s == nil {
+		return emit
+	}
+	return func(ev a2a.Event) error {
+		if err := s.observe(ev); err != nil {
+			return err
+		}
+		return emit(ev)
+	}
+}
+
+func (s *Saver) observe(ev a2a.Event) error {
+	if s.err != nil {
+		return s.err
+	}
+	switch v := ev.(type) {
+	case *a2a.TaskArtifactUpdateEvent:
+		if v.Artifact != nil {
+			s.err = s.write(v.Artifact, !v.Append)
+		}
+	case *a2a.Task:
+		for _, a := range v.Artifacts { // a snapshot: only artifacts the stream has not carried
+			if _, ok := s.files[a.ID]; a != nil && !ok {
+				if s.err = s.write(a, true); s.err != nil {
+					break
+				}
+			}
+		}
+	}
+	return s.err
+}
+
+// write appends the bytes of a's parts to its file, starting it over when restart is set.
+func (s *Saver) write(a *a2a.Artifact, restart bool) error {
+	sa, ok := s.files[a.ID]
+	if !ok {
+		if err := os.MkdirAll(s.dir, 0o755); err != nil {
+			return fmt.Errorf("--save: %w", err)
+		}
+		tmp, err := os.CreateTemp(s.dir, ".a2a-save-*")
+		if err != nil {
+			return fmt.Errorf("--save: %w", err)
+		}
+		sa = &savedArtifact{tmp: tmp}
+		s.files[a.ID] = sa
+		s.order = append(s.order, a.ID)
+	} else if restart {
+		if err := sa.tmp.Truncate(0); err != nil {
+			return fmt.Errorf("--save: %w", err)
+		}
+		if _, err := sa.tmp.Seek(0, 0); err != nil {
+			return fmt.Errorf("--save: %w", err)
+		}
+		sa.n = 0
+	}
+	for _, p := range a.Parts {
+		if p == nil {
+			continue
+		}
+		var b []byte
+		switch c := p.Content.(type) {
+		case a2a.Text:
+			b = []byte(c)
+		case a2a.Raw:
+			b = c
+			if !sa.hasFile {
+				sa.hasFile, sa.name = true, safeName(p.Filename)
+			}
+		case a2a.Data:
+			line, err := json.Marshal(c.Value)
+			if err != nil {
+				return fmt.Errorf("--save: encode data part: %w", err)
+			}
+			b = append(line, '\n')
+		}
+		n, err := sa.tmp.Write(b)
+		sa.n += int64(n)
+		if err != nil {
+			return fmt.Errorf("--save: %w", err)
+		}
+	}
+	return nil
+}
+
+// Finish keeps the artifacts that carried file parts, removes the rest and says what was saved on stderr. It also
+// cleans up after a failed stream (failed set), keeping nothing.
+func (s *Saver) Finish(failed bool) error {
+	if s == nil {
+		return nil
+	}
+	err := s.err
+	saved := 0
+	for _, id := range s.order {
+		sa := s.files[id]
+		cerr := sa.tmp.Close()
+		if failed || err != nil || cerr != nil || !sa.hasFile {
+			os.Remove(sa.tmp.Name()) //nolint:errcheck // a temporary file; nothing better to do if it stays
+			err = errors.Join(err, cerr)
+			continue
+		}
+		name := sa.name
+		if name == "" {
+			name = safeName(string(id)) + ".bin"
+		}
+		path := uniquePath(filepath.Join(s.dir, name))
+		if rerr := os.Rename(sa.tmp.Name(), path); rerr != nil {
+			err = fmt.Errorf("--save: %w", rerr)
+			continue
+		}
+		saved++
+		fmt.Fprintf(s.w, "saved %s (%d bytes)\n", path, sa.n)
+	}
+	if err == nil && !failed && saved == 0 {
+		fmt.Fprintln(s.w, "--save: no file parts to save")
+	}
+	return err
+}
+
+// SaveFiles writes the file parts of the task's artifacts (a unary answer) into dir and says where on w.
+func SaveFiles(w io.Writer, dir string, artifacts []*a2a.Artifact) error {
+	if dir == "" {
+		return nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("--save: %w", err)
+	}
+	n := 0
+	for _, a := range artifacts {
+		for i, p := range a.Parts {
+			raw := p.Raw()
+			if raw == nil {
+				continue
+			}
+			name := safeName(p.Filename)
+			if name == "" {
+				name = fmt.Sprintf("%s-%d.bin", safeName(string(a.ID)), i)
+			}
+			path := uniquePath(filepath.Join(dir, name))
+			if err := os.WriteFile(path, raw, 0o644); err != nil {
+				return fmt.Errorf("--save: %w", err)
+			}
+			n++
+			fmt.Fprintf(w, "saved %s (%d bytes)\n", output.Sanitize(path), len(raw))
+		}
+	}
+	if n == 0 {
+		fmt.Fprintln(w, "--save: no file parts to save")
+	}
+	return nil
+}
+
+// safeName keeps a file name from an agent inside the target directory.
+func safeName(s string) string {
+	s = filepath.Base(filepath.Clean("/" + s))
+	s = strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f || r == '/' || r == '\\' {
+			return '_'
+		}
+		return r
+	}, s)
+	if s == "/" || s == "." || s == ".." {
+		return ""
+	}
+	return s
+}
+
+func uniquePath(p string) string {
+	if _, err := os.Stat(p); os.IsNotExist(err) {
+		return p
+	}
+	ext := filepath.Ext(p)
+	base := strings.TrimSuffix(p, ext)
+	for i := 1; ; i++ {
+		q := fmt.Sprintf("%s-%d%s", base, i, ext)
+		if _, err := os.Stat(q); os.IsNotExist(err) {
+			return q
+		}
+	}
+}

@@ -1,0 +1,172 @@
+package push
+
+import (
+	"context"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	a2alegacy "github.com/a2aproject/a2a-go/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
+)
+
+// maxNotification bounds the body of one push notification.
+const maxNotification = 16 << 20
+
+// Receiver is the webhook behind `a2a listen` and `send --push`: it checks the token, decodes each
+// notification (a v1.0 StreamResponse, or the v0.3 Task) and hands it to got, one at a time.
+type Receiver struct {
+	token string
+	// got is called for each notification, in the order they are answered; it returns true when the
+	// notification ends what the caller waits for.
+	got   func(ev a2a.Event) bool
+	final chan struct{} // closed after the first notification got reported final
+	calls chan struct{} // a one-slot lock: notifications are handed over one at a time
+	done  bool
+	// Refused, when set, is told of every notification refused for its token: who sent it (the remote address, as
+	// received: the caller sanitizes it before printing) and whether it carried a token at all.
+	Refused func(from string, hadToken bool)
+}
+
+// NewReceiver is a receiver that accepts only notifications carrying token (none: any) and hands them to got.
+func NewReceiver(token string, got func(a2a.Event) bool) *Receiver {
+	r := &Receiver{token: token, got: got, final: make(chan struct{}), calls: make(chan struct{}, 1)}
+	return r
+}
+
+// Final is closed after the first notification got reported final.
+func (rc *Receiver) Final() <-chan struct{} { return rc.final }
+
+func (rc *Receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		http.Error(w, "push notifications are POSTed", http.StatusMethodNotAllowed)
+		return
+	}
+	if rc.token != "" && !tokenMatches(r.Header, rc.token) {
+		http.Error(w, "missing or wrong X-A2A-Notification-Token", http.StatusUnauthorized)
+		if rc.Refused != nil {
+			rc.Refused(r.RemoteAddr, r.Header.Get("X-A2A-Notification-Token") != "" || r.Header.Get("A2A-Notification-Token") != "")
+		}
+		return
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxNotification+1))
+	if err != nil {
+		http.Error(w, "read body: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	if len(body) > maxNotification {
+		http.Error(w, "notification too large", http.StatusRequestEntityTooLarge)
+		return
+	}
+	ev, err := decodeNotification(body)
+	if err != nil {
+		http.Error(w, "not a push notification: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	select {
+	case rc.calls <- struct{}{}:
+	case <-r.Context().Done():
+		return
+	}
+	if !rc.done && rc.got(ev) {
+		rc.done = true
+		close(rc.final)
+	}
+	<-rc.calls
+	w.WriteHeader(http.StatusOK)
+}
+
+func tokenMatches(h http.Header, want string) bool {
+	got := h.Get("X-A2A-Notification-Token")
+	if got == "" {
+		got = h.Get("A2A-Notification-Token")
+	}
+	return subtle.ConstantTimeCompare([]byte(got), []byte(want)) == 1
+}
+
+// decodeNotification reads a v1.0 notification (a StreamResponse: task, message, statusUpdate or
+// artifactUpdate) or a v0.3 one (the Task object itself).
+func decodeNotification(b []byte) (a2a.Event, error) {
+	var sr a2a.StreamResponse
+	errV1 := json.Unmarshal(b, &sr)
+	if errV1 == nil && sr.Event != nil {
+		return sr.Event, nil
+	}
+	var probe struct {
+		Kind   string          `json:"kind"`
+		ID     string          `json:"id"`
+		Status json.RawMessage `json:"status"`
+	}
+	if json.Unmarshal(b, &probe) == nil && probe.ID != "" && len(probe.Status) > 0 && (probe.Kind == "" || probe.Kind == "task") {
+		var t a2alegacy.Task
+		if err := json.Unmarshal(b, &t); err == nil {
+			if task, err := a2av0.ToV1Task(&t); err == nil {
+				return task, nil
+			}
+		}
+	}
+	if errV1 == nil {
+		errV1 = errors.New("no event in it")
+	}
+	return nil, errV1
+}
+
+// Final reports whether ev carries a terminal task state.
+func Final(ev a2a.Event) bool {
+	switch v := ev.(type) {
+	case *a2a.TaskStatusUpdateEvent:
+		return v.Status.State.Terminal()
+	case *a2a.Task:
+		return v.Status.State.Terminal()
+	}
+	return false
+}
+
+// Serve listens on host:port and serves rc until ctx ends; ready gets the listener's URL.
+func Serve(ctx context.Context, host string, port int, rc *Receiver, ready func(url string)) error {
+	ln, err := net.Listen("tcp", net.JoinHostPort(host, fmt.Sprint(port)))
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	srv := &http.Server{Handler: rc, ReadHeaderTimeout: 10 * time.Second}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	ready(receiverURL(ln.Addr()))
+	select {
+	case <-ctx.Done():
+	case err = <-errc:
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if serr := srv.Shutdown(sctx); serr != nil {
+		srv.Close()
+	}
+	if err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("serve webhook: %w", err)
+	}
+	return nil
+}
+
+// receiverURL is a URL an agent on this machine can POST to: a wildcard bind is reached on loopback.
+func receiverURL(a net.Addr) string {
+	ta, ok := a.(*net.TCPAddr)
+	if !ok {
+		return "http://" + a.String() + "/"
+	}
+	host := ta.IP.String()
+	if ta.IP.IsUnspecified() {
+		host = "127.0.0.1"
+	}
+	if strings.Contains(host, ":") {
+		host = "[" + host + "]"
+	}
+	return fmt.Sprintf("http://%s:%d/", host, ta.Port)
+}

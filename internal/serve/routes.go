@@ -1,0 +1,212 @@
+package serve
+
+import (
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
+	"github.com/a2aproject/a2a-go/v2/a2asrv"
+)
+
+// frontKey is an HTTP binding at one protocol version ("1.0" or "0.3").
+type frontKey struct {
+	binding a2a.TransportProtocol
+	version string
+}
+
+// frontKind says who answers a request reaching the proxy over HTTP.
+type frontKind int
+
+const (
+	frontOurs  frontKind = iota // served here whatever the upstream (the agent card)
+	frontA2A                    // an A2A call on one of our HTTP bindings
+	frontOther                  // a path none of our bindings owns, e.g. GET /listCommands
+)
+
+// front is a classified request: for REST calls the method and task come from the route, for
+// JSON-RPC calls they are read from the body later.
+type front struct {
+	kind   frontKind
+	key    frontKey
+	method string
+	taskID string
+}
+
+// httpFronts is what the server serves over HTTP, as buildServers mounts it.
+type httpFronts struct {
+	rest, jsonrpc bool
+	v1, v03       bool
+}
+
+func frontsOf(cfg *Config) httpFronts {
+	v03 := cfg.Protocol == "0.3"
+	return httpFronts{
+		rest:    slices.Contains(cfg.Transports, a2a.TransportProtocolHTTPJSON),
+		jsonrpc: slices.Contains(cfg.Transports, a2a.TransportProtocolJSONRPC),
+		v1:      !v03,
+		v03:     v03 || cfg.CardCompat,
+	}
+}
+
+// jsonrpcAt is the route table of the JSON-RPC binding: the protocol version a POST to path reaches
+// (v1Version, v03Version), "" when none. The mux is mounted from it (mountJSONRPC) and the proxy
+// classifies with it. v1.0 owns /jsonrpc; POST / is v0.3's when v0.3 is served (where v0.3 clients
+// expect it), otherwise v1.0's too.
+func (f httpFronts) jsonrpcAt(path string) string {
+	switch {
+	case !f.jsonrpc:
+		return ""
+	case path == JSONRPCPath && f.v1:
+		return v1Version
+	case path == "/" && f.v03:
+		return v03Version
+	case path == "/" && f.v1:
+		return v1Version
+	}
+	return ""
+}
+
+// restMount is where the REST binding of one protocol version is mounted: the mux pattern prefix,
+// and the part of a path under it that the version's handler routes on.
+type restMount struct {
+	prefix, strip, version string
+}
+
+// restMounts is the route table of the REST binding, most specific first: the mux is mounted from
+// it (mountREST) and the proxy classifies with it. v0.3 owns /v1/ when it is served (where v0.3
+// clients expect it); v1.0 takes every other path (tenant-prefixed or not), /v1/ too otherwise
+// (a tenant named v1).
+func (f httpFronts) restMounts() []restMount {
+	var m []restMount
+	if f.rest && f.v03 {
+		m = append(m, restMount{prefix: a2av0.RESTPathPrefix + "/", strip: a2av0.RESTPathPrefix, version: v03Version})
+	}
+	if f.rest && f.v1 {
+		m = append(m, restMount{prefix: "/", version: v1Version})
+	}
+	return m
+}
+
+const (
+	v1Version  = string(a2a.Version)
+	v03Version = string(a2av0.Version)
+)
+
+// classify names the binding the mux of buildServers hands r to (TestRoutesAgree ties the two):
+// JSON-RPC where the route table puts it (jsonrpcAt), REST where restMounts puts it.
+func (f httpFronts) classify(r *http.Request) front {
+	path := r.URL.Path
+	if path == a2asrv.WellKnownAgentCardPath || path == legacyCardPath {
+		return front{kind: frontOurs}
+	}
+	if v := f.jsonrpcAt(path); v != "" && r.Method == http.MethodPost {
+		return front{kind: frontA2A, key: frontKey{a2a.TransportProtocolJSONRPC, v}}
+	}
+	for _, mt := range f.restMounts() {
+		if !strings.HasPrefix(path, mt.prefix) {
+			continue
+		}
+		if m, id, ok := restRoute(r.Method, strings.TrimPrefix(path, mt.strip)); ok {
+			return front{kind: frontA2A, key: frontKey{a2a.TransportProtocolHTTPJSON, mt.version}, method: m, taskID: id}
+		}
+	}
+	return front{kind: frontOther, method: r.Method + " " + path}
+}
+
+// restRoute names the A2A REST call of method and path ("/tasks/abc:cancel"), a tenant segment
+// first allowed. ok is false when the path is no A2A route.
+func restRoute(method, path string) (name, taskID string, ok bool) {
+	segs := strings.Split(strings.TrimPrefix(path, "/"), "/")
+	if !routeSegment(segs[0]) && len(segs) > 1 && routeSegment(segs[1]) {
+		segs = segs[1:] // a tenant
+	}
+	if !routeSegment(segs[0]) {
+		return "", "", false
+	}
+	name = method + " " + path // what the log shows for a shape it does not know
+	switch {
+	case segs[0] == "message:send" && len(segs) == 1:
+		name = "SendMessage"
+	case segs[0] == "message:stream" && len(segs) == 1:
+		name = "SendStreamingMessage"
+	case segs[0] == "extendedAgentCard" || segs[0] == "card":
+		name = "GetExtendedAgentCard"
+	case segs[0] == "tasks" && len(segs) == 1:
+		name = "ListTasks"
+	case segs[0] == "tasks":
+		name, taskID = taskRoute(method, segs[1:])
+	}
+	return name, taskID, true
+}
+
+func routeSegment(s string) bool {
+	return strings.HasPrefix(s, "message:") || s == "tasks" || s == "extendedAgentCard" || s == "card"
+}
+
+// taskRoute names the calls under /tasks/: segs is {"abc:cancel"}, {"abc", "pushNotificationConfigs"}, ….
+func taskRoute(method string, segs []string) (name, taskID string) {
+	id, verb, _ := strings.Cut(segs[0], ":")
+	taskID, _ = url.PathUnescape(id)
+	switch {
+	case len(segs) == 1 && verb == "cancel":
+		return "CancelTask", taskID
+	case len(segs) == 1 && verb == "subscribe":
+		return "SubscribeToTask", taskID
+	case len(segs) == 1 && verb == "":
+		return "GetTask", taskID
+	case len(segs) == 2 && method == http.MethodPost:
+		return "CreateTaskPushConfig", taskID
+	case len(segs) == 2:
+		return "ListTaskPushConfigs", taskID
+	case len(segs) == 3 && method == http.MethodDelete:
+		return "DeleteTaskPushConfig", taskID
+	case len(segs) == 3:
+		return "GetTaskPushConfig", taskID
+	}
+	return method + " /tasks/" + strings.Join(segs, "/"), taskID
+}
+
+// rpcMethods maps the JSON-RPC method names of both protocol versions to the names the traffic
+// log uses for every transport.
+var rpcMethods = map[string]string{
+	"GetTaskPushNotificationConfig":       "GetTaskPushConfig",
+	"CreateTaskPushNotificationConfig":    "CreateTaskPushConfig",
+	"ListTaskPushNotificationConfigs":     "ListTaskPushConfigs",
+	"DeleteTaskPushNotificationConfig":    "DeleteTaskPushConfig",
+	"message/send":                        "SendMessage",
+	"message/stream":                      "SendStreamingMessage",
+	"tasks/get":                           "GetTask",
+	"tasks/list":                          "ListTasks",
+	"tasks/cancel":                        "CancelTask",
+	"tasks/resubscribe":                   "SubscribeToTask",
+	"tasks/pushNotificationConfig/get":    "GetTaskPushConfig",
+	"tasks/pushNotificationConfig/set":    "CreateTaskPushConfig",
+	"tasks/pushNotificationConfig/list":   "ListTaskPushConfigs",
+	"tasks/pushNotificationConfig/delete": "DeleteTaskPushConfig",
+	"agent/getAuthenticatedExtendedCard":  "GetExtendedAgentCard",
+}
+
+func rpcMethodName(m string) string {
+	if n, ok := rpcMethods[m]; ok {
+		return n
+	}
+	if m == "" {
+		return "-"
+	}
+	return m
+}
+
+// majorMinor reduces "0.3.0" to "0.3" and "1" to "1.0".
+func majorMinor(v string) string {
+	parts := strings.SplitN(strings.TrimPrefix(strings.TrimSpace(v), "v"), ".", 3)
+	switch {
+	case parts[0] == "":
+		return ""
+	case len(parts) == 1:
+		return parts[0] + ".0"
+	}
+	return parts[0] + "." + parts[1]
+}
