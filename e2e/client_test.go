@@ -141,8 +141,8 @@ func TestInputRequiredAndResume(t *testing.T) {
 
 	r = run(t, "", "send", ag.URL, "again", "--fail", "-o", "json")
 	wantCode(t, r, 7)
-	if st := sendTask(t, r).Status.State; st != a2a.TaskStateInputRequired {
-		t.Fatalf("state %s, want input-required", st)
+	if doc := errorDoc(t, r); doc["code"] != "A2ANC_ERR_TASK_INTERRUPTED" || doc["taskId"] == "" {
+		t.Fatalf("error document %v, want A2ANC_ERR_TASK_INTERRUPTED with the taskId", doc)
 	}
 
 	r = run(t, "", "send", ag.URL, "--task", id, "Ada")

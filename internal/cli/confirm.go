@@ -38,7 +38,7 @@ func (f *factory) stopAtPrompt(ctx context.Context, t *follow.Turn, wait bool) e
 		f.waitIdleClosed(ctx)
 	}
 	if f.opts.fail {
-		return &taskOutcomeError{state: t.View.State(), code: exitTaskPaused}
+		return &taskOutcomeError{id: taskID, state: t.View.State(), code: exitTaskPaused}
 	}
 	return nil
 }

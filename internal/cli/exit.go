@@ -44,12 +44,21 @@ const (
 
 // taskOutcomeError is returned under --fail when the task ended badly (6) or stopped for input (7).
 type taskOutcomeError struct {
+	id    a2a.TaskID
 	state a2a.TaskState
 	code  int
+	msg   string // ": " and the status message, if any
 }
 
 func (e *taskOutcomeError) Error() string {
-	return fmt.Sprintf("task ended %s", shortState(e.state))
+	verb := "ended"
+	if e.code == exitTaskPaused {
+		verb = "stopped at"
+	}
+	if e.id == "" {
+		return fmt.Sprintf("task %s %s%s", verb, shortState(e.state), e.msg)
+	}
+	return fmt.Sprintf("task %s %s %s%s", e.id, verb, shortState(e.state), e.msg)
 }
 
 // classified is what an error means to the user: exit code, error code, hint, the task it concerns.
@@ -92,6 +101,7 @@ func classify(err error) classified {
 		}
 		return set(exitUsage, codeUsage, fmt.Sprintf("run '%s --help' for usage", cmd))
 	case errors.As(err, &te):
+		c.taskID = string(te.id)
 		code := codeTaskFailed
 		if te.code == exitTaskPaused {
 			code = codeTaskPaused

@@ -34,6 +34,8 @@ type factory struct {
 	started bool
 	// cmdPath is the running command's path, for help hints.
 	cmdPath string
+	// failDoc: under --fail with -o json, a task's result was not printed; report prints the error document instead.
+	failDoc bool
 	// dial connects to agents; built on first use, shared by every connection of the run (see dialer).
 	dial *client.Dialer
 	// sources says where each option's value came from (see applyConfig); jq filters stdout under --jq.

@@ -69,8 +69,10 @@ func runGetTask(ctx context.Context, o *getTaskOptions) error {
 		if o.history == 0 {
 			task.History = nil
 		}
-		if err := o.f.printer().Task(task); err != nil {
-			return err
+		if !o.f.failReplacesResult(task) {
+			if err := o.f.printer().Task(task); err != nil {
+				return err
+			}
 		}
 		return o.f.outcome(o.url, task)
 	})

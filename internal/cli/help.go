@@ -7,6 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/a2acli/a2a/internal/client"
 )
 
 // Command groups of the root's help.
@@ -38,6 +40,9 @@ func (f *factory) setupHelp(root *cobra.Command) {
 		}
 		if c.Name() == "version" || c.Name() == "completion" {
 			noGlobals(c)
+		}
+		if c.Name() == "completion" {
+			refuseUnknownShell(c)
 		}
 	}
 	// A help topic (no Run): `a2a help environment` prints it. Its text is built when it is shown, not on every start.
@@ -124,4 +129,22 @@ func suggestNoun(cmd *cobra.Command, arg string) string {
 		}
 	}
 	return ""
+}
+
+// refuseUnknownShell makes `a2a completion SHELL` for a shell cobra has no script for a usage error that names the
+// shells it has (cobra would print the help and exit 0).
+func refuseUnknownShell(c *cobra.Command) {
+	c.Args = cobra.ArbitraryArgs
+	c.RunE = func(cmd *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return cmd.Help()
+		}
+		var shells []string
+		for _, sub := range cmd.Commands() {
+			if sub.IsAvailableCommand() {
+				shells = append(shells, sub.Name())
+			}
+		}
+		return &client.UsageError{Msg: fmt.Sprintf("no completion for shell %q: the shells are %s", args[0], strings.Join(shells, ", ")), Cmd: cmd.CommandPath()}
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/a2acli/a2a/internal/client"
+	"github.com/a2acli/a2a/internal/output"
 	"github.com/a2acli/a2a/internal/push"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/spf13/cobra"
@@ -67,6 +68,13 @@ func runListen(ctx context.Context, o *listenOptions) error {
 		}
 		return o.untilFinal && push.Final(ev)
 	})
+	rc.Refused = func(from string, hadToken bool) {
+		why := "no"
+		if hadToken {
+			why = "a wrong"
+		}
+		fmt.Fprintf(o.f.io.Err, "warning: refused a notification from %s with %s X-A2A-Notification-Token (401)\n", output.Sanitize(from), why)
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go func() {

@@ -58,6 +58,11 @@ func run(ctx context.Context, args []string, s *Streams, setup func(*factory)) i
 			err = &client.UsageError{Msg: err.Error(), Cmd: f.cmdPath}
 		}
 	}
+	var ue *client.UsageError
+	if errors.As(err, &ue) && f.opts.output != string(output.JSON) && outputAsked(args, s.getenv) == string(output.JSON) {
+		// The flags failed to parse before -o was read: the usage error is still the JSON document asked for.
+		f.opts.output = string(output.JSON)
+	}
 	if err != nil && errors.Is(context.Cause(ctx), client.ErrInterrupted) && !errors.Is(err, client.ErrInterrupted) {
 		err = &client.CausedError{Cause: client.ErrInterrupted, Err: err}
 	}
@@ -77,8 +82,9 @@ func (f *factory) report(err error) int {
 	}
 	c := classify(err)
 	var te *taskOutcomeError
-	if errors.As(err, &te) {
-		// The result (and a warning or hint) is already out: --fail only changes the exit code.
+	if errors.As(err, &te) && !f.failDoc {
+		// The result (and a warning or hint) is already out: --fail only changes the exit code. With -o json, the
+		// error document stands for a result not printed (failReplacesResult).
 		return c.exit
 	}
 	if c.code == codeAuthFailed && !f.opts.hasCredentials() {
@@ -249,4 +255,37 @@ func exactArgs(names ...string) cobra.PositionalArgs {
 		}
 		return nil
 	}
+}
+
+// outputAsked is the output format args ask for (the last -o/--output; --jq implies json), else A2ACLI_OUTPUT's, read
+// without parsing the flags.
+func outputAsked(args []string, getenv func(string) string) string {
+	asked := ""
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			break
+		}
+		next := func() string {
+			if i+1 < len(args) {
+				i++
+				return args[i]
+			}
+			return ""
+		}
+		switch {
+		case a == "-o" || a == "--output":
+			asked = next()
+		case strings.HasPrefix(a, "--output="):
+			asked = strings.TrimPrefix(a, "--output=")
+		case strings.HasPrefix(a, "-o") && !strings.HasPrefix(a, "--"):
+			asked = strings.TrimPrefix(strings.TrimPrefix(a, "-o"), "=")
+		case a == "--jq" || strings.HasPrefix(a, "--jq="):
+			asked = string(output.JSON)
+		}
+	}
+	if asked == "" {
+		asked = getenv("A2ACLI_OUTPUT")
+	}
+	return asked
 }

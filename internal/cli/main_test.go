@@ -113,3 +113,38 @@ func TestSendInProcess(t *testing.T) {
 		t.Fatalf("escape codes in piped output: %q", stdout)
 	}
 }
+
+// TestOutputAsked: the output format is read from the arguments before the flags parse, so a usage error in them is
+// still a JSON document when one was asked for.
+func TestOutputAsked(t *testing.T) {
+	t.Parallel()
+	env := func(v string) func(string) string {
+		return func(k string) string {
+			if k == "A2ACLI_OUTPUT" {
+				return v
+			}
+			return ""
+		}
+	}
+	tests := []struct {
+		args []string
+		env  string
+		want string
+	}{
+		{[]string{"send", "h:1", "hi", "--bogus", "-o", "json"}, "", "json"},
+		{[]string{"send", "-ojson", "--bogus"}, "", "json"},
+		{[]string{"send", "-o=json", "--bogus"}, "", "json"},
+		{[]string{"send", "--output=json", "--bogus"}, "", "json"},
+		{[]string{"send", "--output", "raw", "--bogus"}, "json", "raw"},
+		{[]string{"send", "--jq", ".task", "--bogus"}, "", "json"},
+		{[]string{"send", "--bogus"}, "json", "json"},
+		{[]string{"send", "--bogus"}, "", ""},
+		{[]string{"send", "--", "-o", "json"}, "", ""},
+		{[]string{"send", "-o"}, "", ""},
+	}
+	for _, tt := range tests {
+		if got := outputAsked(tt.args, env(tt.env)); got != tt.want {
+			t.Errorf("outputAsked(%q) with A2ACLI_OUTPUT=%q = %q, want %q", tt.args, tt.env, got, tt.want)
+		}
+	}
+}

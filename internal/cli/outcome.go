@@ -25,7 +25,7 @@ func (f *factory) outcome(agentURL string, t *a2a.Task) error {
 		}
 		fmt.Fprintf(f.io.Err, "warning: task %s %s%s\n", output.Sanitize(string(t.ID)), shortState(t.Status.State), output.Sanitize(msg))
 		if f.opts.fail {
-			return &taskOutcomeError{state: t.Status.State, code: exitTaskFailed}
+			return &taskOutcomeError{id: t.ID, state: t.Status.State, code: exitTaskFailed, msg: msg}
 		}
 	case a2a.TaskStateInputRequired, a2a.TaskStateAuthRequired:
 		what := "input"
@@ -35,10 +35,26 @@ func (f *factory) outcome(agentURL string, t *a2a.Task) error {
 		fmt.Fprintf(f.io.Err, "hint: the task needs %s; continue it with:\n  a2a send %s --task %s \"…\"\n",
 			what, termsafe.ShellQuote(agentURL), termsafe.ShellQuote(string(t.ID)))
 		if f.opts.fail {
-			return &taskOutcomeError{state: t.Status.State, code: exitTaskPaused}
+			return &taskOutcomeError{id: t.ID, state: t.Status.State, code: exitTaskPaused}
 		}
 	}
 	return nil
+}
+
+// failReplacesResult reports whether the result t is not printed because, under --fail with -o json, its outcome is
+// a failure: the error document is printed instead (CONTRACT.md: one document, the error instead of a result, as
+// curl --fail prints no body).
+// A stream (--stream, subscribe) is not replaced: its last line already carries the state, --fail sets the exit code.
+func (f *factory) failReplacesResult(t *a2a.Task) bool {
+	if t == nil || !f.opts.fail || f.opts.output != string(output.JSON) {
+		return false
+	}
+	switch t.Status.State {
+	case a2a.TaskStateFailed, a2a.TaskStateRejected, a2a.TaskStateCanceled, a2a.TaskStateInputRequired, a2a.TaskStateAuthRequired:
+		f.failDoc = true
+		return true
+	}
+	return false
 }
 
 func messageText(m *a2a.Message) string {

@@ -2,10 +2,13 @@ package cli
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"iter"
 
 	"github.com/a2acli/a2a/internal/client"
 	"github.com/a2acli/a2a/internal/follow"
+	"github.com/a2acli/a2a/internal/termsafe"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/spf13/cobra"
 )
@@ -21,6 +24,8 @@ type sendOptions struct {
 	save       string
 	dt         devtoolOptions
 	push       pushSendOptions // sendpush.go
+	// quietStream: a send without --stream waits by streaming (waitsByStream) and prints only the final result.
+	quietStream bool
 }
 
 func newSendCmd(f *factory, runF func(context.Context, *sendOptions) error) *cobra.Command {
@@ -157,6 +162,24 @@ func runSend(ctx context.Context, o *sendOptions) error {
 				return c.SendStreamingMessage(ctx, req)
 			})
 		}
+		if o.waitsByStream(c) {
+			// The stream names the task at once: a wait that ends early (--wait, Ctrl-C, a lost agent) can say which
+			// task goes on, and silence longer than --timeout is a question, not a verdict (CONTRACT.md, Time).
+			o.quietStream = true
+			sp := o.f.startSpinner("waiting for the agent")
+			defer sp.stop()
+			return o.sendTurn(ctx, c, func(ctx context.Context) iter.Seq2[a2a.Event, error] {
+				return c.SendStreamingMessage(ctx, req)
+			})
+		}
+		if o.f.opts.wait.Wait > 0 && !o.immediate {
+			// An agent that does not stream: a blocking call would name no task until it answers, so ask for the
+			// task at once and poll it (CONTRACT.md, Time); --wait then gives up on a task it can name.
+			if req.Config == nil {
+				req.Config = &a2a.SendMessageConfig{}
+			}
+			req.Config.ReturnImmediately = true
+		}
 		sp := o.f.startSpinner("waiting for the agent")
 		defer sp.stop()
 		res, err := client.Unary(ctx, c, func(ctx context.Context) (a2a.SendMessageResult, error) {
@@ -164,16 +187,25 @@ func runSend(ctx context.Context, o *sendOptions) error {
 		})
 		if err != nil {
 			sp.stop()
-			return follow.Expired(ctx, err)
+			err = follow.Expired(ctx, err)
+			if errors.Is(err, client.ErrTimeout) && !errors.Is(err, follow.ErrWaitExpired) && !o.immediate {
+				// A blocking call names no task until it answers: the agent may still be working on one.
+				err = client.WithHint(err, fmt.Sprintf("the agent may still be working on it; raise --timeout, follow long tasks with --wait DUR or --stream, or find the task with: a2a list tasks %s", termsafe.ShellQuote(o.url)))
+			}
+			return err
 		}
 		if task, ok := res.(*a2a.Task); ok && !o.immediate && !follow.Settled(task.Status.State) {
 			// A non-blocking agent answered before the task was done: wait for it as the user asked.
 			o.f.log.Printf("task %s is %s: polling until it ends", task.ID, shortState(task.Status.State))
 			sp.set(spinnerTask(task))
-			final, err := o.f.env().PollTask(ctx, c, task.ID, task.Status.State, func(t *a2a.Task) { sp.set(spinnerTask(t)) })
+			state := task.Status.State // the last state polling saw, for the message when the wait ends
+			final, err := o.f.env().PollTask(ctx, c, task.ID, task.Status.State, func(t *a2a.Task) {
+				state = t.Status.State
+				sp.set(spinnerTask(t))
+			})
 			sp.stop()
 			if err != nil {
-				return follow.GiveUp(o.url, task.ID, task.Status.State, false, err)
+				return follow.GiveUp(o.url, task.ID, state, false, err)
 			}
 			res = final
 		}
@@ -184,10 +216,12 @@ func runSend(ctx context.Context, o *sendOptions) error {
 
 // printAnswer prints the answer of a non-streamed send, saves its files and reports its outcome.
 func (o *sendOptions) printAnswer(res a2a.SendMessageResult) error {
-	if err := o.f.printer().Result(res); err != nil {
-		return err
-	}
 	task, _ := res.(*a2a.Task)
+	if !o.f.failReplacesResult(task) {
+		if err := o.f.printer().Result(res); err != nil {
+			return err
+		}
+	}
 	if task != nil {
 		if err := follow.SaveFiles(o.f.io.Err, o.save, task.Artifacts); err != nil {
 			return err

@@ -39,6 +39,13 @@ func (o *sendOptions) streamsTurn(c *client.Conn) bool {
 	return o.dt.any() || devtool.CardDeclares(c.Card)
 }
 
+// waitsByStream reports whether a send without --stream waits for its task by streaming: --wait bounds the wait
+// (a blocking call would not name the task it gives up on), the agent streams, and the user did not ask for
+// --immediate or a history length (a stream carries no history).
+func (o *sendOptions) waitsByStream(c *client.Conn) bool {
+	return o.f.opts.wait.Wait > 0 && !o.immediate && o.history < 0 && c.Card != nil && c.Card.Capabilities.Streaming
+}
+
 // terminalAsker asks permission on the terminal: stdin and stderr both are one, and no flag answered already.
 func (f *factory) terminalAsker(dt *devtoolOptions) coder.Asker {
 	if !f.io.InTTY || !f.io.ErrTTY || dt.approve || dt.reject {
@@ -83,7 +90,7 @@ func (o *sendOptions) runTurn(ctx context.Context, c *client.Conn, run func(*fol
 	t := o.f.newTurn(c, o.url, &o.dt, p)
 	t.Ask = o.f.terminalAsker(&o.dt)
 	t.Recover = true
-	resultOnly := !o.stream && o.f.opts.output == string(output.JSON)
+	resultOnly := !o.stream && (o.f.opts.output == string(output.JSON) || o.quietStream)
 	if resultOnly {
 		t.Quiet()
 	}
@@ -113,6 +120,9 @@ func (o *sendOptions) runTurn(ctx context.Context, c *client.Conn, run func(*fol
 
 func (o *sendOptions) printResult(p *output.Printer, v *follow.View) error {
 	if v.Task != nil {
+		if o.f.failReplacesResult(v.Task) {
+			return nil
+		}
 		return p.Result(v.Task)
 	}
 	if v.Message != nil {

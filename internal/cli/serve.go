@@ -245,6 +245,7 @@ func (o *serveOptions) config(cmd *cobra.Command) (serve.Config, error) {
 		if err != nil {
 			return cfg, err
 		}
+		o.f.opts.NoRefusedRetry = true // a proxy answers its callers at once when the upstream is down
 		pc := serve.ProxyConfig{Connect: o.connectUpstream, AuthInjected: o.f.opts.Auth != "", Headers: headers}
 		if o.f.opts.Insecure {
 			pc.TLS = &tls.Config{InsecureSkipVerify: true} //nolint:gosec // the user asked for it with --insecure

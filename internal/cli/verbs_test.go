@@ -153,6 +153,8 @@ func TestVerbsErrorClasses(t *testing.T) {
 		{name: "credentials missing json", args: []string{"send", auth.URL, "hi", "-o", "json"}, code: exitAuth, stdout: []string{codeCredentialsMissing}, jsonDoc: true},
 		{name: "credentials wrong", args: []string{"send", auth.URL, "hi", "--auth", "Bearer wrong"}, code: exitAuth},
 		{name: "credentials right", args: []string{"send", auth.URL, "hi", "--bearer", "right"}, stdout: []string{"echo: hi"}},
+		{name: "wait", args: []string{"send", slow.URL, "hi", "--wait", "200ms"}, code: exitTimeout, stderr: []string{"still working when --wait expired", "hint: the task may still be running; follow it with: a2a subscribe"}},
+		{name: "wait json", args: []string{"send", slow.URL, "hi", "--wait", "200ms", "-o", "json"}, code: exitTimeout, stdout: []string{codeTimeout, `"taskId":"`}, jsonDoc: true},
 		{name: "timeout", args: []string{"send", slow.URL, "hi", "--timeout", "200ms"}, code: exitTimeout, stderr: []string{"hint:"}},
 		{name: "wait expired", args: []string{"send", slow.URL, "hi", "--immediate"}},
 		{name: "card not found", args: []string{"discover", notFound}, code: exitUnreachable, stderr: []string{"agent card not found"}},

@@ -41,6 +41,9 @@ type Options struct {
 	AuthAllOrigins bool
 	// MaxResponseBytes bounds every reply but an event stream (0: no bound; see capResponse).
 	MaxResponseBytes int64
+	// NoRefusedRetry fails a refused loopback connection at once (a proxy's upstream: its callers wait on it); the
+	// retry of retryRefused is for a person starting an agent and a client in one shell line.
+	NoRefusedRetry bool
 }
 
 // Dialer connects to agents for one run of the CLI. Every connection of the run shares its state: one HTTP client

@@ -112,7 +112,7 @@ func (d *Dialer) retryRefused(dial func(ctx context.Context, network, addr strin
 		if err == nil {
 			d.st.reached.Store(addr, true)
 		}
-		if err == nil || !errors.Is(err, syscall.ECONNREFUSED) || !loopbackAddr(addr) {
+		if err == nil || !errors.Is(err, syscall.ECONNREFUSED) || !loopbackAddr(addr) || d.opts.NoRefusedRetry {
 			return c, err
 		}
 		if _, ok := d.st.reached.Load(addr); ok {
@@ -120,14 +120,14 @@ func (d *Dialer) retryRefused(dial func(ctx context.Context, network, addr strin
 			return c, err
 		}
 		deadline := time.Now().Add(refusedRetry)
-		if d, ok := ctx.Deadline(); ok && d.Add(-100*time.Millisecond).Before(deadline) {
+		if d, ok := callDeadline(ctx); ok && d.Add(-100*time.Millisecond).Before(deadline) {
 			// Report the refusal, not a timeout: stop trying just before the call's own bound.
 			deadline = d.Add(-100 * time.Millisecond)
 		}
 		d.log.Printf("connect %s: refused: trying again for up to %s (the agent may be starting)", addr, time.Until(deadline).Round(time.Millisecond))
 		wait := 20 * time.Millisecond
 		for time.Now().Before(deadline) {
-			t := time.NewTimer(wait)
+			t := time.NewTimer(min(wait, time.Until(deadline))) // the last wait ends at the deadline, not past it
 			select {
 			case <-ctx.Done():
 				t.Stop()
@@ -145,6 +145,27 @@ func (d *Dialer) retryRefused(dial func(ctx context.Context, network, addr strin
 		}
 		return nil, err
 	}
+}
+
+// callDeadlineKey carries the deadline of the call a dial is for. http.Transport dials with a context that keeps the
+// request's values but not its deadline (the connection may serve another request), so RoundTrip passes it down.
+type callDeadlineKey struct{}
+
+// withCallDeadline records ctx's deadline, if any, as a value that survives context.WithoutCancel.
+func withCallDeadline(ctx context.Context) context.Context {
+	if d, ok := ctx.Deadline(); ok {
+		return context.WithValue(ctx, callDeadlineKey{}, d)
+	}
+	return ctx
+}
+
+// callDeadline is the earlier of ctx's own deadline and the deadline of the call it dials for.
+func callDeadline(ctx context.Context) (time.Time, bool) {
+	d, ok := ctx.Deadline()
+	if cd, cok := ctx.Value(callDeadlineKey{}).(time.Time); cok && (!ok || cd.Before(d)) {
+		d, ok = cd, true
+	}
+	return d, ok
 }
 
 func loopbackAddr(addr string) bool {

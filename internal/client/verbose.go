@@ -52,6 +52,9 @@ type roundTripper struct {
 func (rt *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	start := time.Now()
 	req = rt.guard.strip(req)
+	if _, ok := req.Context().Deadline(); ok {
+		req = req.WithContext(withCallDeadline(req.Context())) // the dial's retry of a refused connection stops in time
+	}
 	verbose := rt.log != nil && rt.log.Enabled
 	if verbose {
 		var body []byte

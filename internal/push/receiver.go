@@ -30,6 +30,9 @@ type Receiver struct {
 	final chan struct{} // closed after the first notification got reported final
 	calls chan struct{} // a one-slot lock: notifications are handed over one at a time
 	done  bool
+	// Refused, when set, is told of every notification refused for its token: who sent it (the remote address, as
+	// received: the caller sanitizes it before printing) and whether it carried a token at all.
+	Refused func(from string, hadToken bool)
 }
 
 // NewReceiver is a receiver that accepts only notifications carrying token (none: any) and hands them to got.
@@ -49,6 +52,9 @@ func (rc *Receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if rc.token != "" && !tokenMatches(r.Header, rc.token) {
 		http.Error(w, "missing or wrong X-A2A-Notification-Token", http.StatusUnauthorized)
+		if rc.Refused != nil {
+			rc.Refused(r.RemoteAddr, r.Header.Get("X-A2A-Notification-Token") != "" || r.Header.Get("A2A-Notification-Token") != "")
+		}
 		return
 	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxNotification+1))
