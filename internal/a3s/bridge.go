@@ -219,13 +219,14 @@ func (b *Bridge) sweep(keep string) {
 	if b.cfg.Lookup == nil {
 		return
 	}
-	var gone []*session
+	var gone, waiting []*session
 	var stale []*generation
 	b.mu.Lock()
 	for id, s := range b.sessions {
 		if id == keep || len(s.tasks) == 0 {
 			continue
 		}
+		waiting = append(waiting, s)
 		alive := false
 		for t := range s.tasks {
 			if _, ok := b.cfg.Lookup(t); ok {
@@ -245,6 +246,14 @@ func (b *Bridge) sweep(keep string) {
 		}
 		b.destroy(s)
 	}
+	for _, s := range waiting { // a task canceled (or dropped) while it waited for an approval
+		if g := s.takeGenIf(func(g *generation) bool {
+			st, ok := b.cfg.Lookup(g.task)
+			return !ok || st.Terminal()
+		}); g != nil {
+			stale = append(stale, g)
+		}
+	}
 	for _, g := range stale {
 		b.abandon(g)
 	}
@@ -253,14 +262,22 @@ func (b *Bridge) sweep(keep string) {
 // takeGen removes and returns the session's waiting generation, if it can take the turn lock
 // at once (a session in the middle of a turn keeps it).
 func (s *session) takeGen() *generation {
+	return s.takeGenIf(func(*generation) bool { return true })
+}
+
+// takeGenIf is takeGen for a generation that matches cond.
+func (s *session) takeGenIf(cond func(*generation) bool) *generation {
 	select {
 	case s.turn <- struct{}{}:
 	default:
 		return nil
 	}
+	defer func() { <-s.turn }()
 	g := s.gen
+	if g == nil || !cond(g) {
+		return nil
+	}
 	s.gen = nil
-	<-s.turn
 	return g
 }
 

@@ -214,3 +214,9 @@ func (c *client) grpcErr(call string, err error) error {
 // are the same on the wire, and StreamGenerate is called by this path), and a seed-shaped Go
 // agent registers seedpb.CodeAgentService_ServiceDesc with ServiceName set to this.
 const ServiceName = "a3s.code.agent.v1.CodeAgentService"
+
+// CheckAddr reports whether addr is an address the bridge can dial (see Config.Addr).
+func CheckAddr(addr string) error {
+	_, _, err := parseAddr(addr)
+	return err
+}

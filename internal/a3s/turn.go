@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
@@ -241,6 +242,22 @@ func (b *Bridge) pump(ctx context.Context, s *session, g *generation, info a2a.T
 		}
 		return state, a2a.NewMessageForTask(a2a.MessageRoleAgent, info, a2a.NewTextPart(text))
 	}
+	ask := func(conf *callState) (a2a.TaskState, *a2a.Message) {
+		cs := g.call(conf.id, conf.name)
+		if conf.args != "" {
+			cs.args = conf.args
+		}
+		cs.confirm, cs.status = true, statusPending
+		emit(toolEvent(info, cs))
+		g.pending = cs
+		s.gen = g
+		return a2a.TaskStateInputRequired, nil
+	}
+	// A confirmation comes on the event stream, the chunks before it on the generation's: a request
+	// for a call the chunks have not announced yet waits for that tool_call chunk (so the text
+	// before it is not left for the next turn), or for confirmWait when the agent never announces it.
+	var deferred *callState
+	var timer <-chan time.Time
 	for {
 		var it item
 		select {
@@ -248,6 +265,8 @@ func (b *Bridge) pump(ctx context.Context, s *session, g *generation, info a2a.T
 			s.gen = nil
 			b.abandon(g)
 			return a2a.TaskStateCanceled, nil
+		case <-timer:
+			return ask(deferred)
 		case it = <-g.items:
 		}
 		switch {
@@ -260,21 +279,26 @@ func (b *Bridge) pump(ctx context.Context, s *session, g *generation, info a2a.T
 			}
 			return end(a2a.TaskStateFailed, b.c.grpcErr("StreamGenerate", it.err).Error())
 		case it.confirm != nil:
-			cs := g.call(it.confirm.id, it.confirm.name)
-			if it.confirm.args != "" {
-				cs.args = it.confirm.args
+			if _, seen := g.calls[it.confirm.id]; seen {
+				return ask(it.confirm)
 			}
-			cs.confirm, cs.status = true, statusPending
-			emit(toolEvent(info, cs))
-			g.pending = cs
-			s.gen = g
-			return a2a.TaskStateInputRequired, nil
+			deferred, timer = it.confirm, time.After(confirmWait)
+			continue
 		}
 		if state, text, done := b.apply(g, it.c, info, emit); done {
 			return end(state, text)
 		}
+		if deferred != nil && it.c.kind == "tool_call" && it.c.call != nil && it.c.call.id == deferred.id {
+			return ask(deferred)
+		}
 	}
 }
+
+// artifactName names the artifact of a generation's text.
+const artifactName = "response"
+
+// confirmWait bounds the wait for the tool_call chunk of a confirmation request.
+const confirmWait = 2 * time.Second
 
 // apply maps one chunk to events; done reports the end of the generation with its outcome.
 func (b *Bridge) apply(g *generation, c *chunk, info a2a.TaskInfo, emit func(a2a.Event)) (state a2a.TaskState, text string, done bool) {
@@ -361,12 +385,13 @@ func (b *Bridge) content(g *generation, info a2a.TaskInfo, text string, emit fun
 	g.text = true
 	if g.artifact == "" {
 		ev := a2a.NewArtifactEvent(info, a2a.NewTextPart(text))
-		ev.Artifact.Name = "response"
+		ev.Artifact.Name = artifactName
 		g.artifact = ev.Artifact.ID
 		emit(ev)
 		return
 	}
 	ev := a2a.NewArtifactUpdateEvent(info, g.artifact, a2a.NewTextPart(text))
+	ev.Artifact.Name = artifactName // a client that joins later (the answer of another process) sees its name
 	ev.Append = true
 	emit(ev)
 }

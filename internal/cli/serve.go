@@ -41,12 +41,13 @@ type serveOptions struct {
 	maxArtBytes   int64
 	guard         serveGuardOptions
 	pushAllow     []string
+	a3s           a3sOptions
 }
 
 func newServeCmd(f *factory, runF func(context.Context, *serveOptions) error) *cobra.Command {
 	o := &serveOptions{f: f}
 	cmd := &cobra.Command{
-		Use:   "serve (--echo | --proxy <url> | --exec <command> | --replay <file>)",
+		Use:   "serve (--echo | --proxy <url> | --exec <command> | --replay <file> | --a3s <addr>)",
 		Short: "Serve an A2A agent: echo, a proxy to another agent, or any command",
 		Long: `Start an A2A server on --host:--port (127.0.0.1:8080 by default) backed by one of:
 
@@ -56,6 +57,8 @@ func newServeCmd(f *factory, runF func(context.Context, *serveOptions) error) *c
                   with --chunk=DELIM, stdout streams out in DELIM-separated chunks as they are written
   --replay FILE   serve a recorded session turn by turn (repeatable: branches sharing a prefix);
                   --speed 1 replays in real time; --proxy URL --record FILE writes such a recording
+  --a3s ADDR      bridge to a coding agent speaking the A3S Code Agent Interface over gRPC (HOST:PORT,
+                  https:// for TLS); --a3s-dialect seed|a3s, --workspace DIR for its sessions
 
 The card is served at /.well-known/agent-card.json and lists every transport served (--transport takes one
 of rest, jsonrpc, grpc, or a comma list served together on the same port). Once ready, one line
@@ -73,7 +76,8 @@ Request bodies are capped by --max-request-bytes.`,
   a2a serve --exec "for i in 1 2 3; do echo \$i; sleep 0.5; done" --chunk=$'\n'
   a2a serve --exec "echo 'alpha beta gamma'" --chunk=' '
   a2a serve --replay approve.jsonl --replay reject.jsonl --speed 1
-  a2a serve --proxy http://localhost:41242 --record session.jsonl`,
+  a2a serve --proxy http://localhost:41242 --record session.jsonl
+  a2a serve --a3s localhost:4088 --workspace ~/project`,
 		Args: exactArgs(),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.chunkSet = cmd.Flags().Changed("chunk")
@@ -111,8 +115,9 @@ Request bodies are capped by --max-request-bytes.`,
 	fl.StringArrayVar(&o.pushAllow, "push-allow", nil, "also send push notifications to this webhook host (repeatable; '*': any host; loopback hosts always)")
 	o.replay.addFlags(cmd)
 	o.guard.addFlags(cmd)
-	cmd.MarkFlagsMutuallyExclusive("echo", "proxy", "exec", "replay")
-	cmd.MarkFlagsOneRequired("echo", "proxy", "exec", "replay")
+	o.a3s.addFlags(cmd)
+	cmd.MarkFlagsMutuallyExclusive("echo", "proxy", "exec", "replay", "a3s")
+	cmd.MarkFlagsOneRequired("echo", "proxy", "exec", "replay", "a3s")
 	_ = cmd.RegisterFlagCompletionFunc("protocol", fixedCompletion("latest", "0.3")) // cannot fail: the flag exists
 	_ = cmd.RegisterFlagCompletionFunc("input", fixedCompletion("text", "json"))     // cannot fail: the flag exists
 	_ = cmd.MarkFlagFilename("card", "json")                                         // cannot fail: the flag exists
@@ -184,10 +189,15 @@ func (o *serveOptions) config(cmd *cobra.Command) (serve.Config, error) {
 	if err := o.replay.check(cmd, o.proxy != ""); err != nil {
 		return cfg, usage("%v", err)
 	}
-	if err := o.guard.apply(&cfg, o.f.io.getenv, o.execSet() || o.proxy != "", usage); err != nil {
+	if err := o.guard.apply(&cfg, o.f.io.getenv, o.execSet() || o.proxy != "" || o.a3s.addr != "", usage); err != nil {
 		return cfg, err
 	}
+	if err := o.a3s.check(cmd); err != nil {
+		return cfg, usage("%v", err)
+	}
 	switch {
+	case o.a3s.addr != "":
+		cfg.Backend = o.a3s.backend(o.f.opts.insecure)
 	case o.echo:
 		cfg.Backend = serve.Echo()
 	case len(o.replay.files) > 0:

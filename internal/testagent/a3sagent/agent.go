@@ -46,6 +46,9 @@ func (s Shape) String() string {
 type Options struct {
 	Shape     Shape
 	Unhealthy bool // HealthCheck answers UNHEALTHY
+	// Lenient accepts a GenerateRequest of either shape (as protobuf-go does, unlike prost), so a test
+	// can make it answer a client that sent the other shape.
+	Lenient bool
 }
 
 // Agent is a running test agent.

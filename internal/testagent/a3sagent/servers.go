@@ -92,11 +92,11 @@ func (s *a3sServer) SubscribeEvents(r *a3spb.SubscribeEventsRequest, stream grpc
 }
 
 func (s *a3sServer) StreamGenerate(r *a3spb.GenerateRequest, stream grpc.ServerStreamingServer[a3spb.GenerateChunk]) error {
-	if err := strict(r); err != nil {
+	if err := strict(r); err != nil && !s.a.opts.Lenient {
 		return status.Error(codes.InvalidArgument, err.Error())
 	}
 	msgs := r.GetMessages()
-	if len(msgs) == 0 || msgs[len(msgs)-1].GetRole() != "user" {
+	if len(msgs) == 0 || msgs[len(msgs)-1].GetRole() != "user" && !s.a.opts.Lenient {
 		return status.Error(codes.InvalidArgument, "the last message must have role \"user\"")
 	}
 	return s.a.generate(stream.Context(), r.GetSessionId(), msgs[len(msgs)-1].GetContent(), &a3sOut{s: stream, sid: r.GetSessionId()})
@@ -166,11 +166,11 @@ func (s *seedServer) Cancel(_ context.Context, r *seedpb.CancelRequest) (*seedpb
 }
 
 func (s *seedServer) StreamGenerate(r *seedpb.GenerateRequest, stream grpc.ServerStreamingServer[seedpb.GenerateChunk]) error {
-	if err := strict(r); err != nil {
+	if err := strict(r); err != nil && !s.a.opts.Lenient {
 		return status.Error(codes.InvalidArgument, err.Error())
 	}
 	msgs := r.GetMessages()
-	if len(msgs) == 0 || msgs[len(msgs)-1].GetRole() != seedpb.Message_ROLE_USER {
+	if len(msgs) == 0 || msgs[len(msgs)-1].GetRole() != seedpb.Message_ROLE_USER && !s.a.opts.Lenient {
 		return status.Error(codes.InvalidArgument, "the last message must have role ROLE_USER")
 	}
 	return s.a.generate(stream.Context(), r.GetSessionId(), msgs[len(msgs)-1].GetContent(), &seedOut{s: stream, sid: r.GetSessionId()})
