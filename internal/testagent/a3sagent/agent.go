@@ -12,6 +12,7 @@
 package a3sagent
 
 import (
+	"crypto/tls"
 	"fmt"
 	"net"
 	"strings"
@@ -19,6 +20,7 @@ import (
 	"testing"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
@@ -49,6 +51,7 @@ type Options struct {
 	// Lenient accepts a GenerateRequest of either shape (as protobuf-go does, unlike prost), so a test
 	// can make it answer a client that sent the other shape.
 	Lenient bool
+	TLS     *tls.Config // serve TLS with it; nil: plaintext
 }
 
 // Agent is a running test agent.
@@ -85,7 +88,11 @@ func Start(t testing.TB, opts Options) *Agent {
 	}
 	a := &Agent{Addr: ln.Addr().String(), shape: opts.Shape, opts: opts,
 		sessions: map[string]*session{}, subs: map[string][]chan *a3spb.AgentEvent{}}
-	s := grpc.NewServer()
+	var sopts []grpc.ServerOption
+	if opts.TLS != nil {
+		sopts = append(sopts, grpc.Creds(credentials.NewTLS(opts.TLS)))
+	}
+	s := grpc.NewServer(sopts...)
 	if opts.Shape == Seed {
 		d := seedpb.CodeAgentService_ServiceDesc
 		d.ServiceName = "a3s.code.agent.v1.CodeAgentService" // the seed's package is renamed in our .proto
