@@ -154,7 +154,9 @@ func (b *Bridge) subscribe(ctx context.Context, g *generation) {
 		b.logf("A3S session %s: %v", sid, b.c.grpcErr("SubscribeEvents", err))
 		return
 	}
-	hctx, cancel := b.call(ctx)
+	// Bounded: an agent that sends its headers only with the first event would otherwise hold up every
+	// generation; after the bound, a confirmation asked at once may be missed.
+	hctx, cancel := context.WithTimeout(ctx, time.Second)
 	defer cancel()
 	ready := make(chan struct{})
 	go func() {
