@@ -367,3 +367,44 @@ func TestBridgeCardAndSessions(t *testing.T) {
 		t.Errorf("Close left sess-2: %q", agent.Calls())
 	}
 }
+
+// A task waiting for approval holds its context's session: another task there fails saying why, until the waiting
+// one ends (canceled while it waited), when the agent's generation is canceled and the context is free again.
+func TestBridgeContextWaitingForApproval(t *testing.T) {
+	t.Parallel()
+	agent := a3sagent.Start(t, a3sagent.Options{})
+	var mu sync.Mutex
+	states := map[a2a.TaskID]a2a.TaskState{}
+	b, err := New(Config{Addr: agent.Addr, Lookup: func(id a2a.TaskID) (a2a.TaskState, bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		st, ok := states[id]
+		return st, ok
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = b.Close(context.Background()) })
+	first := newInfo()
+	mu.Lock()
+	states[first.TaskID] = a2a.TaskStateInputRequired
+	mu.Unlock()
+	if _, state, _ := turn(t, b, first, textMsg("write hello.txt")); state != a2a.TaskStateInputRequired {
+		t.Fatalf("first task ended %v", state)
+	}
+	second := a2a.TaskInfo{TaskID: a2a.NewTaskID(), ContextID: first.ContextID}
+	_, state, status := turn(t, b, second, textMsg("hello"))
+	if state != a2a.TaskStateFailed || !strings.Contains(status, "waits for approval of tool call call-1") {
+		t.Errorf("second task in the busy context: %v %q", state, status)
+	}
+	mu.Lock()
+	states[first.TaskID] = a2a.TaskStateCanceled
+	mu.Unlock()
+	r, state, _ := turn(t, b, a2a.TaskInfo{TaskID: a2a.NewTaskID(), ContextID: first.ContextID}, textMsg("hello"))
+	if state != a2a.TaskStateCompleted || r.text() != "echo: hello" {
+		t.Errorf("after the waiting task was canceled: %v %q", state, r.text())
+	}
+	if !agent.Called("Cancel sess-1") {
+		t.Errorf("agent calls %q, want the abandoned generation canceled", agent.Calls())
+	}
+}
