@@ -271,3 +271,14 @@ func TestA3SDialectNeverMisread(t *testing.T) {
 		})
 	}
 }
+
+// A coding agent runs tools for whoever calls: beyond loopback the bridge needs a token, like --exec.
+func TestA3SNeedsTokenBeyondLoopback(t *testing.T) {
+	t.Parallel()
+	r := run(t, "", "serve", "--a3s", "127.0.0.1:1", "--host", "0.0.0.0", "--port", "0")
+	wantCode(t, r, 2)
+	wantContains(t, "stderr", r.stderr, "--host 0.0.0.0 makes the server reachable from other machines: give it a --token")
+	r = run(t, "", "serve", "--a3s", "localhost", "--port", "0")
+	wantCode(t, r, 2)
+	wantContains(t, "stderr", r.stderr, `invalid A3S address "localhost": want HOST:PORT`)
+}

@@ -65,7 +65,7 @@ of rest, jsonrpc, grpc, or a comma list served together on the same port). Once 
 "listening on <url>" goes to stderr. Ctrl-C stops accepting, ends open streams and stops every subprocess.
 
 Web pages of other origins are refused (--allow-origin lets one in), so are Host names that are not this
-machine's on a loopback listener (--allow-host); beyond loopback, --exec and --proxy need a --token.
+machine's on a loopback listener (--allow-host); beyond loopback, --exec, --proxy and --a3s need a --token.
 Request bodies are capped by --max-request-bytes.`,
 		Example: `  a2a serve --echo
   a2a serve --echo --port 9090 --name "Echo Agent"
