@@ -62,6 +62,7 @@ func TestA3SApproveReject(t *testing.T) {
 	}{
 		{"--approve", "bash echo hi > hello.txt - succeeded", "I wrote hello.txt.", "ConfirmToolExecution sess-1 call-1 true"},
 		{"--reject", "bash echo hi > hello.txt - cancelled", "I did not write hello.txt.", "ConfirmToolExecution sess-1 call-1 false"},
+		{"--auto-execute", "bash echo hi > hello.txt - succeeded", "I wrote hello.txt.", "ConfirmToolExecution sess-1 call-1 true"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.flag, func(t *testing.T) {

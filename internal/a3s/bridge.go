@@ -63,6 +63,7 @@ type session struct {
 	tasks map[a2a.TaskID]struct{}
 	turn  chan struct{} // one turn at a time: an A3S session runs one generation
 	gen   *generation   // a generation waiting for a tool-call approval, between turns
+	auto  bool          // the client's agent settings said auto_execute: confirmations are approved at once
 }
 
 // New makes a Bridge; it does not connect (see Start).
@@ -147,7 +148,7 @@ func (b *Bridge) session(ctx context.Context, contextID string, msg *a2a.Message
 	if err := b.health(ctx); err != nil {
 		return nil, err
 	}
-	ws := workspaceOf(msg)
+	ws, _ := settingsOf(msg)
 	if ws == "" {
 		ws = b.cfg.Workspace
 	}

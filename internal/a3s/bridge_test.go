@@ -408,3 +408,23 @@ func TestBridgeContextWaitingForApproval(t *testing.T) {
 		t.Errorf("agent calls %q, want the abandoned generation canceled", agent.Calls())
 	}
 }
+
+// A client whose agent settings say auto_execute gets each confirmation announced and approved at once.
+func TestBridgeAutoExecute(t *testing.T) {
+	t.Parallel()
+	agent := a3sagent.Start(t, a3sagent.Options{})
+	b := newBridge(t, agent.Addr, Auto)
+	msg := textMsg("please write hello.txt")
+	msg.Metadata = devtool.SettingsMetadata("/ws", true)
+	r, state, status := turn(t, b, newInfo(), msg)
+	if state != a2a.TaskStateCompleted || status != "" || !strings.HasSuffix(r.text(), "I wrote hello.txt.") {
+		t.Errorf("auto-execute: %v %q %q", state, status, r.text())
+	}
+	_, ups := r.devtool()
+	if want := "tool call-1 bash succeeded wrote hello.txt"; len(ups) == 0 || ups[len(ups)-1] != want {
+		t.Errorf("tool updates %q, want the last %q", ups, want)
+	}
+	if !agent.Called("ConfirmToolExecution sess-1 call-1 true") {
+		t.Errorf("agent calls %q", agent.Calls())
+	}
+}

@@ -200,18 +200,32 @@ func promptText(msg *a2a.Message) string {
 	return strings.Join(parts, "\n")
 }
 
-// workspaceOf reads the development-tool agent settings of msg (either shape) for the workspace.
-func workspaceOf(msg *a2a.Message) string {
+// settingsOf reads the development-tool agent settings of msg (either shape): the workspace, and
+// whether tools run without asking (auto is nil when the message does not say).
+func settingsOf(msg *a2a.Message) (workspace string, auto *bool) {
 	if msg == nil {
-		return ""
+		return "", nil
 	}
 	if m, ok := msg.Metadata[devtool.URI].(map[string]any); ok {
-		if s := firstString(m, "workspace_path", "workspacePath"); s != "" {
-			return s
-		}
+		workspace = firstString(m, "workspace_path", "workspacePath")
+		auto = boolOf(m, "auto_execute", "autoExecute")
 	}
 	if m, ok := msg.Metadata["coderAgent"].(map[string]any); ok {
-		return firstString(m, "workspacePath")
+		if workspace == "" {
+			workspace = firstString(m, "workspacePath")
+		}
+		if auto == nil {
+			auto = boolOf(m, "autoExecute")
+		}
 	}
-	return ""
+	return workspace, auto
+}
+
+func boolOf(m map[string]any, keys ...string) *bool {
+	for _, k := range keys {
+		if b, ok := m[k].(bool); ok {
+			return &b
+		}
+	}
+	return nil
 }

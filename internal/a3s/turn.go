@@ -56,6 +56,9 @@ func (b *Bridge) Run(ctx context.Context, info a2a.TaskInfo, msg *a2a.Message, e
 		return a2a.TaskStateCanceled, nil
 	}
 	defer func() { <-s.turn }()
+	if _, auto := settingsOf(msg); auto != nil {
+		s.auto = *auto
+	}
 	emit(stateEvent(info))
 	if g := s.gen; g != nil {
 		if g.task == info.TaskID {
@@ -255,6 +258,14 @@ func (b *Bridge) pump(ctx context.Context, s *session, g *generation, info a2a.T
 		s.gen = g
 		return a2a.TaskStateInputRequired, nil
 	}
+	if s.auto {
+		// The client said auto_execute: announce each confirmation and approve it at once.
+		inner := ask
+		ask = func(conf *callState) (a2a.TaskState, *a2a.Message) {
+			inner(conf) // announces the call; its input-required gives way to the answer
+			return b.confirm(ctx, s, g, info, g.pending, true, optionApprove, emit)
+		}
+	}
 	// A confirmation comes on the event stream, the chunks before it on the generation's: a request
 	// for a call the chunks have not announced yet waits for that tool_call chunk (so the text
 	// before it is not left for the next turn), or for confirmWait when the agent never announces it.
@@ -431,7 +442,11 @@ func (b *Bridge) answer(ctx context.Context, s *session, g *generation, info a2a
 			cs.id, cs.name, cs.id, optionApprove, optionReject)
 		return a2a.TaskStateInputRequired, a2a.NewMessageForTask(a2a.MessageRoleAgent, info, a2a.NewTextPart(text))
 	}
-	approved := !rejects(option)
+	return b.confirm(ctx, s, g, info, cs, !rejects(option), option, emit)
+}
+
+// confirm sends the decision on the waiting call cs with ConfirmToolExecution and goes on with the generation.
+func (b *Bridge) confirm(ctx context.Context, s *session, g *generation, info a2a.TaskInfo, cs *callState, approved bool, option string, emit func(a2a.Event)) (a2a.TaskState, *a2a.Message) {
 	req := &a3spb.ConfirmToolExecutionRequest{SessionId: s.id, ToolId: cs.id, Approved: approved}
 	if !approved {
 		reason := "rejected by the user (A2A option " + option + ")"
