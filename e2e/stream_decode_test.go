@@ -15,7 +15,7 @@ import (
 // TestStreamDecodeWireAgent: a plain net/http v1.0 agent (no a2a-go, no serve code) streams artifact chunks in the
 // framings and escapes real servers write (id and event lines, comments, CRLF, data split over lines, \" \n \u003c
 // escapes, UTF-8, unknown fields) and ends with a status update. On both bindings, -o raw gives exactly the chunks'
-// text and -o json every event, the last one completed: the client's own event decoding (internal/cli/fastsse.go)
+// text and -o json every event, the last one completed: the client's own event decoding (internal/client/fastsse.go)
 // read it all as a2a-go would.
 func TestStreamDecodeWireAgent(t *testing.T) {
 	t.Parallel()

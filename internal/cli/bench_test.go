@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/a2acli/a2a/internal/client"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	a2agrpc "github.com/a2aproject/a2a-go/v2/a2agrpc/v1"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
@@ -55,10 +56,10 @@ func (fixedHandler) SendMessage(context.Context, *a2a.SendMessageRequest) (a2a.S
 		Artifacts: []*a2a.Artifact{{ID: "a1", Parts: a2a.ContentParts{a2a.NewTextPart("pong")}}}}, nil
 }
 
-func benchConn(b *testing.B, url string) *conn {
+func benchConn(b *testing.B, url string) *client.Conn {
 	s, _, _, _ := TestStreams()
-	f := &factory{io: s, opts: &globalOptions{timeout: 30 * time.Second, output: "json"}, log: &verboseLog{}}
-	c, err := f.connect(context.Background(), url)
+	f := &factory{io: s, opts: &globalOptions{Options: client.Options{Timeout: 30 * time.Second}, output: "json"}, log: &client.Log{}}
+	c, err := f.dialer().Connect(context.Background(), url)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -66,13 +67,13 @@ func benchConn(b *testing.B, url string) *conn {
 	return c
 }
 
-func benchSend(b *testing.B, c *conn) {
+func benchSend(b *testing.B, c *client.Conn) {
 	req := &a2a.SendMessageRequest{Message: a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("ping"))}
 	ctx := context.Background()
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		if _, err := unary(ctx, c, func(ctx context.Context) (a2a.SendMessageResult, error) { return c.SendMessage(ctx, req) }); err != nil {
+		if _, err := client.Unary(ctx, c, func(ctx context.Context) (a2a.SendMessageResult, error) { return c.SendMessage(ctx, req) }); err != nil {
 			b.Fatal(err)
 		}
 	}

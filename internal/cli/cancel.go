@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 
+	"github.com/a2acli/a2a/internal/client"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/spf13/cobra"
 )
@@ -31,9 +32,9 @@ func newCancelCmd(f *factory, runF func(context.Context, *cancelOptions) error) 
 }
 
 func runCancel(ctx context.Context, o *cancelOptions) error {
-	return o.withClient(ctx, o.url, func(ctx context.Context, c *conn) error {
-		task, err := unary(ctx, c, func(ctx context.Context) (*a2a.Task, error) {
-			return c.CancelTask(ctx, &a2a.CancelTaskRequest{ID: a2a.TaskID(o.id), Tenant: o.f.opts.tenant})
+	return o.withClient(ctx, o.url, func(ctx context.Context, c *client.Conn) error {
+		task, err := client.Unary(ctx, c, func(ctx context.Context) (*a2a.Task, error) {
+			return c.CancelTask(ctx, &a2a.CancelTaskRequest{ID: a2a.TaskID(o.id), Tenant: o.f.opts.Tenant})
 		})
 		if err != nil {
 			return err

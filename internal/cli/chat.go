@@ -4,10 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"iter"
 	"strings"
 
+	"github.com/a2acli/a2a/internal/client"
+	"github.com/a2acli/a2a/internal/coder"
 	"github.com/a2acli/a2a/internal/output"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/spf13/cobra"
@@ -44,7 +45,7 @@ Ctrl-D, or /quit) leaves. Needs a terminal on stdin and stdout; scripts use 'a2a
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.url = args[0]
 			if !f.io.InTTY || !f.io.OutTTY {
-				return withHint(&usageError{msg: "chat needs a terminal on stdin and stdout", cmd: cmd.CommandPath()},
+				return client.WithHint(&client.UsageError{Msg: "chat needs a terminal on stdin and stdout", Cmd: cmd.CommandPath()},
 					"use 'a2a send' in scripts and pipes")
 			}
 			if err := o.dt.check(o.taskID); err != nil {
@@ -62,33 +63,28 @@ Ctrl-D, or /quit) leaves. Needs a terminal on stdin and stdout; scripts use 'a2a
 	return cmd
 }
 
-// fdReader is a reader with a file descriptor (a terminal).
-type fdReader interface {
-	io.Reader
-	Fd() uintptr
-}
-
 func runChat(ctx context.Context, o *chatOptions) error {
-	in, ok := o.f.io.In.(fdReader)
+	in, ok := o.f.io.In.(coder.FDReader)
 	if !ok {
-		return usagef("chat needs a terminal on stdin")
+		return client.Usagef("chat needs a terminal on stdin")
 	}
 	state, err := term.MakeRaw(int(in.Fd()))
 	if err != nil {
 		return fmt.Errorf("terminal raw mode: %w", err)
 	}
 	defer term.Restore(int(in.Fd()), state) //nolint:errcheck // nothing better to do on the way out
-	ci := newChatInput(in, o.f.io.Out)
-	go ci.loop()
-	defer close(ci.want)
+	ci := coder.NewChatInput(in, o.f.io.Out)
+	go ci.Loop()
+	defer close(ci.Want)
 	if o.f.io.Width > 0 {
-		ci.t.SetSize(o.f.io.Width, 0) //nolint:errcheck // only the width matters to line editing
+		ci.Term.SetSize(o.f.io.Width, 0) //nolint:errcheck // only the width matters to line editing
 	}
-	defer followResize(int(in.Fd()), ci.t)()
+	defer coder.FollowResize(int(in.Fd()), ci.Term)()
 	// Everything goes through the terminal writer: it turns \n into \r\n (raw mode) and keeps the input line intact.
 	cf := *o.f
-	cf.io = &Streams{In: in, Out: ci.t, Err: ci.t, InTTY: true, OutTTY: true, ErrTTY: true, Getenv: o.f.io.Getenv, Width: o.f.io.Width}
-	cf.log = &verboseLog{w: ci.t, enabled: o.f.log != nil && o.f.log.enabled}
+	cf.io = &Streams{In: in, Out: ci.Term, Err: ci.Term, InTTY: true, OutTTY: true, ErrTTY: true, Getenv: o.f.io.Getenv, Width: o.f.io.Width}
+	cf.log = &client.Log{W: ci.Term, Enabled: o.f.log != nil && o.f.log.Enabled}
+	cf.dial = nil // the chat's own dialer logs and warns through the terminal writer
 	cs := &chatSession{o: o, f: &cf, in: ci, taskID: a2a.TaskID(o.taskID), contextID: o.contextID}
 	return cf.withClient(ctx, o.url, cs.run)
 }
@@ -97,30 +93,30 @@ func runChat(ctx context.Context, o *chatOptions) error {
 type chatSession struct {
 	o         *chatOptions
 	f         *factory
-	in        *chatInput
+	in        *coder.ChatInput
 	taskID    a2a.TaskID
 	contextID string
 	// shownTask is the task whose header was printed last: a later turn of it prints only its state.
 	shownTask a2a.TaskID
 }
 
-func (s *chatSession) run(ctx context.Context, c *conn) error {
+func (s *chatSession) run(ctx context.Context, c *client.Conn) error {
 	name := "agent"
-	if c.card != nil && c.card.Name != "" {
-		name = c.card.Name
+	if c.Card != nil && c.Card.Name != "" {
+		name = c.Card.Name
 	}
 	fmt.Fprintf(s.f.io.Err, "chatting with %s; /help for help, Ctrl-D to leave\n", output.Sanitize(name))
 	lastCtrlC := false
 	for {
-		s.in.prompt("> ")
-		ev, err := s.in.next(ctx)
+		s.in.Prompt("> ")
+		ev, err := s.in.Next(ctx)
 		if err != nil {
 			return err
 		}
-		switch ev.kind {
-		case inputEOF:
+		switch ev.Kind {
+		case coder.InputEOF:
 			return nil
-		case inputCtrlC:
+		case coder.InputCtrlC:
 			if lastCtrlC {
 				return nil
 			}
@@ -129,7 +125,7 @@ func (s *chatSession) run(ctx context.Context, c *conn) error {
 			continue
 		}
 		lastCtrlC = false
-		line := strings.TrimSpace(ev.line)
+		line := strings.TrimSpace(ev.Line)
 		if line == "" {
 			continue
 		}
@@ -163,29 +159,29 @@ func (s *chatSession) command(line string) bool {
 
 // turn sends one message and streams the reply, answering permission prompts inline. It reports whether Ctrl-C
 // cancelled it (so that a second Ctrl-C at the prompt leaves).
-func (s *chatSession) turn(ctx context.Context, c *conn, text string) (cancelled bool) {
+func (s *chatSession) turn(ctx context.Context, c *client.Conn, text string) (cancelled bool) {
 	msg := a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart(text))
 	msg.TaskID, msg.ContextID = s.taskID, s.contextID
 	s.o.dt.applySettings(msg)
-	req := &a2a.SendMessageRequest{Message: msg, Tenant: s.f.opts.tenant}
+	req := &a2a.SendMessageRequest{Message: msg, Tenant: s.f.opts.Tenant}
 
 	tctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	s.in.busy.Store(true)
-	defer s.in.busy.Store(false)
-	s.in.prompt("") // a read must be outstanding for Ctrl-C to be seen
+	s.in.Busy.Store(true)
+	defer s.in.Busy.Store(false)
+	s.in.Prompt("") // a read must be outstanding for Ctrl-C to be seen
 	stop := make(chan struct{})
 	defer close(stop)
 	go func() {
 		select {
-		case <-s.in.intr:
+		case <-s.in.Intr:
 			cancel(errTurnCancelled)
 		case <-stop:
 		}
 	}()
 
 	p := s.f.printer()
-	t := newTurn(s.f, c, s.o.url, &s.o.dt, p)
+	t := newStreamTurn(s.f, c, s.o.url, &s.o.dt, p)
 	t.ask = s.in
 	emit := t.emit
 	t.emit = func(ev a2a.Event) error {
@@ -237,15 +233,15 @@ func (s *chatSession) remember(v *taskView) {
 
 // cancelTask asks the agent to cancel the abandoned task (best effort: an agent like the Gemini CLI server already
 // aborted it when the stream's connection closed).
-func (s *chatSession) cancelTask(ctx context.Context, c *conn) {
+func (s *chatSession) cancelTask(ctx context.Context, c *client.Conn) {
 	if s.taskID == "" {
 		return
 	}
-	_, err := unary(ctx, c, func(ctx context.Context) (*a2a.Task, error) {
-		return c.CancelTask(ctx, &a2a.CancelTaskRequest{ID: s.taskID, Tenant: s.f.opts.tenant})
+	_, err := client.Unary(ctx, c, func(ctx context.Context) (*a2a.Task, error) {
+		return c.CancelTask(ctx, &a2a.CancelTaskRequest{ID: s.taskID, Tenant: s.f.opts.Tenant})
 	})
 	if err != nil {
-		s.f.log.printf("cancel task %s: %v", s.taskID, err)
+		s.f.log.Printf("cancel task %s: %v", s.taskID, err)
 	}
 	s.taskID = ""
 }

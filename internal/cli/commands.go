@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/a2acli/a2a/internal/client"
 	"github.com/a2acli/a2a/internal/output"
 	"github.com/spf13/cobra"
 )
@@ -38,7 +39,7 @@ GET /listCommands otherwise. -o json prints the agent's own document.`,
 }
 
 func runListCommands(ctx context.Context, o *listCommandsOptions) error {
-	return o.withClient(ctx, o.url, func(ctx context.Context, c *conn) error {
+	return o.withClient(ctx, o.url, func(ctx context.Context, c *client.Conn) error {
 		cmds, raw, err := fetchCommands(ctx, o.f, c)
 		if err != nil {
 			return err
@@ -49,22 +50,22 @@ func runListCommands(ctx context.Context, o *listCommandsOptions) error {
 
 // fetchCommands asks for the command list: commands/get on a JSON-RPC endpoint first (-32601: not there), then
 // GET /listCommands.
-func fetchCommands(ctx context.Context, f *factory, c *conn) ([]output.SlashCommand, json.RawMessage, error) {
-	if c.speaksJSONRPC() {
-		raw, err := c.rpc(ctx, "commands/get", map[string]any{})
+func fetchCommands(ctx context.Context, f *factory, c *client.Conn) ([]output.SlashCommand, json.RawMessage, error) {
+	if c.SpeaksJSONRPC() {
+		raw, err := c.RPC(ctx, "commands/get", map[string]any{})
 		if err == nil {
 			cmds, perr := parseCommands(raw)
 			return cmds, raw, perr
 		}
-		if !methodMissing(err) {
+		if !client.MethodMissing(err) {
 			return nil, nil, fmt.Errorf("commands/get: %w", err)
 		}
-		f.log.printf("commands/get: %v: trying GET /listCommands", err)
+		f.log.Printf("commands/get: %v: trying GET /listCommands", err)
 	}
-	raw, _, err := c.httpCall(ctx, "GET", c.hostURL("/listCommands"), nil)
+	raw, _, err := c.HTTPCall(ctx, "GET", c.HostURL("/listCommands"), nil)
 	if err != nil {
-		if methodMissing(err) {
-			return nil, nil, errNoCommands
+		if client.MethodMissing(err) {
+			return nil, nil, client.ErrNoCommands
 		}
 		return nil, nil, fmt.Errorf("list commands: %w", err)
 	}

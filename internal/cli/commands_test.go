@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/a2acli/a2a/internal/client"
 	"github.com/a2acli/a2a/internal/output"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/google/go-cmp/cmp"
@@ -107,7 +108,7 @@ func TestFetchCommands(t *testing.T) {
 			wantSeen: []string{"POST /rpc commands/get"}},
 		{name: "gemini after -32601", agent: &commandAgent{gemini: true}, want: "gemini-cmd",
 			wantSeen: []string{"POST /rpc commands/get", "GET /listCommands"}},
-		{name: "neither", agent: &commandAgent{}, wantErr: errNoCommands,
+		{name: "neither", agent: &commandAgent{}, wantErr: client.ErrNoCommands,
 			wantSeen: []string{"POST /rpc commands/get", "GET /listCommands"}},
 	}
 	for _, tt := range tests {
@@ -115,12 +116,12 @@ func TestFetchCommands(t *testing.T) {
 			t.Parallel()
 			srv := httptest.NewServer(tt.agent)
 			defer srv.Close()
-			f := &factory{opts: &globalOptions{}, log: &verboseLog{}}
-			c := &conn{
-				iface:   &a2a.AgentInterface{URL: srv.URL + "/rpc", ProtocolBinding: a2a.TransportProtocolJSONRPC},
-				hc:      f.httpClient(),
-				params:  map[string][]string{"X-Test": {"yes"}},
-				timeout: 10 * time.Second,
+			f := &factory{opts: &globalOptions{}, log: &client.Log{}}
+			c := &client.Conn{
+				Iface:   &a2a.AgentInterface{URL: srv.URL + "/rpc", ProtocolBinding: a2a.TransportProtocolJSONRPC},
+				HC:      f.dialer().HTTPClient(),
+				Params:  map[string][]string{"X-Test": {"yes"}},
+				Timeout: 10 * time.Second,
 			}
 			cmds, _, err := fetchCommands(context.Background(), f, c)
 			if tt.wantErr != nil {
@@ -145,7 +146,7 @@ func TestFetchCommands(t *testing.T) {
 func TestDecodeEvent(t *testing.T) {
 	t.Parallel()
 	v03 := `{"jsonrpc":"2.0","id":1,"result":{"kind":"status-update","taskId":"t1","contextId":"c1","status":{"state":"working"},"final":false}}`
-	ev, err := decodeEvent([]byte(v03))
+	ev, err := client.DecodeEvent([]byte(v03))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +154,7 @@ func TestDecodeEvent(t *testing.T) {
 	if !ok || su.TaskID != "t1" || su.Status.State != a2a.TaskStateWorking {
 		t.Errorf("decodeEvent(v0.3) = %#v, want a working status update of t1", ev)
 	}
-	_, err = decodeEvent([]byte(`{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"canceled"}}`))
+	_, err = client.DecodeEvent([]byte(`{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"canceled"}}`))
 	if !errors.Is(err, a2a.ErrInvalidRequest) {
 		t.Errorf("decodeEvent(error) = %v, want ErrInvalidRequest", err)
 	}

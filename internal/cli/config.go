@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/a2acli/a2a/internal/client"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -57,7 +58,7 @@ func (f *factory) applyConfig(cmd *cobra.Command) error {
 	if fl := fs.Lookup("config"); fl != nil && !fl.Changed {
 		if v := f.io.getenv(envName("config")); v != "" {
 			if err := fl.Value.Set(v); err != nil {
-				return usagef("invalid %s=%q: %v", envName("config"), v, err)
+				return client.Usagef("invalid %s=%q: %v", envName("config"), v, err)
 			}
 			fl.Changed = true
 			f.sources["config"] = source{kind: "env", from: envName("config")}
@@ -89,7 +90,7 @@ func (f *factory) applyConfig(cmd *cobra.Command) error {
 			val, src = dv.value, source{kind: "file", from: dv.path}
 		}
 		if err := fl.Value.Set(val); err != nil {
-			errs = append(errs, usagef("invalid %s=%q (%s): %v", name, maskIf(fl.Name, val), src, err))
+			errs = append(errs, client.Usagef("invalid %s=%q (%s): %v", name, maskIf(fl.Name, val), src, err))
 			return
 		}
 		fl.Changed = true
@@ -123,7 +124,7 @@ func (f *factory) readSecrets(fs *pflag.FlagSet) error {
 		switch {
 		case v == "-":
 			if stdinUsed != "" {
-				return usagef("--%s - and --%s - cannot both read stdin", stdinUsed, name)
+				return client.Usagef("--%s - and --%s - cannot both read stdin", stdinUsed, name)
 			}
 			stdinUsed = name
 			b, err := io.ReadAll(io.LimitReader(f.io.In, 64<<10))
@@ -134,7 +135,7 @@ func (f *factory) readSecrets(fs *pflag.FlagSet) error {
 		case strings.HasPrefix(v, "@"):
 			b, err := os.ReadFile(v[1:])
 			if err != nil {
-				return usagef("read --%s file: %v", name, err)
+				return client.Usagef("read --%s file: %v", name, err)
 			}
 			data = b
 		default:
@@ -143,10 +144,10 @@ func (f *factory) readSecrets(fs *pflag.FlagSet) error {
 		secret, _, _ := strings.Cut(string(data), "\n")
 		secret = strings.TrimRight(secret, "\r")
 		if secret == "" {
-			return usagef("--%s %s: no credentials in it", name, v)
+			return client.Usagef("--%s %s: no credentials in it", name, v)
 		}
 		if err := fl.Value.Set(secret); err != nil {
-			return usagef("invalid --%s: %v", name, err)
+			return client.Usagef("invalid --%s: %v", name, err)
 		}
 	}
 	return nil
@@ -189,11 +190,11 @@ func (f *factory) loadDotenv() (map[string]dotenvValue, error) {
 			if errors.Is(err, fs.ErrNotExist) && (f.opts.config == "" || i > 0) {
 				continue
 			}
-			return nil, usagef("read config file: %v", err)
+			return nil, client.Usagef("read config file: %v", err)
 		}
 		vals, err := parseDotenv(data)
 		if err != nil {
-			return nil, usagef("config file %s: %v", p, err)
+			return nil, client.Usagef("config file %s: %v", p, err)
 		}
 		for k, v := range vals {
 			if strings.HasPrefix(k, envPrefix) {

@@ -1,13 +1,14 @@
 package cli
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/a2acli/a2a/internal/client"
+	"github.com/a2acli/a2a/internal/coder"
 	"github.com/a2acli/a2a/internal/devtool"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/spf13/cobra"
@@ -15,18 +16,13 @@ import (
 
 // devtoolOptions are the flags of the development-tool extension (coding agents) on send and chat.
 type devtoolOptions struct {
-	workspace     string        // --workspace: made absolute by check
-	autoExecute   bool          // --auto-execute
-	approve       bool          // --approve: approve every pending tool call once
-	reject        bool          // --reject: reject every pending tool call
-	confirm       []string      // --confirm CALLID=OPTION, parsed into answers by check
-	answers       []confirmPair // from --confirm, in order
-	answerTimeout time.Duration // --answer-timeout: silence allowed after an answer before giving up
-}
-
-// confirmPair is one --confirm CALLID=OPTION.
-type confirmPair struct {
-	callID, option string
+	workspace     string          // --workspace: made absolute by check
+	autoExecute   bool            // --auto-execute
+	approve       bool            // --approve: approve every pending tool call once
+	reject        bool            // --reject: reject every pending tool call
+	confirm       []string        // --confirm CALLID=OPTION, parsed into answers by check
+	answers       []coder.Confirm // from --confirm, in order
+	answerTimeout time.Duration   // --answer-timeout: silence allowed after an answer before giving up
 }
 
 const defaultAnswerTimeout = 30 * time.Second
@@ -50,24 +46,24 @@ func addDevtoolFlags(cmd *cobra.Command, o *devtoolOptions, permission bool) {
 // check validates the flags: the workspace must exist (it is sent absolute), --confirm needs --task and CALLID=OPTION.
 func (o *devtoolOptions) check(taskID string) error {
 	if o.answerTimeout <= 0 {
-		return usagef("invalid --answer-timeout: must be positive")
+		return client.Usagef("invalid --answer-timeout: must be positive")
 	}
 	if o.workspace != "" {
 		abs, err := filepath.Abs(o.workspace)
 		if err != nil {
-			return usagef("invalid --workspace %q: %v", o.workspace, err)
+			return client.Usagef("invalid --workspace %q: %v", o.workspace, err)
 		}
 		st, err := os.Stat(abs)
 		if err != nil {
-			return usagef("invalid --workspace: %v", err)
+			return client.Usagef("invalid --workspace: %v", err)
 		}
 		if !st.IsDir() {
-			return usagef("invalid --workspace %q: not a directory", o.workspace)
+			return client.Usagef("invalid --workspace %q: not a directory", o.workspace)
 		}
 		o.workspace = abs
 	}
 	if len(o.confirm) > 0 && taskID == "" {
-		return withHint(usagef("--confirm answers a tool call of an existing task: give its id with --task"),
+		return client.WithHint(client.Usagef("--confirm answers a tool call of an existing task: give its id with --task"),
 			"a2a send URL --task ID --confirm CALLID=approve")
 	}
 	o.answers = nil
@@ -75,9 +71,9 @@ func (o *devtoolOptions) check(taskID string) error {
 		id, opt, ok := strings.Cut(kv, "=")
 		id, opt = strings.TrimSpace(id), strings.TrimSpace(opt)
 		if !ok || id == "" || opt == "" {
-			return usagef("invalid --confirm %q: want CALLID=OPTION (approve, always, reject or an agent option id)", kv)
+			return client.Usagef("invalid --confirm %q: want CALLID=OPTION (approve, always, reject or an agent option id)", kv)
 		}
-		o.answers = append(o.answers, confirmPair{callID: id, option: opt})
+		o.answers = append(o.answers, coder.Confirm{CallID: id, Option: opt})
 	}
 	return nil
 }
@@ -114,29 +110,6 @@ func (o *devtoolOptions) applySettings(msg *a2a.Message) {
 	}
 }
 
-// requiredExtensions adds the extensions the card marks required to the A2A-Extensions header: the agent refuses
-// requests that do not activate them, and the user cannot do anything but agree.
-func (f *factory) requiredExtensions(card *a2a.AgentCard, params map[string][]string) {
-	if card == nil {
-		return
-	}
-	var have []string
-	if v := params[a2a.SvcParamExtensions]; len(v) > 0 {
-		have = strings.Split(v[0], ",")
-	}
-	added := false
-	for _, ext := range card.Capabilities.Extensions {
-		if ext.Required && ext.URI != "" && !slices.Contains(have, ext.URI) {
-			have = append(have, ext.URI)
-			added = true
-			f.log.printf("extension %s: required by the card, activated", ext.URI)
-		}
-	}
-	if added {
-		params[a2a.SvcParamExtensions] = []string{strings.Join(have, ",")}
-	}
-}
-
 // cardSpeaksDevtool reports whether the card declares the development-tool extension (the RFC shape).
 func cardSpeaksDevtool(card *a2a.AgentCard) bool {
 	if card == nil {
@@ -148,12 +121,4 @@ func cardSpeaksDevtool(card *a2a.AgentCard) bool {
 		}
 	}
 	return false
-}
-
-func describeOptions(opts []devtool.Option) string {
-	ids := make([]string, 0, len(opts))
-	for _, o := range opts {
-		ids = append(ids, o.ID)
-	}
-	return fmt.Sprintf("approve, always, reject, or one of: %s", strings.Join(ids, ", "))
 }

@@ -3,16 +3,15 @@ package cli
 import (
 	"context"
 	"errors"
-	"io"
 	"iter"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/a2acli/a2a/internal/client"
+	"github.com/a2acli/a2a/internal/coder"
 	"github.com/a2acli/a2a/internal/devtool"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/google/go-cmp/cmp"
@@ -30,7 +29,7 @@ func TestDevtoolCheck(t *testing.T) {
 		o       devtoolOptions
 		task    string
 		wantErr string
-		want    []confirmPair
+		want    []coder.Confirm
 	}{
 		{name: "no flags", o: devtoolOptions{}},
 		{name: "workspace", o: devtoolOptions{workspace: dir}},
@@ -40,7 +39,7 @@ func TestDevtoolCheck(t *testing.T) {
 		{name: "confirm without option", o: devtoolOptions{confirm: []string{"c1"}}, task: "t", wantErr: "want CALLID=OPTION"},
 		{name: "confirm empty option", o: devtoolOptions{confirm: []string{"c1="}}, task: "t", wantErr: "want CALLID=OPTION"},
 		{name: "confirm", o: devtoolOptions{confirm: []string{"c1=approve", " c2 = proceed_always_tool"}}, task: "t",
-			want: []confirmPair{{callID: "c1", option: "approve"}, {callID: "c2", option: "proceed_always_tool"}}},
+			want: []coder.Confirm{{CallID: "c1", Option: "approve"}, {CallID: "c2", Option: "proceed_always_tool"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -48,7 +47,7 @@ func TestDevtoolCheck(t *testing.T) {
 			o.answerTimeout = time.Second
 			err := o.check(tt.task)
 			if tt.wantErr != "" {
-				var ue *usageError
+				var ue *client.UsageError
 				if !errors.As(err, &ue) || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("check() = %v, want a usage error containing %q", err, tt.wantErr)
 				}
@@ -57,7 +56,7 @@ func TestDevtoolCheck(t *testing.T) {
 			if err != nil {
 				t.Fatalf("check() = %v", err)
 			}
-			if diff := cmp.Diff(tt.want, o.answers, cmp.AllowUnexported(confirmPair{})); diff != "" {
+			if diff := cmp.Diff(tt.want, o.answers); diff != "" {
 				t.Errorf("answers (-want +got):\n%s", diff)
 			}
 			if o.workspace != "" && !filepath.IsAbs(o.workspace) {
@@ -104,149 +103,6 @@ func TestApplySettings(t *testing.T) {
 	}
 }
 
-func TestParseAnswer(t *testing.T) {
-	t.Parallel()
-	opts := []devtool.Option{{ID: "allow-once"}, {ID: "allow-always"}, {ID: "deny"}}
-	tests := []struct {
-		line     string
-		choice   devtool.Choice
-		optionID string
-		ok       bool
-	}{
-		{"", devtool.ApproveOnce, "", true},
-		{"y", devtool.ApproveOnce, "", true},
-		{" YES ", devtool.ApproveOnce, "", true},
-		{"a", devtool.ApproveAlways, "", true},
-		{"always", devtool.ApproveAlways, "", true},
-		{"n", devtool.Reject, "", true},
-		{"no", devtool.Reject, "", true},
-		{"3", devtool.ApproveOnce, "deny", true},
-		{"4", "", "", false},
-		{"0", "", "", false},
-		{"maybe", "", "", false},
-	}
-	for _, tt := range tests {
-		choice, id, ok := parseAnswer(tt.line, opts)
-		if choice != tt.choice || id != tt.optionID || ok != tt.ok {
-			t.Errorf("parseAnswer(%q) = %q, %q, %v, want %q, %q, %v", tt.line, choice, id, ok, tt.choice, tt.optionID, tt.ok)
-		}
-	}
-}
-
-func TestParseOption(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		in       string
-		choice   devtool.Choice
-		optionID string
-	}{
-		{"approve", devtool.ApproveOnce, ""},
-		{"always", devtool.ApproveAlways, ""},
-		{"reject", devtool.Reject, ""},
-		{"proceed_always_server", devtool.ApproveOnce, "proceed_always_server"},
-		{"opt-7", devtool.ApproveOnce, "opt-7"},
-	}
-	for _, tt := range tests {
-		choice, id := parseOption(tt.in)
-		if choice != tt.choice || id != tt.optionID {
-			t.Errorf("parseOption(%q) = %q, %q, want %q, %q", tt.in, choice, id, tt.choice, tt.optionID)
-		}
-	}
-}
-
-// scriptedAsker answers questions from a list and records them.
-type scriptedAsker struct {
-	answers   []string
-	questions []string
-}
-
-func (a *scriptedAsker) ask(_ context.Context, q string) (string, error) {
-	a.questions = append(a.questions, q)
-	if len(a.answers) == 0 {
-		return "", io.EOF
-	}
-	line := a.answers[0]
-	a.answers = a.answers[1:]
-	return line, nil
-}
-
-func TestAskPermission(t *testing.T) {
-	t.Parallel()
-	gemini := &devtool.ToolCall{ID: "c1", DisplayName: "WriteFile", KeyArg: "hello.txt", Shape: devtool.Gemini,
-		Confirmation: &devtool.Confirmation{Options: []devtool.Option{{ID: "proceed_once"}, {ID: "proceed_always"}, {ID: "cancel"}}}}
-	rfc := &devtool.ToolCall{ID: "c2", Name: "Shell", KeyArg: "ls", Shape: devtool.RFC,
-		Confirmation: &devtool.Confirmation{Options: []devtool.Option{{ID: "o1", Name: "Allow"}, {ID: "o2", Name: "Deny"}}}}
-	tests := []struct {
-		name     string
-		call     *devtool.ToolCall
-		answers  []string
-		choice   devtool.Choice
-		optionID string
-		ok       bool
-		asked    []string
-	}{
-		{name: "enter approves once", call: gemini, answers: []string{""}, choice: devtool.ApproveOnce, ok: true,
-			asked: []string{"Allow WriteFile hello.txt? [Y]es once / [a]lways / [n]o "}},
-		{name: "retry after nonsense", call: gemini, answers: []string{"what", "n"}, choice: devtool.Reject, ok: true,
-			asked: []string{"Allow WriteFile hello.txt? [Y]es once / [a]lways / [n]o ", "answer y (yes once), a (always), n (no) or an option number: "}},
-		{name: "rfc options numbered", call: rfc, answers: []string{"2"}, choice: devtool.ApproveOnce, optionID: "o2", ok: true,
-			asked: []string{"Allow Shell ls? [Y]es once / [a]lways / [n]o\n  agent options: 1) Allow 2) Deny "}},
-		{name: "end of input", call: gemini, answers: nil, ok: false,
-			asked: []string{"Allow WriteFile hello.txt? [Y]es once / [a]lways / [n]o "}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			a := &scriptedAsker{answers: tt.answers}
-			choice, id, ok, err := askPermission(context.Background(), a, tt.call)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if choice != tt.choice || id != tt.optionID || ok != tt.ok {
-				t.Errorf("askPermission() = %q, %q, %v, want %q, %q, %v", choice, id, ok, tt.choice, tt.optionID, tt.ok)
-			}
-			if diff := cmp.Diff(tt.asked, a.questions); diff != "" {
-				t.Errorf("questions (-want +got):\n%s", diff)
-			}
-		})
-	}
-}
-
-func TestRequiredExtensions(t *testing.T) {
-	t.Parallel()
-	f := &factory{log: &verboseLog{}}
-	card := &a2a.AgentCard{Capabilities: a2a.AgentCapabilities{Extensions: []a2a.AgentExtension{
-		{URI: "urn:a", Required: true}, {URI: "urn:b"}, {URI: "urn:c", Required: true},
-	}}}
-	params := map[string][]string{a2a.SvcParamExtensions: {"urn:c,urn:x"}}
-	f.requiredExtensions(card, params)
-	if diff := cmp.Diff([]string{"urn:c,urn:x,urn:a"}, params[a2a.SvcParamExtensions]); diff != "" {
-		t.Errorf("A2A-Extensions (-want +got):\n%s", diff)
-	}
-}
-
-func TestHistoryShape(t *testing.T) {
-	t.Parallel()
-	agent := func(d map[string]any) *a2a.Message { return a2a.NewMessage(a2a.MessageRoleAgent, a2a.NewDataPart(d)) }
-	tests := []struct {
-		name string
-		h    []*a2a.Message
-		want devtool.Shape
-	}{
-		{"empty", nil, devtool.Plain},
-		{"gemini", []*a2a.Message{agent(map[string]any{"subject": "s"}), agent(map[string]any{"request": map[string]any{"callId": "c1"}})}, devtool.Gemini},
-		{"rfc", []*a2a.Message{agent(map[string]any{"tool_call_id": "c1"})}, devtool.RFC},
-		{"user data ignored", []*a2a.Message{a2a.NewMessage(a2a.MessageRoleUser, a2a.NewDataPart(map[string]any{"tool_call_id": "c1"}))}, devtool.Plain},
-	}
-	for _, tt := range tests {
-		if got := historyShape(tt.h); got != tt.want {
-			t.Errorf("historyShape(%s) = %v, want %v", tt.name, got, tt.want)
-		}
-	}
-}
-
-// TestStreamWatchedIgnoredAnswer guards the idle watchdog: an agent that ignores an answer sends headers and then
-// nothing; the wait must end with errAnswerIgnored instead of hanging.
 func TestStreamWatchedIgnoredAnswer(t *testing.T) {
 	t.Parallel()
 	silent := func(ctx context.Context) iter.Seq2[a2a.Event, error] {
@@ -255,7 +111,7 @@ func TestStreamWatchedIgnoredAnswer(t *testing.T) {
 			yield(nil, ctx.Err())
 		}
 	}
-	err := streamWatched(context.Background(), &conn{}, 20*time.Millisecond, silent, func(a2a.Event) error { return nil })
+	err := streamWatched(context.Background(), &client.Conn{}, 20*time.Millisecond, silent, func(a2a.Event) error { return nil })
 	if !errors.Is(err, errAnswerIgnored) {
 		t.Fatalf("streamWatched() = %v, want errAnswerIgnored", err)
 	}
@@ -268,34 +124,8 @@ func TestStreamWatchedAnswered(t *testing.T) {
 		return func(yield func(a2a.Event, error) bool) { yield(ev, nil) }
 	}
 	var got []a2a.Event
-	err := streamWatched(context.Background(), &conn{}, time.Minute, one, func(e a2a.Event) error { got = append(got, e); return nil })
+	err := streamWatched(context.Background(), &client.Conn{}, time.Minute, one, func(e a2a.Event) error { got = append(got, e); return nil })
 	if err != nil || len(got) != 1 {
 		t.Fatalf("streamWatched() = %v with %d events, want nil with 1", err, len(got))
-	}
-}
-
-// TestConnTrackerSeesServerClose checks the basis of the connection rule handling: after a response is read to its
-// end the connection stays open (idle), and it counts as closed once the server closes it.
-func TestConnTrackerSeesServerClose(t *testing.T) {
-	t.Parallel()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "ok") }))
-	defer srv.Close()
-	f := &factory{opts: &globalOptions{}, log: &verboseLog{}}
-	hc := f.httpClient()
-	if f.httpClient() != hc {
-		t.Fatal("httpClient() built a second client: the process must use one keep-alive pool")
-	}
-	resp, err := hc.Get(srv.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
-	if n := f.conns.Open(); n != 1 {
-		t.Fatalf("open connections after a read-to-EOF response = %d, want 1 (kept alive)", n)
-	}
-	srv.CloseClientConnections()
-	if !f.conns.waitClosed(context.Background(), 10*time.Second) {
-		t.Fatalf("connection still open after the server closed it (open=%d)", f.conns.Open())
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/a2acli/a2a/internal/client"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/spf13/cobra"
 )
@@ -50,28 +51,28 @@ func newGetCardCmd(f *factory, runF func(context.Context, *discoverOptions) erro
 
 func runDiscover(ctx context.Context, o *discoverOptions) error {
 	if !o.extended {
-		r, err := o.f.resolve(ctx, o.url)
+		r, err := o.f.dialer().Resolve(ctx, o.url)
 		if err != nil {
 			return err
 		}
-		if r.card == nil {
-			return &cardError{url: o.url, notFound: true, err: errors.New("no card at this URL")}
+		if r.Card == nil {
+			return &client.CardError{URL: o.url, NotFound: true, Err: errors.New("no card at this URL")}
 		}
-		return o.f.printer().Card(r.card)
+		return o.f.printer().Card(r.Card)
 	}
-	return o.withClient(ctx, o.url, func(ctx context.Context, c *conn) error {
-		card := c.card
+	return o.withClient(ctx, o.url, func(ctx context.Context, c *client.Conn) error {
+		card := c.Card
 		if o.extended {
-			ext, err := unary(ctx, c, func(ctx context.Context) (*a2a.AgentCard, error) {
-				return c.GetExtendedAgentCard(ctx, &a2a.GetExtendedAgentCardRequest{Tenant: o.f.opts.tenant})
+			ext, err := client.Unary(ctx, c, func(ctx context.Context) (*a2a.AgentCard, error) {
+				return c.GetExtendedAgentCard(ctx, &a2a.GetExtendedAgentCardRequest{Tenant: o.f.opts.Tenant})
 			})
 			if err != nil {
-				return withHint(err, "the extended card needs credentials: pass --auth")
+				return client.WithHint(err, "the extended card needs credentials: pass --auth")
 			}
 			card = ext
 		}
 		if card == nil {
-			return usagef("no agent card at %s", o.url)
+			return client.Usagef("no agent card at %s", o.url)
 		}
 		return o.f.printer().Card(card)
 	})

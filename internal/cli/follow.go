@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/a2acli/a2a/internal/client"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 )
 
@@ -30,7 +31,7 @@ var (
 )
 
 // follow streams the turn opened by open and sees its task through to a settled state (see above).
-func (t *turn) follow(ctx context.Context, open func(context.Context) iter.Seq2[a2a.Event, error]) error {
+func (t *streamTurn) follow(ctx context.Context, open func(context.Context) iter.Seq2[a2a.Event, error]) error {
 	err := t.streamOnce(ctx, open)
 	for tries := 0; ; tries++ {
 		task := t.view.task
@@ -50,10 +51,10 @@ func (t *turn) follow(ctx context.Context, open func(context.Context) iter.Seq2[
 			return t.poll(ctx, task, err)
 		}
 		id := task.ID
-		t.f.log.printf("stream of task %s ended in state %s (%v): resubscribing", id, shortState(task.Status.State), errOrEOF(err))
+		t.f.log.Printf("stream of task %s ended in state %s (%v): resubscribing", id, shortState(task.Status.State), errOrEOF(err))
 		seen := false
 		err = t.streamOnce(ctx, func(ctx context.Context) iter.Seq2[a2a.Event, error] {
-			return t.c.SubscribeToTask(ctx, &a2a.SubscribeToTaskRequest{ID: id, Tenant: t.f.opts.tenant})
+			return t.c.SubscribeToTask(ctx, &a2a.SubscribeToTaskRequest{ID: id, Tenant: t.f.opts.Tenant})
 		}, func() { seen = true })
 		if !seen && !(t.view.task != nil && settled(t.view.task.Status.State)) {
 			if err != nil && !recoverable(err) && !isProtocolError(err) {
@@ -65,13 +66,13 @@ func (t *turn) follow(ctx context.Context, open func(context.Context) iter.Seq2[
 }
 
 // poll follows a task whose stream is gone by polling GetTask; the settled task is shown as the stream's last event.
-func (t *turn) poll(ctx context.Context, task *a2a.Task, cause error) error {
-	t.f.log.printf("resubscribing to task %s failed (%v): polling", task.ID, errOrEOF(cause))
+func (t *streamTurn) poll(ctx context.Context, task *a2a.Task, cause error) error {
+	t.f.log.Printf("resubscribing to task %s failed (%v): polling", task.ID, errOrEOF(cause))
 	final, err := t.f.pollTask(ctx, t.c, t.f.waits(), task.ID, task.Status.State, func(changed *a2a.Task) {
 		t.apply(changed) //nolint:errcheck // an output error shows again on the final event
 	})
 	if err != nil {
-		if errors.Is(err, errWaitExpired) || errors.Is(err, errInterrupted) {
+		if errors.Is(err, errWaitExpired) || errors.Is(err, client.ErrInterrupted) {
 			return t.f.giveUp(t.url, task.ID, t.view.state(), false, err)
 		}
 		if cause != nil {
@@ -88,7 +89,7 @@ func (f *factory) giveUpIfLive(ctx context.Context, agentURL string, task *a2a.T
 	if task == nil || settled(task.Status.State) {
 		return waitExpired(ctx, err)
 	}
-	if errors.Is(err, errWaitExpired) || errors.Is(err, errInterrupted) {
+	if errors.Is(err, errWaitExpired) || errors.Is(err, client.ErrInterrupted) {
 		return f.giveUp(agentURL, task.ID, task.Status.State, false, err)
 	}
 	return err
@@ -98,15 +99,15 @@ func (f *factory) giveUpIfLive(ctx context.Context, agentURL string, task *a2a.T
 // Protocol errors, usage errors, timeouts of the user's own bounds and interrupts are reported as they are.
 func recoverable(err error) bool {
 	switch {
-	case errors.Is(err, errInterrupted), errors.Is(err, errWaitExpired), errors.Is(err, errTimeout):
+	case errors.Is(err, client.ErrInterrupted), errors.Is(err, errWaitExpired), errors.Is(err, client.ErrTimeout):
 		return false
 	case errors.Is(err, errSilentLost):
 		return true
 	case isProtocolError(err):
 		return false
 	}
-	var ue *usageError
-	var he *httpStatusError
+	var ue *client.UsageError
+	var he *client.HTTPStatusError
 	return !errors.As(err, &ue) && !errors.As(err, &he)
 }
 
@@ -115,8 +116,8 @@ func isProtocolError(err error) bool {
 	if errors.As(err, &ae) {
 		return true
 	}
-	for _, pe := range protocolErrors {
-		if errors.Is(err, pe.err) {
+	for _, pe := range client.ProtocolErrors {
+		if errors.Is(err, pe.Err) {
 			return true
 		}
 	}
@@ -131,13 +132,13 @@ func errOrEOF(err error) any {
 }
 
 // holds reports whether the stream is read to its end even past a settled state: development-tool agents only.
-func (t *turn) holds() bool {
-	return t.dt.any() || cardSpeaksDevtool(t.c.card) || t.sess.Active()
+func (t *streamTurn) holds() bool {
+	return t.dt.any() || cardSpeaksDevtool(t.c.Card) || t.sess.Active()
 }
 
 // streamOnce consumes one stream into the turn. A settled state ends it at once unless the agent holds (see holds);
 // silence longer than --timeout asks GetTask (see watchSilence). onEvent, if given, runs for every event.
-func (t *turn) streamOnce(ctx context.Context, open func(context.Context) iter.Seq2[a2a.Event, error], onEvent ...func()) error {
+func (t *streamTurn) streamOnce(ctx context.Context, open func(context.Context) iter.Seq2[a2a.Event, error], onEvent ...func()) error {
 	sctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	w := &silenceWatch{t: t, cancel: cancel}
@@ -148,7 +149,7 @@ func (t *turn) streamOnce(ctx context.Context, open func(context.Context) iter.S
 	defer stop()
 	for ev, err := range open(sctx) {
 		if err != nil {
-			return w.result(sctx, timeoutCause(sctx, err))
+			return w.result(sctx, client.TimeoutCause(sctx, err))
 		}
 		w.event(ev)
 		for _, fn := range onEvent {
@@ -166,7 +167,7 @@ func (t *turn) streamOnce(ctx context.Context, open func(context.Context) iter.S
 
 // silenceWatch asks GetTask when a stream stays silent longer than --timeout.
 type silenceWatch struct {
-	t      *turn
+	t      *streamTurn
 	cancel context.CancelCauseFunc
 	mu     sync.Mutex
 	id     a2a.TaskID
@@ -177,7 +178,7 @@ type silenceWatch struct {
 
 // start arms the watch on the stream's context sctx: a check still asking when the stream ends is cancelled with it.
 func (w *silenceWatch) start(sctx context.Context) func() {
-	d := w.t.c.timeout
+	d := w.t.c.Timeout
 	if d <= 0 {
 		return func() {}
 	}
@@ -199,7 +200,7 @@ func (w *silenceWatch) event(ev a2a.Event) {
 		w.id = ti.TaskID
 	}
 	if w.timer != nil && !w.done {
-		w.timer.Reset(w.t.c.timeout)
+		w.timer.Reset(w.t.c.Timeout)
 	}
 }
 
@@ -208,25 +209,25 @@ func (w *silenceWatch) silent(ctx context.Context, d time.Duration) {
 	id := w.id
 	w.mu.Unlock()
 	if id == "" {
-		w.cancel(errTimeout)
+		w.cancel(client.ErrTimeout)
 		return
 	}
-	w.t.f.log.printf("no event for %s: asking the agent about task %s", d, id)
-	task, err := unary(ctx, w.t.c, func(ctx context.Context) (*a2a.Task, error) {
-		return w.t.c.GetTask(ctx, &a2a.GetTaskRequest{ID: id, Tenant: w.t.f.opts.tenant})
+	w.t.f.log.Printf("no event for %s: asking the agent about task %s", d, id)
+	task, err := client.Unary(ctx, w.t.c, func(ctx context.Context) (*a2a.Task, error) {
+		return w.t.c.GetTask(ctx, &a2a.GetTaskRequest{ID: id, Tenant: w.t.f.opts.Tenant})
 	})
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	switch {
 	case ctx.Err() != nil, w.done:
 	case err != nil:
-		w.t.f.log.printf("get task %s: %v", id, err)
+		w.t.f.log.Printf("get task %s: %v", id, err)
 		w.cancel(errSilentLost)
 	case settled(task.Status.State):
 		w.final = task
 		w.cancel(errSettledBySilence)
 	default:
-		w.t.f.log.printf("task %s is %s: waiting on", id, shortState(task.Status.State))
+		w.t.f.log.Printf("task %s is %s: waiting on", id, shortState(task.Status.State))
 		w.timer.Reset(d)
 	}
 }
@@ -243,7 +244,7 @@ func (w *silenceWatch) result(sctx context.Context, err error) error {
 	case errors.Is(cause, errSilentLost):
 		return errSilentLost
 	case cause != nil && cause != context.Canceled && err == nil:
-		return timeoutCause(sctx, cause)
+		return client.TimeoutCause(sctx, cause)
 	}
 	return err
 }

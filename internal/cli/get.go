@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 
+	"github.com/a2acli/a2a/internal/client"
 	"github.com/a2acli/a2a/internal/output"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/spf13/cobra"
@@ -29,7 +30,7 @@ func newGetTaskCmd(f *factory, runF func(context.Context, *getTaskOptions) error
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.url, o.id = args[0], args[1]
 			if cmd.Flags().Changed("history") && o.history < 0 {
-				return &usageError{msg: "--history must not be negative", cmd: cmd.CommandPath()}
+				return &client.UsageError{Msg: "--history must not be negative", Cmd: cmd.CommandPath()}
 			}
 			if o.save != "" {
 				o.withArtifacts = true
@@ -48,13 +49,13 @@ func newGetTaskCmd(f *factory, runF func(context.Context, *getTaskOptions) error
 }
 
 func runGetTask(ctx context.Context, o *getTaskOptions) error {
-	return o.withClient(ctx, o.url, func(ctx context.Context, c *conn) error {
-		req := &a2a.GetTaskRequest{ID: a2a.TaskID(o.id), Tenant: o.f.opts.tenant}
+	return o.withClient(ctx, o.url, func(ctx context.Context, c *client.Conn) error {
+		req := &a2a.GetTaskRequest{ID: a2a.TaskID(o.id), Tenant: o.f.opts.Tenant}
 		if o.history >= 0 {
 			h := o.history
 			req.HistoryLength = &h
 		}
-		task, err := unary(ctx, c, func(ctx context.Context) (*a2a.Task, error) { return c.GetTask(ctx, req) })
+		task, err := client.Unary(ctx, c, func(ctx context.Context) (*a2a.Task, error) { return c.GetTask(ctx, req) })
 		if err != nil {
 			return err
 		}

@@ -40,12 +40,23 @@ func (f *factory) setupHelp(root *cobra.Command) {
 			noGlobals(c)
 		}
 	}
-	// A help topic (no Run): `a2a help environment` prints it.
-	root.AddCommand(&cobra.Command{
-		Use:   "environment",
-		Short: "The environment variables a2a reads",
-		Long:  environmentHelp(root),
+	// A help topic (no Run): `a2a help environment` prints it. Its text is built when it is shown, not on every start.
+	env := &cobra.Command{Use: "environment", Short: "The environment variables a2a reads"}
+	show := root.HelpFunc()
+	env.SetHelpFunc(func(c *cobra.Command, args []string) {
+		fillEnvironmentHelp(root)
+		show(c, args)
 	})
+	root.AddCommand(env)
+}
+
+// fillEnvironmentHelp sets the text of the `help environment` topic.
+func fillEnvironmentHelp(root *cobra.Command) {
+	for _, c := range root.Commands() {
+		if c.Name() == "environment" && c.Long == "" {
+			c.Long = environmentHelp(root)
+		}
+	}
 }
 
 // noGlobals drops the "Global Flags" section from c's usage (and its subcommands'): they ignore those flags.

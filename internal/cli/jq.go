@@ -9,6 +9,7 @@ import (
 
 	"github.com/itchyny/gojq"
 
+	"github.com/a2acli/a2a/internal/client"
 	"github.com/a2acli/a2a/internal/output"
 )
 
@@ -24,11 +25,11 @@ type jqWriter struct {
 func newJQWriter(w io.Writer, expr string) (*jqWriter, error) {
 	q, err := gojq.Parse(expr)
 	if err != nil {
-		return nil, usagef("invalid --jq expression: %v", err)
+		return nil, client.Usagef("invalid --jq expression: %v", err)
 	}
 	code, err := gojq.Compile(q)
 	if err != nil {
-		return nil, usagef("invalid --jq expression: %v", err)
+		return nil, client.Usagef("invalid --jq expression: %v", err)
 	}
 	return &jqWriter{w: w, code: code}, nil
 }
@@ -150,9 +151,9 @@ func (f *factory) outputColor() bool {
 
 // withCmd gives a usage error the command it concerns, for the help hint.
 func withCmd(err error, cmd string) error {
-	var ue *usageError
-	if errors.As(err, &ue) && ue.cmd == "" {
-		ue.cmd = cmd
+	var ue *client.UsageError
+	if errors.As(err, &ue) && ue.Cmd == "" {
+		ue.Cmd = cmd
 	}
 	return err
 }

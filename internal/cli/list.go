@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/a2acli/a2a/internal/client"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/spf13/cobra"
 )
@@ -44,7 +45,7 @@ func parseState(s string) (a2a.TaskState, error) {
 			return st, nil
 		}
 	}
-	return "", usagef("invalid --status %q: want submitted, working, completed, failed, canceled, rejected, input-required or auth-required", s)
+	return "", client.Usagef("invalid --status %q: want submitted, working, completed, failed, canceled, rejected, input-required or auth-required", s)
 }
 
 func newListTasksCmd(f *factory, runF func(context.Context, *listTasksOptions) error) *cobra.Command {
@@ -84,12 +85,12 @@ func newListTasksCmd(f *factory, runF func(context.Context, *listTasksOptions) e
 
 func (o *listTasksOptions) validate(cmd *cobra.Command) error {
 	usage := func(format string, args ...any) error {
-		return &usageError{msg: fmt.Sprintf(format, args...), cmd: cmd.CommandPath()}
+		return &client.UsageError{Msg: fmt.Sprintf(format, args...), Cmd: cmd.CommandPath()}
 	}
 	if o.status != "" {
 		st, err := parseState(o.status)
 		if err != nil {
-			return &usageError{msg: err.Error(), cmd: cmd.CommandPath()}
+			return &client.UsageError{Msg: err.Error(), Cmd: cmd.CommandPath()}
 		}
 		o.req.Status = st
 	}
@@ -114,13 +115,13 @@ func (o *listTasksOptions) validate(cmd *cobra.Command) error {
 }
 
 func runListTasks(ctx context.Context, o *listTasksOptions) error {
-	o.req.Tenant = o.f.opts.tenant
-	return o.withClient(ctx, o.url, func(ctx context.Context, c *conn) error {
+	o.req.Tenant = o.f.opts.Tenant
+	return o.withClient(ctx, o.url, func(ctx context.Context, c *client.Conn) error {
 		var all *a2a.ListTasksResponse
 		seen := map[string]bool{}
 		for {
 			req := o.req
-			resp, err := unary(ctx, c, func(ctx context.Context) (*a2a.ListTasksResponse, error) { return c.ListTasks(ctx, &req) })
+			resp, err := client.Unary(ctx, c, func(ctx context.Context) (*a2a.ListTasksResponse, error) { return c.ListTasks(ctx, &req) })
 			if err != nil {
 				return err
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/a2acli/a2a/internal/client"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/spf13/cobra"
 )
@@ -34,7 +35,7 @@ terminal task state. Ctrl-C stops it.`,
 		Args: exactArgs(),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if o.port < 0 || o.port > 65535 {
-				return &usageError{msg: fmt.Sprintf("invalid --port %d: want 0 to 65535", o.port), cmd: cmd.CommandPath()}
+				return &client.UsageError{Msg: fmt.Sprintf("invalid --port %d: want 0 to 65535", o.port), Cmd: cmd.CommandPath()}
 			}
 			if runF != nil {
 				return runF(cmd.Context(), o)

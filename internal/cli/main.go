@@ -1,5 +1,3 @@
-// Package cli owns the a2a command line: cobra verbs and flags, the Streams they write to, the one client factory
-// every verb reaches agents through, and the mapping of errors to exit codes. Nothing imports it but cmd/a2a.
 package cli
 
 import (
@@ -14,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/a2acli/a2a/internal/client"
 	"github.com/a2acli/a2a/internal/exec"
 	"github.com/a2acli/a2a/internal/output"
 )
@@ -21,13 +20,21 @@ import (
 // Main runs the a2a command line with args and returns the process exit code. It owns signal handling: the first
 // SIGINT/SIGTERM cancels the running command (exit 130); a second one returns at once.
 func Main(ctx context.Context, args []string, s *Streams) int {
+	return run(ctx, args, s, nil)
+}
+
+// run is Main with setup, which tests use to change the run's state before the command runs.
+func run(ctx context.Context, args []string, s *Streams, setup func(*factory)) int {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
 	defer signal.Stop(sigs)
 
-	f := &factory{io: s, opts: &globalOptions{}, log: &verboseLog{w: s.Err}}
+	f := &factory{io: s, opts: &globalOptions{}, log: &client.Log{W: s.Err}}
+	if setup != nil {
+		setup(f)
+	}
 	root := newRootCmd(f)
 	root.SetArgs(args)
 	done := make(chan error, 1)
@@ -37,22 +44,22 @@ func Main(ctx context.Context, args []string, s *Streams) int {
 	select {
 	case err = <-done:
 	case <-sigs:
-		cancel(errInterrupted)
+		cancel(client.ErrInterrupted)
 		select {
 		case err = <-done:
 		case <-sigs:
 			hardStop()
-			err = errInterrupted
+			err = client.ErrInterrupted
 		}
 	}
 	if err != nil && !f.started {
-		var ue *usageError
-		if !errors.As(err, &ue) && !errors.Is(err, errInterrupted) {
-			err = &usageError{msg: err.Error(), cmd: f.cmdPath}
+		var ue *client.UsageError
+		if !errors.As(err, &ue) && !errors.Is(err, client.ErrInterrupted) {
+			err = &client.UsageError{Msg: err.Error(), Cmd: f.cmdPath}
 		}
 	}
-	if err != nil && errors.Is(context.Cause(ctx), errInterrupted) && !errors.Is(err, errInterrupted) {
-		err = &causedError{cause: errInterrupted, err: err}
+	if err != nil && errors.Is(context.Cause(ctx), client.ErrInterrupted) && !errors.Is(err, client.ErrInterrupted) {
+		err = &client.CausedError{Cause: client.ErrInterrupted, Err: err}
 	}
 	if err == nil {
 		err = f.flushJQ()
@@ -77,12 +84,12 @@ func (f *factory) report(err error) int {
 	if c.code == codeAuthFailed && !f.opts.hasCredentials() {
 		c.code, c.hint = codeCredentialsMissing, "the agent wants credentials: pass them with --auth \"Bearer <token>\""
 	}
-	if from := f.guard.withheldFrom(); c.exit == exitAuth && len(from) > 0 {
+	if from := f.dialer().WithheldFrom(); c.exit == exitAuth && len(from) > 0 {
 		c.hint = fmt.Sprintf("the credentials were not sent to %s, not the origin you named: pass --auth-all-origins if you trust it",
 			strings.Join(from, ", "))
 	}
-	var ue *usageError
-	if errors.As(err, &ue) && ue.cmd == "" && f.cmdPath != "" {
+	var ue *client.UsageError
+	if errors.As(err, &ue) && ue.Cmd == "" && f.cmdPath != "" {
 		c.hint = fmt.Sprintf("run '%s --help' for usage", f.cmdPath)
 	}
 	msg := err.Error()
@@ -143,19 +150,19 @@ Exit codes: 0 done, 1 failure, 2 usage, 3 unreachable or no card, 4 authenticati
 			switch f.opts.output {
 			case string(output.Text), string(output.JSON), string(output.Raw):
 			default:
-				return &usageError{msg: fmt.Sprintf("invalid --output %q: want text, json or raw", f.opts.output), cmd: f.cmdPath}
+				return &client.UsageError{Msg: fmt.Sprintf("invalid --output %q: want text, json or raw", f.opts.output), Cmd: f.cmdPath}
 			}
-			if f.opts.maxResponseBytes < 0 {
-				return &usageError{msg: "invalid --max-response-bytes: must not be negative", cmd: f.cmdPath}
+			if f.opts.MaxResponseBytes < 0 {
+				return &client.UsageError{Msg: "invalid --max-response-bytes: must not be negative", Cmd: f.cmdPath}
 			}
-			if f.opts.timeout < 0 {
-				return &usageError{msg: "invalid --timeout: must not be negative", cmd: f.cmdPath}
+			if f.opts.Timeout < 0 {
+				return &client.UsageError{Msg: "invalid --timeout: must not be negative", Cmd: f.cmdPath}
 			}
 			if err := cmd.ValidateFlagGroups(); err != nil {
-				return &usageError{msg: err.Error(), cmd: f.cmdPath}
+				return &client.UsageError{Msg: err.Error(), Cmd: f.cmdPath}
 			}
-			f.log.enabled = f.opts.verbose
-			if f.opts.insecure {
+			f.log.Enabled = f.opts.verbose
+			if f.opts.Insecure {
 				fmt.Fprintln(f.io.Err, "warning: --insecure: TLS certificates are not verified")
 			}
 			f.started = true
@@ -166,22 +173,22 @@ Exit codes: 0 done, 1 failure, 2 usage, 3 unreachable or no card, 4 authenticati
 	root.SetErr(f.io.Err)
 	root.SetIn(f.io.In)
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
-		return &usageError{msg: err.Error(), cmd: cmd.CommandPath()}
+		return &client.UsageError{Msg: err.Error(), Cmd: cmd.CommandPath()}
 	})
 	root.SetVersionTemplate("{{.Version}}\n")
 
 	pf := root.PersistentFlags()
 	pf.StringVarP(&f.opts.output, "output", "o", "text", "output format: text, json, or raw (only the agent's content, byte for byte)")
-	pf.StringVar(&f.opts.transport, "transport", "", "force a transport: rest, jsonrpc or grpc (default: from the card)")
-	pf.StringArrayVar(&f.opts.svcParams, "svc-param", nil, "service parameter `key=value`, sent as a header or gRPC metadata (repeatable)")
-	pf.StringVar(&f.opts.auth, "auth", "", "credentials, shorthand for --svc-param \"Authorization=<creds>\"")
-	pf.StringVar(&f.opts.tenant, "tenant", "", "tenant id, passed on every request")
-	pf.DurationVar(&f.opts.timeout, "timeout", 30*time.Second, "bound on connecting and each call (0: none); on streams, silence this long asks GetTask whether the task is alive")
+	pf.StringVar(&f.opts.Transport, "transport", "", "force a transport: rest, jsonrpc or grpc (default: from the card)")
+	pf.StringArrayVar(&f.opts.SvcParams, "svc-param", nil, "service parameter `key=value`, sent as a header or gRPC metadata (repeatable)")
+	pf.StringVar(&f.opts.Auth, "auth", "", "credentials, shorthand for --svc-param \"Authorization=<creds>\"")
+	pf.StringVar(&f.opts.Tenant, "tenant", "", "tenant id, passed on every request")
+	pf.DurationVar(&f.opts.Timeout, "timeout", 30*time.Second, "bound on connecting and each call (0: none); on streams, silence this long asks GetTask whether the task is alive")
 	pf.BoolVarP(&f.opts.verbose, "verbose", "v", false, "print what travels to stderr (credentials redacted)")
-	pf.BoolVar(&f.opts.insecure, "insecure", false, "skip TLS certificate verification")
-	pf.BoolVar(&f.opts.authAllOrigins, "auth-all-origins", false, "send credentials to every origin, not only the one <url> names (a card's interface elsewhere, a redirect)")
-	pf.Int64Var(&f.opts.maxResponseBytes, "max-response-bytes", defaultMaxResponseBytes, "refuse a reply (or card) larger than `n` bytes; streams are bounded per event (0: no limit)")
-	pf.StringArrayVar(&f.opts.extensions, "extension", nil, "activate an extension by `URI` (A2A-Extensions header, repeatable); the card's required ones are always on")
+	pf.BoolVar(&f.opts.Insecure, "insecure", false, "skip TLS certificate verification")
+	pf.BoolVar(&f.opts.AuthAllOrigins, "auth-all-origins", false, "send credentials to every origin, not only the one <url> names (a card's interface elsewhere, a redirect)")
+	pf.Int64Var(&f.opts.MaxResponseBytes, "max-response-bytes", client.DefaultMaxResponseBytes, "refuse a reply (or card) larger than `n` bytes; streams are bounded per event (0: no limit)")
+	pf.StringArrayVar(&f.opts.Extensions, "extension", nil, "activate an extension by `URI` (A2A-Extensions header, repeatable); the card's required ones are always on")
 	f.addEverydayFlags(pf)
 	_ = root.RegisterFlagCompletionFunc("output", fixedCompletion("text", "json"))               // cannot fail: the flag exists
 	_ = root.RegisterFlagCompletionFunc("transport", fixedCompletion("rest", "jsonrpc", "grpc")) // cannot fail: the flag exists
@@ -216,11 +223,11 @@ func nounArgs(cmd *cobra.Command, args []string) error {
 		nouns = append(nouns, c.Name())
 	}
 	if len(args) == 0 {
-		return &usageError{msg: fmt.Sprintf("%s needs a noun: %s", cmd.CommandPath(), strings.Join(nouns, ", ")), cmd: cmd.CommandPath()}
+		return &client.UsageError{Msg: fmt.Sprintf("%s needs a noun: %s", cmd.CommandPath(), strings.Join(nouns, ", ")), Cmd: cmd.CommandPath()}
 	}
-	ue := &usageError{msg: fmt.Sprintf("unknown noun %q for %s: want %s", args[0], cmd.CommandPath(), strings.Join(nouns, ", ")), cmd: cmd.CommandPath()}
+	ue := &client.UsageError{Msg: fmt.Sprintf("unknown noun %q for %s: want %s", args[0], cmd.CommandPath(), strings.Join(nouns, ", ")), Cmd: cmd.CommandPath()}
 	if s := suggestNoun(cmd, args[0]); s != "" {
-		return withHint(ue, fmt.Sprintf("did you mean '%s %s'? run '%s --help' for usage", cmd.CommandPath(), s, cmd.CommandPath()))
+		return client.WithHint(ue, fmt.Sprintf("did you mean '%s %s'? run '%s --help' for usage", cmd.CommandPath(), s, cmd.CommandPath()))
 	}
 	return ue
 }
@@ -235,10 +242,10 @@ func fixedCompletion(values ...string) func(*cobra.Command, []string, string) ([
 func exactArgs(names ...string) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		if len(args) < len(names) {
-			return &usageError{msg: fmt.Sprintf("missing %s", strings.Join(names[len(args):], " and ")), cmd: cmd.CommandPath()}
+			return &client.UsageError{Msg: fmt.Sprintf("missing %s", strings.Join(names[len(args):], " and ")), Cmd: cmd.CommandPath()}
 		}
 		if len(args) > len(names) {
-			return &usageError{msg: fmt.Sprintf("unexpected argument %q", args[len(names)]), cmd: cmd.CommandPath()}
+			return &client.UsageError{Msg: fmt.Sprintf("unexpected argument %q", args[len(names)]), Cmd: cmd.CommandPath()}
 		}
 		return nil
 	}

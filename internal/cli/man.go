@@ -3,6 +3,7 @@ package cli
 import (
 	"io"
 
+	"github.com/a2acli/a2a/internal/client"
 	"github.com/spf13/cobra"
 )
 
@@ -10,8 +11,9 @@ import (
 // The man page generator lives beside it rather than in this package so that the a2a binary does not carry it.
 func CommandTree() *cobra.Command {
 	s, _, _, _ := TestStreams()
-	f := &factory{io: s, opts: &globalOptions{}, log: &verboseLog{w: io.Discard}}
+	f := &factory{io: s, opts: &globalOptions{}, log: &client.Log{W: io.Discard}}
 	root := newRootCmd(f)
+	fillEnvironmentHelp(root)
 	root.DisableAutoGenTag = true
 	return root
 }

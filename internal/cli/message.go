@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/a2acli/a2a/internal/client"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 )
 
@@ -38,10 +39,10 @@ func buildMessage(o *messageOptions, stdin io.Reader) (*a2a.Message, error) {
 		}
 	}
 	if sources > 1 {
-		return nil, usagef("give the message one way only: text, --json, --parts or -f")
+		return nil, client.Usagef("give the message one way only: text, --json, --parts or -f")
 	}
 	if o.hasText && o.text == "-" && (o.file == "-" || o.data == "-") || o.file == "-" && o.data == "-" {
-		return nil, usagef("only one input can read stdin ('-')")
+		return nil, client.Usagef("only one input can read stdin ('-')")
 	}
 	msg := &a2a.Message{Role: a2a.MessageRoleUser}
 	var err error
@@ -84,12 +85,12 @@ func buildMessage(o *messageOptions, stdin io.Reader) (*a2a.Message, error) {
 		}
 		var v any
 		if err := json.Unmarshal(body, &v); err != nil {
-			return nil, usagef("--data %s is not JSON: %v", o.data, err)
+			return nil, client.Usagef("--data %s is not JSON: %v", o.data, err)
 		}
 		msg.Parts = append(msg.Parts, a2a.NewDataPart(v))
 	}
 	if len(msg.Parts) == 0 {
-		return nil, usagef("no message: give text, -, --json, --parts, -f, --file or --data")
+		return nil, client.Usagef("no message: give text, -, --json, --parts, -f, --file or --data")
 	}
 	if msg.ID == "" {
 		msg.ID = a2a.NewMessageID()
@@ -160,17 +161,17 @@ func parseMessageOrParts(body []byte, what string) (*a2a.Message, error) {
 func parseMessageJSON(body []byte, what string) (*a2a.Message, error) {
 	var raw map[string]any
 	if err := json.Unmarshal(body, &raw); err != nil {
-		return nil, usagef("%s is not a JSON Message object: %v", what, err)
+		return nil, client.Usagef("%s is not a JSON Message object: %v", what, err)
 	}
 	if role, ok := raw["role"].(string); ok {
 		raw["role"] = normalRole(role)
 	}
 	if _, ok := raw["parts"]; !ok {
-		return nil, usagef("%s: the Message has no \"parts\"", what)
+		return nil, client.Usagef("%s: the Message has no \"parts\"", what)
 	}
 	parts, ok := raw["parts"].([]any)
 	if !ok {
-		return nil, usagef("%s: \"parts\" must be an array", what)
+		return nil, client.Usagef("%s: \"parts\" must be an array", what)
 	}
 	for i, p := range parts {
 		parts[i] = normalPart(p)
@@ -182,7 +183,7 @@ func parseMessageJSON(body []byte, what string) (*a2a.Message, error) {
 	}
 	var msg a2a.Message
 	if err := json.Unmarshal(norm, &msg); err != nil {
-		return nil, usagef("%s is not a valid Message: %v", what, err)
+		return nil, client.Usagef("%s is not a valid Message: %v", what, err)
 	}
 	return &msg, nil
 }
@@ -190,10 +191,10 @@ func parseMessageJSON(body []byte, what string) (*a2a.Message, error) {
 func parsePartsJSON(body []byte, what string) ([]*a2a.Part, error) {
 	var raw []any
 	if err := json.Unmarshal(body, &raw); err != nil {
-		return nil, usagef("%s is not a JSON array of parts: %v", what, err)
+		return nil, client.Usagef("%s is not a JSON array of parts: %v", what, err)
 	}
 	if len(raw) == 0 {
-		return nil, usagef("%s: the parts array is empty", what)
+		return nil, client.Usagef("%s: the parts array is empty", what)
 	}
 	parts := make([]*a2a.Part, 0, len(raw))
 	for i, p := range raw {
@@ -203,7 +204,7 @@ func parsePartsJSON(body []byte, what string) ([]*a2a.Part, error) {
 		}
 		var part a2a.Part
 		if err := json.Unmarshal(b, &part); err != nil {
-			return nil, usagef("%s: part %d: %v", what, i, err)
+			return nil, client.Usagef("%s: part %d: %v", what, i, err)
 		}
 		parts = append(parts, &part)
 	}

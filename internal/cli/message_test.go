@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/a2acli/a2a/internal/client"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 )
 
@@ -98,7 +99,7 @@ func TestBuildMessageErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		_, err := buildMessage(&tt.o, strings.NewReader("{not json"))
-		var ue *usageError
+		var ue *client.UsageError
 		if !errors.As(err, &ue) || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: buildMessage = %v, want a usage error containing %q", tt.name, err, tt.want)
 		}

@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strconv"
 
+	"github.com/a2acli/a2a/internal/client"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/spf13/cobra"
 )
@@ -88,18 +89,18 @@ func newPushConfigCmd(f *factory, verb string, runF func(context.Context, string
 
 func (o *pushConfigOptions) checkCreate(cmd *cobra.Command) error {
 	if o.webhook == "" {
-		return &usageError{msg: "--webhook is required", cmd: cmd.CommandPath()}
+		return &client.UsageError{Msg: "--webhook is required", Cmd: cmd.CommandPath()}
 	}
 	if u, err := url.Parse(o.webhook); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return &usageError{msg: "invalid --webhook " + strconv.Quote(o.webhook) + ": want an http:// or https:// URL", cmd: cmd.CommandPath()}
+		return &client.UsageError{Msg: "invalid --webhook " + strconv.Quote(o.webhook) + ": want an http:// or https:// URL", Cmd: cmd.CommandPath()}
 	}
 	return nil
 }
 
 func runPushConfig(ctx context.Context, verb string, o *pushConfigOptions) error {
-	tenant := o.f.opts.tenant
+	tenant := o.f.opts.Tenant
 	task := a2a.TaskID(o.taskID)
-	return o.withClient(ctx, o.url, func(ctx context.Context, c *conn) error {
+	return o.withClient(ctx, o.url, func(ctx context.Context, c *client.Conn) error {
 		p := o.f.printer()
 		switch verb {
 		case "create":
@@ -107,28 +108,28 @@ func runPushConfig(ctx context.Context, verb string, o *pushConfigOptions) error
 			if o.authScheme != "" {
 				req.Auth = &a2a.PushAuthInfo{Scheme: o.authScheme, Credentials: o.credentials}
 			}
-			cfg, err := unary(ctx, c, func(ctx context.Context) (*a2a.PushConfig, error) { return c.CreateTaskPushConfig(ctx, req) })
+			cfg, err := client.Unary(ctx, c, func(ctx context.Context) (*a2a.PushConfig, error) { return c.CreateTaskPushConfig(ctx, req) })
 			if err != nil {
 				return err
 			}
 			return p.PushConfig(cfg)
 		case "get":
 			req := &a2a.GetTaskPushConfigRequest{Tenant: tenant, TaskID: task, ID: o.configID}
-			cfg, err := unary(ctx, c, func(ctx context.Context) (*a2a.PushConfig, error) { return c.GetTaskPushConfig(ctx, req) })
+			cfg, err := client.Unary(ctx, c, func(ctx context.Context) (*a2a.PushConfig, error) { return c.GetTaskPushConfig(ctx, req) })
 			if err != nil {
 				return err
 			}
 			return p.PushConfig(cfg)
 		case "list":
 			req := &a2a.ListTaskPushConfigRequest{Tenant: tenant, TaskID: task}
-			cfgs, err := unary(ctx, c, func(ctx context.Context) ([]*a2a.PushConfig, error) { return c.ListTaskPushConfigs(ctx, req) })
+			cfgs, err := client.Unary(ctx, c, func(ctx context.Context) ([]*a2a.PushConfig, error) { return c.ListTaskPushConfigs(ctx, req) })
 			if err != nil {
 				return err
 			}
 			return p.PushConfigs(cfgs)
 		}
 		req := &a2a.DeleteTaskPushConfigRequest{Tenant: tenant, TaskID: task, ID: o.configID}
-		_, err := unary(ctx, c, func(ctx context.Context) (struct{}, error) { return struct{}{}, c.DeleteTaskPushConfig(ctx, req) })
+		_, err := client.Unary(ctx, c, func(ctx context.Context) (struct{}, error) { return struct{}{}, c.DeleteTaskPushConfig(ctx, req) })
 		if err != nil {
 			return err
 		}

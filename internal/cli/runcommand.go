@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/a2acli/a2a/internal/client"
 	"github.com/a2acli/a2a/internal/output"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/spf13/cobra"
@@ -44,7 +45,7 @@ POST /executeCommand otherwise.`,
 			o.url = args[0]
 			o.words = append(strings.Fields(strings.TrimPrefix(args[1], "/")), args[2:]...)
 			if len(o.words) == 0 {
-				return &usageError{msg: "empty command name", cmd: cmd.CommandPath()}
+				return &client.UsageError{Msg: "empty command name", Cmd: cmd.CommandPath()}
 			}
 			if err := o.dt.check(""); err != nil {
 				return err
@@ -69,24 +70,24 @@ func newRunCmd(f *factory) *cobra.Command {
 }
 
 func runRunCommand(ctx context.Context, o *runCommandOptions) error {
-	return o.withClient(ctx, o.url, func(ctx context.Context, c *conn) error {
+	return o.withClient(ctx, o.url, func(ctx context.Context, c *client.Conn) error {
 		path, args := o.words, []string(nil)
 		if len(o.words) > 1 {
 			cmds, _, err := fetchCommands(ctx, o.f, c)
 			if err != nil {
-				o.f.log.printf("list commands to split %q: %v", strings.Join(o.words, " "), err)
+				o.f.log.Printf("list commands to split %q: %v", strings.Join(o.words, " "), err)
 			}
 			path, args = splitCommandLine(o.words, cmds)
 		}
-		if c.speaksJSONRPC() {
-			raw, err := c.rpc(ctx, "command/execute", map[string]any{"command_path": path, "args": strings.Join(args, " ")})
+		if c.SpeaksJSONRPC() {
+			raw, err := c.RPC(ctx, "command/execute", map[string]any{"command_path": path, "args": strings.Join(args, " ")})
 			if err == nil {
 				return o.followExecution(ctx, c, raw)
 			}
-			if !methodMissing(err) {
+			if !client.MethodMissing(err) {
 				return fmt.Errorf("command/execute: %w", err)
 			}
-			o.f.log.printf("command/execute: %v: trying POST /executeCommand", err)
+			o.f.log.Printf("command/execute: %v: trying POST /executeCommand", err)
 		}
 		return o.executeGemini(ctx, c, path, args)
 	})
@@ -94,7 +95,7 @@ func runRunCommand(ctx context.Context, o *runCommandOptions) error {
 
 // followExecution prints the RFC's ExecuteSlashCommandResponse and streams the execution's task, whose events carry
 // the command's output (and its permission prompts).
-func (o *runCommandOptions) followExecution(ctx context.Context, c *conn, raw json.RawMessage) error {
+func (o *runCommandOptions) followExecution(ctx context.Context, c *client.Conn, raw json.RawMessage) error {
 	var res struct {
 		ExecutionID  string `json:"execution_id"`
 		ExecutionID2 string `json:"executionId"`
@@ -120,20 +121,20 @@ func (o *runCommandOptions) followExecution(ctx context.Context, c *conn, raw js
 	} else {
 		fmt.Fprintf(o.f.io.Err, "command started: execution %s (%s)\n", output.Sanitize(id), output.Sanitize(status))
 	}
-	t := newTurn(o.f, c, o.url, &o.dt, p)
+	t := newStreamTurn(o.f, c, o.url, &o.dt, p)
 	t.ask = o.f.terminalAsker(&o.dt)
 	err := t.run(ctx, func(ctx context.Context) iter.Seq2[a2a.Event, error] {
-		return c.SubscribeToTask(ctx, &a2a.SubscribeToTaskRequest{ID: a2a.TaskID(id), Tenant: o.f.opts.tenant})
+		return c.SubscribeToTask(ctx, &a2a.SubscribeToTaskRequest{ID: a2a.TaskID(id), Tenant: o.f.opts.Tenant})
 	})
 	if err != nil && t.view.task == nil && (errors.Is(err, a2a.ErrTaskNotFound) || finishedTaskRefusal(err)) {
 		// The execution has no task to follow (or it ended already): the answer above is all there is.
-		o.f.log.printf("subscribe to execution %s: %v", id, err)
+		o.f.log.Printf("subscribe to execution %s: %v", id, err)
 		err = nil
 	}
 	return o.finish(ctx, p, t, err)
 }
 
-func (o *runCommandOptions) finish(ctx context.Context, p *output.Printer, t *turn, err error) error {
+func (o *runCommandOptions) finish(ctx context.Context, p *output.Printer, t *streamTurn, err error) error {
 	if cerr := p.Close(); err == nil {
 		err = cerr
 	}
@@ -148,7 +149,7 @@ func (o *runCommandOptions) finish(ctx context.Context, p *output.Printer, t *tu
 
 // executeGemini runs the command through POST /executeCommand {"command":"memory show","args":[…]}: a JSON answer is
 // printed, an event stream is rendered like send --stream.
-func (o *runCommandOptions) executeGemini(ctx context.Context, c *conn, path, args []string) error {
+func (o *runCommandOptions) executeGemini(ctx context.Context, c *client.Conn, path, args []string) error {
 	if args == nil {
 		args = []string{}
 	}
@@ -156,14 +157,14 @@ func (o *runCommandOptions) executeGemini(ctx context.Context, c *conn, path, ar
 	if err != nil {
 		return fmt.Errorf("encode command: %w", err)
 	}
-	u := c.hostURL("/executeCommand")
+	u := c.HostURL("/executeCommand")
 	p := o.f.printer()
-	t := newTurn(o.f, c, o.url, &o.dt, p)
+	t := newStreamTurn(o.f, c, o.url, &o.dt, p)
 	t.ask = o.f.terminalAsker(&o.dt)
 	var result json.RawMessage
 	err = t.run(ctx, func(ctx context.Context) iter.Seq2[a2a.Event, error] {
 		return func(yield func(a2a.Event, error) bool) {
-			resp, err := c.do(ctx, http.MethodPost, u, body)
+			resp, err := c.Do(ctx, http.MethodPost, u, body)
 			if err != nil {
 				yield(nil, err)
 				return
@@ -178,7 +179,7 @@ func (o *runCommandOptions) executeGemini(ctx context.Context, c *conn, path, ar
 				result = raw
 				return
 			}
-			for ev, err := range sseEvents(resp.Body) {
+			for ev, err := range client.SSEEvents(resp.Body) {
 				if !yield(ev, err) || err != nil {
 					return
 				}
@@ -193,12 +194,12 @@ func (o *runCommandOptions) executeGemini(ctx context.Context, c *conn, path, ar
 
 // readAll reads a whole JSON answer; a non-2xx status is an error with the agent's message.
 func readAll(resp *http.Response) (json.RawMessage, error) {
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxCommandBody))
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, client.MaxCommandBody))
 	if err != nil {
 		return nil, fmt.Errorf("read command answer: %w", err)
 	}
 	if resp.StatusCode/100 != 2 {
-		return nil, &httpError{code: resp.StatusCode, msg: errorText(raw, resp.Status)}
+		return nil, &client.HTTPError{Code: resp.StatusCode, Msg: client.ErrorText(raw, resp.Status)}
 	}
 	if !json.Valid(raw) {
 		return nil, fmt.Errorf("command answer is not JSON: %.200s", raw)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"iter"
 
+	"github.com/a2acli/a2a/internal/client"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/spf13/cobra"
 )
@@ -59,10 +60,10 @@ or an agent card that declares the extension, send streams the turn.`,
   a2a send localhost:41242 --task <task-id> --confirm <call-id>=approve`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				return &usageError{msg: "missing <url>", cmd: cmd.CommandPath()}
+				return &client.UsageError{Msg: "missing <url>", Cmd: cmd.CommandPath()}
 			}
 			if len(args) > 2 {
-				return &usageError{msg: "too many arguments: quote the message text", cmd: cmd.CommandPath()}
+				return &client.UsageError{Msg: "too many arguments: quote the message text", Cmd: cmd.CommandPath()}
 			}
 			return nil
 		},
@@ -72,7 +73,7 @@ or an agent card that declares the extension, send streams the turn.`,
 				o.msg.text, o.msg.hasText = args[1], true
 			}
 			if cmd.Flags().Changed("history") && o.history < 0 {
-				return &usageError{msg: "--history must not be negative", cmd: cmd.CommandPath()}
+				return &client.UsageError{Msg: "--history must not be negative", Cmd: cmd.CommandPath()}
 			}
 			if err := o.checkDevtool(); err != nil {
 				return err
@@ -120,7 +121,7 @@ func (o *sendOptions) request() (*a2a.SendMessageRequest, error) {
 		return nil, err
 	}
 	o.dt.applySettings(msg)
-	req := &a2a.SendMessageRequest{Message: msg, Tenant: o.f.opts.tenant}
+	req := &a2a.SendMessageRequest{Message: msg, Tenant: o.f.opts.Tenant}
 	if o.immediate || o.history >= 0 {
 		req.Config = &a2a.SendMessageConfig{ReturnImmediately: o.immediate}
 		if o.history >= 0 {
@@ -136,7 +137,7 @@ func (o *sendOptions) request() (*a2a.SendMessageRequest, error) {
 
 func runSend(ctx context.Context, o *sendOptions) error {
 	if len(o.dt.answers) > 0 {
-		return o.withClient(ctx, o.url, func(ctx context.Context, c *conn) error {
+		return o.withClient(ctx, o.url, func(ctx context.Context, c *client.Conn) error {
 			return o.sendAnswers(ctx, c)
 		})
 	}
@@ -144,7 +145,7 @@ func runSend(ctx context.Context, o *sendOptions) error {
 	if err != nil {
 		return err
 	}
-	return o.withClient(ctx, o.url, func(ctx context.Context, c *conn) error {
+	return o.withClient(ctx, o.url, func(ctx context.Context, c *client.Conn) error {
 		ctx, cancel := o.f.waits().waitContext(ctx)
 		defer cancel()
 		if o.push.own {
@@ -157,7 +158,7 @@ func runSend(ctx context.Context, o *sendOptions) error {
 		}
 		sp := o.f.startSpinner("waiting for the agent")
 		defer sp.stop()
-		res, err := unary(ctx, c, func(ctx context.Context) (a2a.SendMessageResult, error) {
+		res, err := client.Unary(ctx, c, func(ctx context.Context) (a2a.SendMessageResult, error) {
 			return c.SendMessage(ctx, req)
 		})
 		if err != nil {
@@ -166,7 +167,7 @@ func runSend(ctx context.Context, o *sendOptions) error {
 		}
 		if task, ok := res.(*a2a.Task); ok && !o.immediate && !settled(task.Status.State) {
 			// A non-blocking agent answered before the task was done: wait for it as the user asked.
-			o.f.log.printf("task %s is %s: polling until it ends", task.ID, shortState(task.Status.State))
+			o.f.log.Printf("task %s is %s: polling until it ends", task.ID, shortState(task.Status.State))
 			sp.set(spinnerTask(task))
 			final, err := o.f.pollTask(ctx, c, o.f.waits(), task.ID, task.Status.State, func(t *a2a.Task) { sp.set(spinnerTask(t)) })
 			sp.stop()
@@ -196,9 +197,9 @@ func (o *sendOptions) printAnswer(res a2a.SendMessageResult) error {
 
 // streamEvents prints a stream (subscribe) event by event and reports the outcome at its end. Tool calls of a coding
 // agent left waiting for permission are listed with the commands that answer them.
-func (f *factory) streamEvents(ctx context.Context, c *conn, agentURL, save string, open func(context.Context) iter.Seq2[a2a.Event, error]) error {
+func (f *factory) streamEvents(ctx context.Context, c *client.Conn, agentURL, save string, open func(context.Context) iter.Seq2[a2a.Event, error]) error {
 	p := f.printer()
-	t := newTurn(f, c, agentURL, &devtoolOptions{answerTimeout: defaultAnswerTimeout}, p)
+	t := newStreamTurn(f, c, agentURL, &devtoolOptions{answerTimeout: defaultAnswerTimeout}, p)
 	t.recover = true
 	t.view.light = true // printed as it comes; --save writes as it comes
 	saver := newStreamSaver(f, save)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"iter"
 
+	"github.com/a2acli/a2a/internal/client"
+	"github.com/a2acli/a2a/internal/coder"
 	"github.com/a2acli/a2a/internal/output"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 )
@@ -17,10 +19,10 @@ func (o *sendOptions) checkDevtool() error {
 		return nil
 	}
 	if o.msg.hasText || o.msg.json != "" || o.msg.parts != "" || o.msg.file != "" || len(o.msg.files) > 0 || o.msg.data != "" {
-		return usagef("--confirm sends only the answers: drop the message")
+		return client.Usagef("--confirm sends only the answers: drop the message")
 	}
 	if o.immediate {
-		return usagef("--confirm streams the rest of the turn: drop --immediate")
+		return client.Usagef("--confirm streams the rest of the turn: drop --immediate")
 	}
 	return nil
 }
@@ -28,41 +30,41 @@ func (o *sendOptions) checkDevtool() error {
 // streamsTurn reports whether a send without --stream streams anyway: a coding agent's turn stops for permission
 // in the middle, which only a stream shows. That is when a development-tool flag is given or the card declares the
 // extension, and the agent streams at all.
-func (o *sendOptions) streamsTurn(c *conn) bool {
-	if o.immediate || c.card == nil || !c.card.Capabilities.Streaming {
+func (o *sendOptions) streamsTurn(c *client.Conn) bool {
+	if o.immediate || c.Card == nil || !c.Card.Capabilities.Streaming {
 		return false
 	}
-	return o.dt.any() || cardSpeaksDevtool(c.card)
+	return o.dt.any() || cardSpeaksDevtool(c.Card)
 }
 
 // terminalAsker asks permission on the terminal: stdin and stderr both are one, and no flag answered already.
-func (f *factory) terminalAsker(dt *devtoolOptions) asker {
+func (f *factory) terminalAsker(dt *devtoolOptions) coder.Asker {
 	if !f.io.InTTY || !f.io.ErrTTY || dt.approve || dt.reject {
 		return nil
 	}
-	return newLineAsker(f.io.In, f.io.Err)
+	return coder.NewLineAsker(f.io.In, f.io.Err)
 }
 
 // sendTurn streams a turn, answering permission prompts. Without --stream and with -o json it prints only the final
 // task, as a unary send would.
-func (o *sendOptions) sendTurn(ctx context.Context, c *conn, open func(context.Context) iter.Seq2[a2a.Event, error]) error {
-	return o.runTurn(ctx, c, func(t *turn) error { return t.run(ctx, open) })
+func (o *sendOptions) sendTurn(ctx context.Context, c *client.Conn, open func(context.Context) iter.Seq2[a2a.Event, error]) error {
+	return o.runTurn(ctx, c, func(t *streamTurn) error { return t.run(ctx, open) })
 }
 
 // sendAnswers is send --task ID --confirm CALLID=OPTION…: a later process answers tool calls and streams the rest of
 // the turn.
-func (o *sendOptions) sendAnswers(ctx context.Context, c *conn) error {
-	return o.runTurn(ctx, c, func(t *turn) error {
+func (o *sendOptions) sendAnswers(ctx context.Context, c *client.Conn) error {
+	return o.runTurn(ctx, c, func(t *streamTurn) error {
 		id := a2a.TaskID(o.msg.taskID)
 		// The task's history tells the dialect, the pending calls and their options; the RFC also wants the context
 		// id on the answer. Best effort: without it the card decides the dialect.
 		hist := 100
-		task, err := unary(ctx, c, func(ctx context.Context) (*a2a.Task, error) {
-			return c.GetTask(ctx, &a2a.GetTaskRequest{ID: id, HistoryLength: &hist, Tenant: o.f.opts.tenant})
+		task, err := client.Unary(ctx, c, func(ctx context.Context) (*a2a.Task, error) {
+			return c.GetTask(ctx, &a2a.GetTaskRequest{ID: id, HistoryLength: &hist, Tenant: o.f.opts.Tenant})
 		})
 		contextID := o.msg.contextID
 		if err != nil {
-			o.f.log.printf("get task %s: %v", id, err)
+			o.f.log.Printf("get task %s: %v", id, err)
 		} else if task != nil {
 			t.learn(task)
 			if contextID == "" {
@@ -74,15 +76,14 @@ func (o *sendOptions) sendAnswers(ctx context.Context, c *conn) error {
 	})
 }
 
-func (o *sendOptions) runTurn(ctx context.Context, c *conn, run func(*turn) error) error {
+func (o *sendOptions) runTurn(ctx context.Context, c *client.Conn, run func(*streamTurn) error) error {
 	p := o.f.printer()
-	t := newTurn(o.f, c, o.url, &o.dt, p)
+	t := newStreamTurn(o.f, c, o.url, &o.dt, p)
 	t.ask = o.f.terminalAsker(&o.dt)
 	t.recover = true
 	resultOnly := !o.stream && o.f.opts.output == string(output.JSON)
 	if resultOnly {
-		t.emit = func(a2a.Event) error { return nil }
-		t.flush = func() error { return nil }
+		t.quiet()
 	}
 	t.view.light = !resultOnly // printed as it comes; --save writes as it comes
 	saver := newStreamSaver(o.f, o.save)

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/a2acli/a2a/internal/client"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/spf13/cobra"
 )
@@ -32,7 +33,7 @@ func addPushSendFlags(cmd *cobra.Command, o *pushSendOptions) {
 
 func (o *pushSendOptions) check(cmdPath string) error {
 	if o.token != "" && o.url == "" {
-		return &usageError{msg: "--push-token goes with --push-url", cmd: cmdPath}
+		return &client.UsageError{Msg: "--push-token goes with --push-url", Cmd: cmdPath}
 	}
 	return nil
 }
@@ -48,7 +49,7 @@ func (o *pushSendOptions) attach(req *a2a.SendMessageRequest, url, token string)
 // sendPush is send --push: a webhook on a free loopback port with a fresh token is attached to the
 // message, sent with ReturnImmediately; the outcome arrives as a notification with a terminal or
 // interrupted state, then the task is read once (GetTask) for its artifacts.
-func (o *sendOptions) sendPush(ctx context.Context, c *conn, req *a2a.SendMessageRequest) error {
+func (o *sendOptions) sendPush(ctx context.Context, c *client.Conn, req *a2a.SendMessageRequest) error {
 	tok := make([]byte, 16)
 	_, _ = rand.Read(tok) // crypto/rand.Read never fails (Go 1.24+)
 	token := hex.EncodeToString(tok)
@@ -82,10 +83,10 @@ func (o *sendOptions) sendPush(ctx context.Context, c *conn, req *a2a.SendMessag
 	case err := <-served:
 		return err
 	}
-	o.f.log.printf("push: waiting for notifications on %s", hook)
+	o.f.log.Printf("push: waiting for notifications on %s", hook)
 	o.push.attach(req, hook, token)
 	req.Config.ReturnImmediately = true
-	res, err := unary(ctx, c, func(ctx context.Context) (a2a.SendMessageResult, error) { return c.SendMessage(ctx, req) })
+	res, err := client.Unary(ctx, c, func(ctx context.Context) (a2a.SendMessageResult, error) { return c.SendMessage(ctx, req) })
 	if err != nil {
 		return waitExpired(ctx, err)
 	}
@@ -94,14 +95,14 @@ func (o *sendOptions) sendPush(ctx context.Context, c *conn, req *a2a.SendMessag
 		return o.printAnswer(res)
 	}
 	get := func() (*a2a.Task, error) {
-		return unary(ctx, c, func(ctx context.Context) (*a2a.Task, error) {
-			return c.GetTask(ctx, &a2a.GetTaskRequest{ID: task.ID, Tenant: o.f.opts.tenant, HistoryLength: req.Config.HistoryLength})
+		return client.Unary(ctx, c, func(ctx context.Context) (*a2a.Task, error) {
+			return c.GetTask(ctx, &a2a.GetTaskRequest{ID: task.ID, Tenant: o.f.opts.Tenant, HistoryLength: req.Config.HistoryLength})
 		})
 	}
 	// Silence longer than --timeout is a question, not a verdict (a notification may have been lost):
 	// one GetTask says whether the task is still going.
 	var silence <-chan time.Time
-	if t := o.f.opts.timeout; t > 0 {
+	if t := o.f.opts.Timeout; t > 0 {
 		tick := time.NewTicker(t)
 		defer tick.Stop()
 		silence = tick.C

@@ -13,6 +13,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2aclient"
 	"github.com/spf13/cobra"
 
+	"github.com/a2acli/a2a/internal/client"
 	"github.com/a2acli/a2a/internal/serve"
 )
 
@@ -127,7 +128,7 @@ Request bodies are capped by --max-request-bytes.`,
 
 func (o *serveOptions) config(cmd *cobra.Command) (serve.Config, error) {
 	usage := func(format string, args ...any) error {
-		return &usageError{msg: fmt.Sprintf(format, args...), cmd: cmd.CommandPath()}
+		return &client.UsageError{Msg: fmt.Sprintf(format, args...), Cmd: cmd.CommandPath()}
 	}
 	cfg := serve.Config{
 		Host: o.host, Port: o.port, Name: o.name, Description: o.description, CardCompat: o.cardCompat,
@@ -160,7 +161,7 @@ func (o *serveOptions) config(cmd *cobra.Command) (serve.Config, error) {
 	}
 	seen := map[a2a.TransportProtocol]bool{}
 	for _, name := range strings.Split(o.transports, ",") {
-		t, err := parseTransport(strings.TrimSpace(name))
+		t, err := client.ParseTransport(strings.TrimSpace(name))
 		if err != nil || t == "" {
 			return cfg, usage("invalid --transport %q: want rest, jsonrpc, grpc or a comma list of them", o.transports)
 		}
@@ -174,7 +175,7 @@ func (o *serveOptions) config(cmd *cobra.Command) (serve.Config, error) {
 		if err != nil {
 			return cfg, usage("--card: %v", err)
 		}
-		card, err := parseCard(body)
+		card, err := client.ParseCard(body)
 		if err != nil {
 			return cfg, usage("--card %s: %v", o.cardFile, err)
 		}
@@ -183,7 +184,7 @@ func (o *serveOptions) config(cmd *cobra.Command) (serve.Config, error) {
 	if !o.execSet() && (o.chunkSet || cmd.Flags().Changed("input") || o.execTimeout != 0 || cmd.Flags().Changed("max-concurrent")) {
 		return cfg, usage("--chunk, --input, --exec-timeout and --max-concurrent go with --exec")
 	}
-	if o.proxy == "" && (o.f.opts.auth != "" || len(o.f.opts.svcParams) > 0) {
+	if o.proxy == "" && (o.f.opts.Auth != "" || len(o.f.opts.SvcParams) > 0) {
 		return cfg, usage("--auth and --svc-param go with --proxy")
 	}
 	if err := o.replay.check(cmd, o.proxy != ""); err != nil {
@@ -197,7 +198,7 @@ func (o *serveOptions) config(cmd *cobra.Command) (serve.Config, error) {
 	}
 	switch {
 	case o.a3s.addr != "":
-		cfg.Backend = o.a3s.backend(o.f.opts.insecure)
+		cfg.Backend = o.a3s.backend(o.f.opts.Insecure)
 	case o.echo:
 		cfg.Backend = serve.Echo()
 	case len(o.replay.files) > 0:
@@ -226,15 +227,15 @@ func (o *serveOptions) config(cmd *cobra.Command) (serve.Config, error) {
 		}
 		cfg.Backend = serve.Exec(ec)
 	default:
-		if _, err := parseRef(o.proxy); err != nil {
+		if _, err := client.ParseRef(o.proxy); err != nil {
 			return cfg, usage("invalid --proxy: %v", err)
 		}
-		headers, err := o.f.opts.serviceParams()
+		headers, err := o.f.opts.ServiceParams()
 		if err != nil {
 			return cfg, err
 		}
-		pc := serve.ProxyConfig{Connect: o.connectUpstream, AuthInjected: o.f.opts.auth != "", Headers: headers}
-		if o.f.opts.insecure {
+		pc := serve.ProxyConfig{Connect: o.connectUpstream, AuthInjected: o.f.opts.Auth != "", Headers: headers}
+		if o.f.opts.Insecure {
 			pc.TLS = &tls.Config{InsecureSkipVerify: true} //nolint:gosec // the user asked for it with --insecure
 		}
 		cfg.Backend = serve.Proxy(pc)
@@ -254,13 +255,11 @@ func defaultMaxConcurrent() int { return 4 * runtime.GOMAXPROCS(0) }
 
 // connectUpstream resolves the proxy's upstream with the shared factory, whatever its transport or version.
 func (o *serveOptions) connectUpstream(ctx context.Context) (*a2aclient.Client, *a2a.AgentCard, error) {
-	upstream := *o.f
-	opts := *o.f.opts
-	opts.transport = "" // serve's --transport names what we serve, not how to reach the upstream
-	upstream.opts = &opts
-	c, err := upstream.connect(ctx, o.proxy)
+	// serve's --transport names what we serve, not how to reach the upstream. The dialer is the run's: every
+	// reconnect reuses its HTTP client and pool.
+	c, err := o.f.dialer().WithTransport("").Connect(ctx, o.proxy)
 	if err != nil {
 		return nil, nil, err
 	}
-	return c.Client, c.card, nil
+	return c.Client, c.Card, nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/a2acli/a2a/internal/serve"
+	"github.com/a2acli/a2a/internal/serve/replay"
 )
 
 // replayOptions are serve's flags for replaying and recording sessions.
@@ -64,20 +65,20 @@ func (r *replayOptions) check(cmd *cobra.Command, proxy bool) error {
 
 // backend loads the recordings.
 func (r *replayOptions) backend() (serve.Backend, error) {
-	cfg := serve.ReplayConfig{Speed: r.speed, UnmatchedError: r.unmatched == "error", ConnectionRule: r.connRule, IdleTimeout: r.idleTimeout}
+	cfg := replay.Config{Speed: r.speed, UnmatchedError: r.unmatched == "error", ConnectionRule: r.connRule, IdleTimeout: r.idleTimeout}
 	for _, name := range r.files {
 		f, err := os.Open(name)
 		if err != nil {
 			return nil, fmt.Errorf("--replay: %w", err)
 		}
-		rec, err := serve.ParseRecording(name, f)
+		rec, err := replay.ParseRecording(name, f)
 		f.Close()
 		if err != nil {
 			return nil, fmt.Errorf("--replay: %w", err)
 		}
 		cfg.Recordings = append(cfg.Recordings, rec)
 	}
-	return serve.Replay(cfg), nil
+	return replay.New(cfg), nil
 }
 
 // wrapRecord adds recording to the proxy when --record is set.
@@ -90,7 +91,7 @@ func (r *replayOptions) wrapRecord(b serve.Backend) (serve.Backend, error) {
 		return nil, fmt.Errorf("--record: %w", err)
 	}
 	r.recordFile = f
-	return serve.Record(b, f), nil
+	return replay.Record(b, f), nil
 }
 
 // close closes the recording file, if one was opened.

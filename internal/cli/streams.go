@@ -36,9 +36,6 @@ func (s *Streams) getenv(k string) string {
 // ColorEnabled reports whether styled output may go to Out (see colorOn).
 func (s *Streams) ColorEnabled() bool { return s.colorOn(s.OutTTY) }
 
-// ErrColorEnabled is ColorEnabled for the Err stream.
-func (s *Streams) ErrColorEnabled() bool { return s.colorOn(s.ErrTTY) }
-
 // colorOn decides colour for a stream: --color always/never first; then NO_COLOR (set and non-empty: off),
 // CLICOLOR_FORCE or FORCE_COLOR (set, not "0": on), CLICOLOR=0 (off); then a terminal whose TERM is not dumb.
 func (s *Streams) colorOn(tty bool) bool {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"iter"
 
+	"github.com/a2acli/a2a/internal/client"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/spf13/cobra"
 )
@@ -45,19 +46,19 @@ A stream that breaks is resumed (resubscribe, then GetTask polling every --poll-
 }
 
 func runSubscribe(ctx context.Context, o *subscribeOptions) error {
-	return o.withClient(ctx, o.url, func(ctx context.Context, c *conn) error {
+	return o.withClient(ctx, o.url, func(ctx context.Context, c *client.Conn) error {
 		ctx, cancel := o.f.waits().waitContext(ctx)
 		defer cancel()
 		id := a2a.TaskID(o.id)
 		err := o.f.streamEvents(ctx, c, o.url, o.save, func(ctx context.Context) iter.Seq2[a2a.Event, error] {
-			return emptyStreamRefusal(c.SubscribeToTask(ctx, &a2a.SubscribeToTaskRequest{ID: id, Tenant: o.f.opts.tenant}))
+			return emptyStreamRefusal(c.SubscribeToTask(ctx, &a2a.SubscribeToTaskRequest{ID: id, Tenant: o.f.opts.Tenant}))
 		})
 		if err == nil || !finishedTaskRefusal(err) {
 			return err
 		}
 		// Agents refuse to subscribe to a task that already ended: show its final state instead.
-		task, gerr := unary(ctx, c, func(ctx context.Context) (*a2a.Task, error) {
-			return c.GetTask(ctx, &a2a.GetTaskRequest{ID: id, Tenant: o.f.opts.tenant})
+		task, gerr := client.Unary(ctx, c, func(ctx context.Context) (*a2a.Task, error) {
+			return c.GetTask(ctx, &a2a.GetTaskRequest{ID: id, Tenant: o.f.opts.Tenant})
 		})
 		if gerr != nil && errors.Is(err, errEmptyStream) {
 			return gerr // what the refusal was about (TaskNotFoundError, say), which the empty stream lost

@@ -7,26 +7,32 @@ import (
 	"iter"
 	"time"
 
+	"github.com/a2acli/a2a/internal/client"
+	"github.com/a2acli/a2a/internal/coder"
 	"github.com/a2acli/a2a/internal/devtool"
 	"github.com/a2acli/a2a/internal/output"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 )
 
-// turn drives one streamed turn of a task to its end, answering permission prompts of coding agents (the
+// streamTurn drives one streamed turn of a task to its end, answering permission prompts of coding agents (the
 // development-tool extension) on the way: stream, and while tool calls wait for permission, decide, send the answer
 // as a new streaming message on the same task, and stream again. Every stream is read to its end: an SSE body read to
 // EOF returns its connection to the keep-alive pool, which the Gemini CLI server needs (see connTracker).
-type turn struct {
-	f       *factory
-	c       *conn
-	url     string
-	dt      *devtoolOptions
-	ask     asker                 // nil: nobody to ask (no terminal)
-	emit    func(a2a.Event) error // renders one event
-	flush   func() error          // ends a partial line before a prompt
-	view    taskView
-	sess    *devtool.Session
-	handled map[string]bool // calls already answered in this process
+type streamTurn struct {
+	f     *factory
+	c     *client.Conn
+	url   string
+	dt    *devtoolOptions
+	ask   coder.Asker           // nil: nobody to ask (no terminal)
+	emit  func(a2a.Event) error // renders one event
+	flush func() error          // ends a partial line before a prompt
+	view  taskView
+	// sess follows the development-tool traffic: the printer's own session when the printer sees every event
+	// (text, JSON), so that each event is decoded once; fed here (feed) when it does not (raw, a result-only send).
+	sess *devtool.Session
+	feed bool
+	// prompts decides the answers to permission prompts (coder.Prompts); it remembers the calls answered.
+	prompts coder.Prompts
 	// stopped is set when the turn stopped at a permission prompt nobody answered.
 	stopped bool
 	// shape is the dialect learnt from the task's history (learn), Plain when unknown.
@@ -38,30 +44,40 @@ type turn struct {
 	recover bool
 }
 
-func newTurn(f *factory, c *conn, url string, dt *devtoolOptions, p *output.Printer) *turn {
-	return &turn{
+func newStreamTurn(f *factory, c *client.Conn, url string, dt *devtoolOptions, p *output.Printer) *streamTurn {
+	return &streamTurn{
 		f: f, c: c, url: url, dt: dt,
 		emit:         p.Event,
 		flush:        p.Close,
 		setWorkspace: p.SetWorkspace,
-		sess:         devtool.NewSession(),
-		handled:      map[string]bool{},
+		sess:         p.DevTool(),
+		feed:         !p.FeedsDevTool(),
 	}
 }
 
+// quiet makes the turn render nothing (a result-only send prints the final task instead); its session is then fed
+// by the turn itself.
+func (t *streamTurn) quiet() {
+	t.emit = func(a2a.Event) error { return nil }
+	t.flush = func() error { return nil }
+	t.feed = true
+}
+
 // apply records one event and renders it.
-func (t *turn) apply(ev a2a.Event) error {
+func (t *streamTurn) apply(ev a2a.Event) error {
 	t.view.apply(ev)
-	t.sess.Apply(ev)
+	if t.feed {
+		t.sess.Apply(ev)
+	}
 	return t.emit(ev)
 }
 
 // run streams the turn opened by open (nil: the turn starts with the --confirm answers) and answers prompts until
 // the turn ends or stops at a prompt nobody answers.
-func (t *turn) run(ctx context.Context, open func(context.Context) iter.Seq2[a2a.Event, error]) error {
+func (t *streamTurn) run(ctx context.Context, open func(context.Context) iter.Seq2[a2a.Event, error]) error {
 	if open != nil {
 		follow := func(ctx context.Context, open func(context.Context) iter.Seq2[a2a.Event, error]) error {
-			return stream(ctx, t.c, open, t.apply)
+			return client.Stream(ctx, t.c, open, t.apply)
 		}
 		if t.recover {
 			follow = t.follow
@@ -70,141 +86,64 @@ func (t *turn) run(ctx context.Context, open func(context.Context) iter.Seq2[a2a
 			return err
 		}
 	}
-	if err := t.confirmFlags(ctx); err != nil {
-		return err
-	}
-	for {
-		pending := t.unanswered()
-		if len(pending) == 0 {
-			return nil
-		}
-		call := pending[0]
-		choice, optionID, ok, err := t.decide(ctx, call)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			t.stopped = true
-			return nil
-		}
-		part, err := devtool.Answer(call, choice, optionID)
-		if err != nil {
-			return usagef("answer %s: %v", call.ID, err)
-		}
-		if err := t.answer(ctx, call.ID, part); err != nil {
-			return err
-		}
-	}
-}
-
-// unanswered is the session's pending calls minus those this process answered already: an agent that ignored an
-// answer must not be asked again and again.
-func (t *turn) unanswered() []*devtool.ToolCall {
-	if t.dt.autoExecute {
-		// The agent was told to run tools at once: it still announces confirmations, but never waits for them.
+	if !t.holds() {
+		// A plain stream: no tool call of a coding agent can wait for an answer.
 		return nil
 	}
-	var out []*devtool.ToolCall
-	for _, c := range t.sess.Pending() {
-		if !t.handled[c.ID] {
-			out = append(out, c)
-		}
-	}
-	return out
+	return t.answerPrompts(ctx)
 }
 
-// decide picks the answer for call from --approve/--reject, or asks on the terminal. ok is false when nobody can
-// answer: the turn stops at the prompt.
-func (t *turn) decide(ctx context.Context, call *devtool.ToolCall) (devtool.Choice, string, bool, error) {
-	switch {
-	case t.dt.approve:
-		return devtool.ApproveOnce, "", true, nil
-	case t.dt.reject:
-		return devtool.Reject, "", true, nil
-	case t.ask == nil:
-		return "", "", false, nil
-	}
-	if err := t.flush(); err != nil {
-		return "", "", false, err
-	}
-	return askPermission(ctx, t.ask, call)
+// answerPrompts sends the --confirm answers and answers the permission prompts of a coding agent's turn, streaming
+// what follows each answer, until no call waits or one waits that nobody answers.
+func (t *streamTurn) answerPrompts(ctx context.Context) error {
+	t.prompts.Session = t.sess
+	t.prompts.Approve, t.prompts.Reject, t.prompts.AutoExecute = t.dt.approve, t.dt.reject, t.dt.autoExecute
+	t.prompts.Confirm = t.dt.answers
+	t.prompts.Ask, t.prompts.Flush = t.ask, t.flush
+	t.prompts.StandIn, t.prompts.Send = t.standIn, t.answer
+	err := t.prompts.Run(ctx, client.Usagef)
+	t.stopped = t.prompts.Stopped
+	return err
 }
 
-// confirmFlags sends the --confirm answers of a later process, in the order given.
-func (t *turn) confirmFlags(ctx context.Context) error {
-	for _, a := range t.dt.answers {
-		if t.handled[a.callID] {
-			continue
-		}
-		call := t.knownCall(a.callID)
-		choice, optionID := parseOption(a.option)
-		part, err := devtool.Answer(call, choice, optionID)
-		if err != nil {
-			return usagef("invalid --confirm %s=%s: %v", a.callID, a.option, err)
-		}
-		if err := t.answer(ctx, a.callID, part); err != nil {
-			return err
-		}
-	}
-	return nil
+// unanswered are the calls that wait for an answer nobody gave.
+func (t *streamTurn) unanswered() []*devtool.ToolCall {
+	t.prompts.Session = t.sess
+	t.prompts.AutoExecute = t.dt.autoExecute
+	return t.prompts.Unanswered()
 }
 
-// knownCall is the pending call with id from this process's session (or the task's history, see learn) or, for an
-// answer from a later process, a call standing for it in the shape the agent speaks: the shape seen in the task's
-// history, else the RFC's when the card declares the extension, Gemini's otherwise (that server declares nothing). An RFC stand-in lists no options, so that any option id the user read
-// from the agent passes; Gemini's outcomes are fixed (never modify_with_editor: it opens an editor on the agent's
-// machine).
-func (t *turn) knownCall(id string) *devtool.ToolCall {
-	for _, c := range t.sess.Pending() {
-		if c.ID == id {
-			return c
-		}
+// standIn is the call a --confirm answer of a later process stands for when the session never saw it, in the shape
+// the agent speaks: the shape seen in the task's history, else the RFC's when the card declares the extension,
+// Gemini's otherwise (that server declares nothing).
+func (t *streamTurn) standIn(id string) *devtool.ToolCall {
+	shape := t.shape
+	if shape == devtool.Plain && cardSpeaksDevtool(t.c.Card) {
+		shape = devtool.RFC
 	}
-	if t.shape == devtool.RFC || t.shape == devtool.Plain && cardSpeaksDevtool(t.c.card) {
-		return &devtool.ToolCall{ID: id, Shape: devtool.RFC, Status: devtool.Pending, Confirmation: &devtool.Confirmation{Kind: "generic"}}
-	}
-	return &devtool.ToolCall{ID: id, Shape: devtool.Gemini, Status: devtool.Pending, Confirmation: &devtool.Confirmation{
-		Kind: "generic",
-		Options: []devtool.Option{
-			{ID: "proceed_once"}, {ID: "proceed_always"}, {ID: "cancel"}, {ID: "proceed_always_server"}, {ID: "proceed_always_tool"},
-		},
-	}}
-}
-
-// parseOption reads OPTION of --confirm: approve/always/reject (and their short forms) or a verbatim option id.
-func parseOption(s string) (devtool.Choice, string) {
-	switch s {
-	case "approve", "yes", "y", "once":
-		return devtool.ApproveOnce, ""
-	case "always", "a":
-		return devtool.ApproveAlways, ""
-	case "reject", "no", "n":
-		return devtool.Reject, ""
-	}
-	return devtool.ApproveOnce, s
+	return devtool.StandInCall(id, shape)
 }
 
 // answer sends part on the turn's task as a new streaming message and streams what follows. --answer-timeout bounds
 // the wait for the first event: an agent that does not understand an answer says nothing at all.
-func (t *turn) answer(ctx context.Context, callID string, part *a2a.Part) error {
-	t.handled[callID] = true
+func (t *streamTurn) answer(ctx context.Context, callID string, part *a2a.Part) error {
 	taskID, contextID := t.ids()
 	msg := a2a.NewMessage(a2a.MessageRoleUser, part)
 	msg.TaskID, msg.ContextID = taskID, contextID
-	req := &a2a.SendMessageRequest{Message: msg, Tenant: t.f.opts.tenant}
-	t.f.log.printf("answering tool call %s on task %s", callID, taskID)
+	req := &a2a.SendMessageRequest{Message: msg, Tenant: t.f.opts.Tenant}
+	t.f.log.Printf("answering tool call %s on task %s", callID, taskID)
 	err := streamWatched(ctx, t.c, t.dt.answerTimeout, func(ctx context.Context) iter.Seq2[a2a.Event, error] {
 		return t.c.SendStreamingMessage(ctx, req)
 	}, t.apply)
 	if errors.Is(err, errAnswerIgnored) {
-		return withHint(fmt.Errorf("no event within %s after answering tool call %s: the agent ignored the answer: %w", t.dt.answerTimeout, callID, errTimeout),
+		return client.WithHint(fmt.Errorf("no event within %s after answering tool call %s: the agent ignored the answer: %w", t.dt.answerTimeout, callID, client.ErrTimeout),
 			fmt.Sprintf("cancel the task with: a2a cancel %s %s", shellQuote(t.url), shellQuote(string(taskID))))
 	}
 	return err
 }
 
 // ids are the task and context of the turn: what the stream said, else what the flags said.
-func (t *turn) ids() (a2a.TaskID, string) {
+func (t *streamTurn) ids() (a2a.TaskID, string) {
 	if t.view.task != nil {
 		return t.view.task.ID, t.view.task.ContextID
 	}
@@ -215,13 +154,13 @@ var errAnswerIgnored = errors.New("answer ignored")
 
 // streamWatched is stream with a bound on the wait for the first event (errAnswerIgnored when it expires); later
 // events are bounded by --timeout as usual.
-func streamWatched(ctx context.Context, c *conn, first time.Duration, open func(context.Context) iter.Seq2[a2a.Event, error], each func(a2a.Event) error) error {
+func streamWatched(ctx context.Context, c *client.Conn, first time.Duration, open func(context.Context) iter.Seq2[a2a.Event, error], each func(a2a.Event) error) error {
 	wctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	timer := time.AfterFunc(first, func() { cancel(errAnswerIgnored) })
 	defer timer.Stop()
 	seen := false
-	err := stream(wctx, c, open, func(ev a2a.Event) error {
+	err := client.Stream(wctx, c, open, func(ev a2a.Event) error {
 		if !seen {
 			seen = true
 			timer.Stop()
@@ -236,56 +175,25 @@ func streamWatched(ctx context.Context, c *conn, first time.Duration, open func(
 
 // learn replays the agent messages of a task's history (a later process answering with --confirm) through the
 // session, in the shape their data parts speak, so that the pending calls and their options are known.
-func (t *turn) learn(task *a2a.Task) {
+func (t *streamTurn) learn(task *a2a.Task) {
 	// A later process (--confirm) sees no Task event on its stream: the workspace comes from the stored task.
 	// (The agent's own record beats --workspace: it is the path the agent's tool calls use.)
-	if ws := taskWorkspace(task); ws != "" {
+	if ws := devtool.TaskWorkspace(task); ws != "" {
 		t.setWorkspace(ws)
 	}
-	t.shape = historyShape(task.History)
+	t.shape = devtool.HistoryShape(task.History)
 	if t.shape == devtool.Plain {
 		return
 	}
-	meta := map[string]any{"coderAgent": map[string]any{"kind": "tool-call-update"}}
-	if t.shape == devtool.RFC {
-		meta = map[string]any{devtool.URI: map[string]any{"kind": "TOOL_CALL_UPDATE"}}
+	if !t.feed {
+		// The history is not part of the stream: the printer's session must not count its calls as shown. This
+		// turn keeps a session of its own.
+		t.sess, t.feed = devtool.NewSession(), true
 	}
 	for _, m := range task.History {
 		if m.Role != a2a.MessageRoleAgent {
 			continue
 		}
-		t.sess.Apply(&a2a.TaskStatusUpdateEvent{TaskID: task.ID, ContextID: task.ContextID, Metadata: meta,
-			Status: a2a.TaskStatus{State: a2a.TaskStateWorking, Message: m}})
+		t.sess.Apply(devtool.HistoryEvent(t.shape, task, m))
 	}
-}
-
-// taskWorkspace is the workspace a coding agent recorded for the task (Gemini keeps its AgentSettings in the
-// task's metadata), or "".
-func taskWorkspace(task *a2a.Task) string {
-	s := devtool.NewSession()
-	s.Apply(task)
-	return s.Workspace()
-}
-
-// historyShape tells the dialect from the tool calls in agent messages: Gemini's {request:{callId}} or the RFC's
-// {tool_call_id}.
-func historyShape(history []*a2a.Message) devtool.Shape {
-	for _, m := range history {
-		if m.Role != a2a.MessageRoleAgent {
-			continue
-		}
-		for _, p := range m.Parts {
-			d, ok := p.Data().(map[string]any)
-			if !ok {
-				continue
-			}
-			if _, ok := d["tool_call_id"]; ok {
-				return devtool.RFC
-			}
-			if req, ok := d["request"].(map[string]any); ok && req["callId"] != nil {
-				return devtool.Gemini
-			}
-		}
-	}
-	return devtool.Plain
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/a2acli/a2a/internal/client"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/spf13/cobra"
 )
@@ -26,10 +27,10 @@ func addWaitFlags(cmd *cobra.Command, w *waitOptions) {
 
 func (w *waitOptions) check(cmdPath string) error {
 	if w.pollInterval <= 0 {
-		return &usageError{msg: "--poll-interval must be positive", cmd: cmdPath}
+		return &client.UsageError{Msg: "--poll-interval must be positive", Cmd: cmdPath}
 	}
 	if w.wait < 0 {
-		return &usageError{msg: "--wait must not be negative", cmd: cmdPath}
+		return &client.UsageError{Msg: "--wait must not be negative", Cmd: cmdPath}
 	}
 	return nil
 }
@@ -90,9 +91,9 @@ func (e *liveTaskError) Unwrap() error { return e.err }
 // giveUp wraps err (which ended the wait for task id) with what the user needs to follow the task up.
 func (f *factory) giveUp(agentURL string, id a2a.TaskID, state a2a.TaskState, lost bool, err error) error {
 	if errors.Is(err, errWaitExpired) {
-		err = fmt.Errorf("%w: %w", errWaitExpired, errTimeout)
+		err = fmt.Errorf("%w: %w", errWaitExpired, client.ErrTimeout)
 	}
-	return withHint(&liveTaskError{id: id, state: state, lost: lost, err: err}, followUpHint(agentURL, id))
+	return client.WithHint(&liveTaskError{id: id, state: state, lost: lost, err: err}, followUpHint(agentURL, id))
 }
 
 func followUpHint(agentURL string, id a2a.TaskID) string {
@@ -102,7 +103,7 @@ func followUpHint(agentURL string, id a2a.TaskID) string {
 
 // waitCause is the cause of ctx's end in the terms of a wait: errWaitExpired, errInterrupted, or the error itself.
 func waitCause(ctx context.Context, err error) error {
-	if cause := context.Cause(ctx); cause != nil && (errors.Is(cause, errWaitExpired) || errors.Is(cause, errInterrupted)) {
+	if cause := context.Cause(ctx); cause != nil && (errors.Is(cause, errWaitExpired) || errors.Is(cause, client.ErrInterrupted)) {
 		return cause
 	}
 	return err
@@ -111,7 +112,7 @@ func waitCause(ctx context.Context, err error) error {
 // pollTask calls GetTask until the task reaches a terminal or interrupted state, every --poll-interval at first and
 // backing off while nothing changes. Each call is bounded by --timeout; an agent that cannot be reached is asked again
 // until it has been silent for --timeout (0: no limit). ctx bounds the whole wait. onChange sees every new state.
-func (f *factory) pollTask(ctx context.Context, c *conn, w *waitOptions, id a2a.TaskID, last a2a.TaskState, onChange func(*a2a.Task)) (*a2a.Task, error) {
+func (f *factory) pollTask(ctx context.Context, c *client.Conn, w *waitOptions, id a2a.TaskID, last a2a.TaskState, onChange func(*a2a.Task)) (*a2a.Task, error) {
 	interval := w.pollInterval
 	lastAnswer := time.Now()
 	timer := time.NewTimer(interval)
@@ -122,21 +123,21 @@ func (f *factory) pollTask(ctx context.Context, c *conn, w *waitOptions, id a2a.
 			return nil, waitCause(ctx, ctx.Err())
 		case <-timer.C:
 		}
-		task, err := unary(ctx, c, func(ctx context.Context) (*a2a.Task, error) {
-			return c.GetTask(ctx, &a2a.GetTaskRequest{ID: id, Tenant: f.opts.tenant})
+		task, err := client.Unary(ctx, c, func(ctx context.Context) (*a2a.Task, error) {
+			return c.GetTask(ctx, &a2a.GetTaskRequest{ID: id, Tenant: f.opts.Tenant})
 		})
 		switch {
 		case ctx.Err() != nil:
 			return nil, waitCause(ctx, ctx.Err())
-		case err != nil && isUnreachable(err) && (c.timeout <= 0 || time.Since(lastAnswer) < c.timeout):
-			f.log.printf("get task %s: %v: asking again", id, err)
+		case err != nil && client.IsUnreachable(err) && (c.Timeout <= 0 || time.Since(lastAnswer) < c.Timeout):
+			f.log.Printf("get task %s: %v: asking again", id, err)
 		case err != nil:
 			return nil, fmt.Errorf("get task: %w", err)
 		case task == nil:
 			return nil, fmt.Errorf("get task: the agent answered no task")
 		default:
 			lastAnswer = time.Now()
-			f.log.printf("task %s: %s", id, shortState(task.Status.State))
+			f.log.Printf("task %s: %s", id, shortState(task.Status.State))
 			if settled(task.Status.State) {
 				return task, nil
 			}
@@ -155,8 +156,8 @@ func (f *factory) pollTask(ctx context.Context, c *conn, w *waitOptions, id a2a.
 
 // waitExpired turns a failure caused by --wait running out before any task existed into a timeout (exit 5).
 func waitExpired(ctx context.Context, err error) error {
-	if err != nil && errors.Is(context.Cause(ctx), errWaitExpired) && !errors.Is(err, errTimeout) {
-		return fmt.Errorf("%w: %w", errWaitExpired, errTimeout)
+	if err != nil && errors.Is(context.Cause(ctx), errWaitExpired) && !errors.Is(err, client.ErrTimeout) {
+		return fmt.Errorf("%w: %w", errWaitExpired, client.ErrTimeout)
 	}
 	return err
 }

@@ -5,7 +5,7 @@
 //
 // It owns the normalised view of that traffic (Update, ToolCall, Session) and the shape of
 // the answers (Answer, SettingsMetadata). It imports only the a2a package and the standard
-// library and does no I/O: rendering belongs to internal/output, sending to internal/cli.
+// library and does no I/O: rendering belongs to internal/output, sending to internal/client and internal/cli.
 package devtool
 
 import "github.com/a2aproject/a2a-go/v2/a2a"

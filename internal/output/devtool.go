@@ -29,14 +29,13 @@ const (
 	sgrBold   = "1"
 )
 
-// DevTool returns the session following the stream's development-tool traffic, or nil until
-// such traffic was seen. The CLI asks it what is pending and whether the turn is over.
-func (p *Printer) DevTool() *devtool.Session {
-	if d := p.stream.dev; d != nil && d.session.Active() {
-		return d.session
-	}
-	return nil
-}
+// DevTool returns the session following the stream's development-tool traffic: Event feeds it every event in
+// text and JSON (not raw), and Active reports whether such traffic was seen. A caller that needs the session too
+// (the CLI's coding-agent turn asks it what is pending) reads it here instead of decoding every event twice.
+func (p *Printer) DevTool() *devtool.Session { return p.devState().session }
+
+// FeedsDevTool reports whether Event feeds DevTool's session: every format but raw.
+func (p *Printer) FeedsDevTool() bool { return p.o.Format != Raw }
 
 // SetWorkspace tells the Printer the workspace the agent works in, so that tool calls on
 // files inside it show relative paths. Without it the Gemini server's persisted setting, when

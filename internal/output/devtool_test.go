@@ -68,14 +68,14 @@ func TestDevToolSession(t *testing.T) {
 	for _, format := range []Format{Text, JSON} {
 		var buf bytes.Buffer
 		p := New(&buf, Options{Format: format})
-		if p.DevTool() != nil {
-			t.Fatalf("%s: DevTool() before any event is not nil", format)
+		if p.DevTool().Active() {
+			t.Fatalf("%s: DevTool() is active before any event", format)
 		}
 		if err := renderCaptures(p, "approve-write-1"); err != nil {
 			t.Fatal(err)
 		}
 		s := p.DevTool()
-		if s == nil || s.YourTurn() || len(s.Pending()) != 1 {
+		if !s.Active() || s.YourTurn() || len(s.Pending()) != 1 {
 			t.Fatalf("%s: after approve-write-1, DevTool() = %v, want one pending call", format, s)
 		}
 		if err := renderCaptures(p, "approve-write-2"); err != nil {
@@ -108,7 +108,7 @@ func TestDevToolPlainStreamUnchanged(t *testing.T) {
 	if err := renderStream(p); err != nil {
 		t.Fatal(err)
 	}
-	if p.DevTool() != nil || strings.Contains(buf.String(), "⏺") {
+	if p.DevTool().Active() || strings.Contains(buf.String(), "⏺") {
 		t.Errorf("plain stream rendered as dev-tool traffic:\n%s", buf.String())
 	}
 }
@@ -153,7 +153,7 @@ func TestDevToolRelativePaths(t *testing.T) {
 	if !strings.Contains(buf.String(), "⏺ Edit main.go - awaiting approval\n") {
 		t.Errorf("output lacks the relative tool line:\n%s", buf.String())
 	}
-	if s := p.DevTool(); s == nil || s.Shape() != devtool.RFC {
+	if s := p.DevTool(); !s.Active() || s.Shape() != devtool.RFC {
 		t.Errorf("DevTool() = %v, want an RFC session", s)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 
 	"github.com/a2acli/a2a/internal/a3s"
+	"github.com/a2acli/a2a/internal/serve/tasks"
 )
 
 // A3SConfig configures the A3S backend.
@@ -21,29 +22,28 @@ type A3SConfig struct {
 }
 
 // A3S returns a backend that bridges every task to a coding agent speaking the A3S Code Agent
-// Interface (internal/a3s): this file only plugs the bridge into the task runner.
+// Interface (internal/a3s): this file only plugs the bridge into the task runner (package tasks);
+// a handler in front checks the agent before a message opens a context.
 func A3S(c A3SConfig) Backend { return a3sBackend{cfg: c} }
 
 type a3sBackend struct{ cfg A3SConfig }
 
-func (b a3sBackend) setup(e *env) (*backendParts, error) {
+func (b a3sBackend) Setup(e *Env) (*Parts, error) {
 	d, err := a3s.ParseDialect(b.cfg.Dialect)
 	if err != nil {
 		return nil, err
 	}
-	store := e.store
+	store := e.Store
 	br, err := a3s.New(a3s.Config{
 		Addr: b.cfg.Addr, Dialect: d, TLS: b.cfg.TLS, Workspace: b.cfg.Workspace,
 		Lookup: func(id a2a.TaskID) (a2a.TaskState, bool) {
-			store.mu.Lock()
-			defer store.mu.Unlock()
-			r, ok := store.tasks[id]
-			if !ok {
+			st, err := store.Get(context.Background(), id)
+			if err != nil {
 				return a2a.TaskStateUnspecified, false
 			}
-			return r.task.Status.State, true
+			return st.Task.Status.State, true
 		},
-		Log: func(format string, args ...any) { e.log.printf(format+"\n", args...) },
+		Log: func(format string, args ...any) { e.Logf(format+"\n", args...) },
 	})
 	if err != nil {
 		return nil, err
@@ -51,26 +51,26 @@ func (b a3sBackend) setup(e *env) (*backendParts, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if err := br.Start(ctx); err != nil {
-		e.log.printf("warning: %v (serving anyway: every new session checks again)\n", err)
+		e.Logf("warning: %v (serving anyway: every new session checks again)\n", err)
 	}
 	parts := taskBackend(e, a3sAgent{br: br})
-	parts.handler = &a3sHandler{RequestHandler: parts.handler, br: br}
-	stopTasks := parts.shutdown
-	parts.shutdown = func(ctx context.Context) error {
+	parts.Handler = &a3sHandler{RequestHandler: parts.Handler, br: br}
+	stopTasks := parts.Shutdown
+	parts.Shutdown = func(ctx context.Context) error {
 		err := stopTasks(ctx)
 		if cerr := br.Close(ctx); err == nil {
 			err = cerr
 		}
 		return err
 	}
-	if e.cfg.Card == nil {
-		parts.card = func(ctx context.Context) (*a2a.AgentCard, error) {
+	if cfg := e.Config; cfg.Card == nil {
+		parts.Card = func(ctx context.Context) (*a2a.AgentCard, error) {
 			c := *br.Card(ctx)
-			if e.cfg.Name != "" {
-				c.Name = e.cfg.Name
+			if cfg.Name != "" {
+				c.Name = cfg.Name
 			}
-			if e.cfg.Description != "" {
-				c.Description = e.cfg.Description
+			if cfg.Description != "" {
+				c.Description = cfg.Description
 			}
 			return &c, nil
 		}
@@ -80,10 +80,10 @@ func (b a3sBackend) setup(e *env) (*backendParts, error) {
 
 type a3sAgent struct{ br *a3s.Bridge }
 
-func (a3sAgent) reply(*a2a.Message) *a2a.Message { return nil }
+func (a3sAgent) Reply(*a2a.Message) *a2a.Message { return nil }
 
-func (a a3sAgent) run(ctx context.Context, t *turn) (a2a.TaskState, *a2a.Message) {
-	return a.br.Run(ctx, t.info, t.Message, t.emit)
+func (a a3sAgent) Run(ctx context.Context, t *tasks.Turn) (a2a.TaskState, *a2a.Message) {
+	return a.br.Run(ctx, t.Info, t.Message, t.Emit)
 }
 
 // a3sHandler checks the agent before a message starts a context, so that a dead agent is an A2A

@@ -21,6 +21,8 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2aclient"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
+
+	"github.com/a2acli/a2a/internal/serve/tasks"
 )
 
 // streamAll drains one streaming send, checking that the chunks arrive whole and in order when
@@ -207,15 +209,15 @@ func (chunkExecutor) Cancel(ctx context.Context, ec *a2asrv.ExecutorContext) ite
 
 type chunkAgent struct{ n int }
 
-func (chunkAgent) reply(*a2a.Message) *a2a.Message { return nil }
+func (chunkAgent) Reply(*a2a.Message) *a2a.Message { return nil }
 
-func (a chunkAgent) run(ctx context.Context, t *turn) (a2a.TaskState, *a2a.Message) {
-	first := a2a.NewArtifactEvent(t.info, a2a.NewTextPart("0"))
-	t.emit(first)
+func (a chunkAgent) Run(ctx context.Context, t *tasks.Turn) (a2a.TaskState, *a2a.Message) {
+	first := a2a.NewArtifactEvent(t.Info, a2a.NewTextPart("0"))
+	t.Emit(first)
 	for i := 1; i < a.n; i++ {
-		ev := a2a.NewArtifactUpdateEvent(t.info, first.Artifact.ID, a2a.NewTextPart(fmt.Sprint(i)))
+		ev := a2a.NewArtifactUpdateEvent(t.Info, first.Artifact.ID, a2a.NewTextPart(fmt.Sprint(i)))
 		ev.Append = true
-		t.emit(ev)
+		t.Emit(ev)
 	}
 	return a2a.TaskStateCompleted, nil
 }
@@ -225,7 +227,7 @@ func (a chunkAgent) run(ctx context.Context, t *turn) (a2a.TaskState, *a2a.Messa
 func BenchmarkTaskUpdates(b *testing.B) {
 	for _, n := range []int{500, 1000, 2000} {
 		b.Run(fmt.Sprintf("a2asrv/%d", n), func(b *testing.B) {
-			h := a2asrv.NewHandler(chunkExecutor{n: n}, a2asrv.WithTaskStore(newMemStore(0, 0, nil)))
+			h := a2asrv.NewHandler(chunkExecutor{n: n}, a2asrv.WithTaskStore(tasks.NewStore(0, 0, nil)))
 			for range b.N {
 				if _, err := h.SendMessage(context.Background(), textMessage("x")); err != nil {
 					b.Fatal(err)
@@ -233,7 +235,7 @@ func BenchmarkTaskUpdates(b *testing.B) {
 			}
 		})
 		b.Run(fmt.Sprintf("ours/%d", n), func(b *testing.B) {
-			h := &taskHandler{ts: newTasks(newMemStore(0, 0, nil), chunkAgent{n: n}, nil)}
+			h := tasks.NewHandler(tasks.NewRunner(tasks.NewStore(0, 0, nil), chunkAgent{n: n}, nil))
 			for range b.N {
 				if _, err := h.SendMessage(context.Background(), textMessage("x")); err != nil {
 					b.Fatal(err)

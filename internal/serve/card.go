@@ -15,7 +15,8 @@ import (
 // (a2av0.RESTPathPrefix), JSON-RPC v1.0 at "/jsonrpc"; v0.3 JSON-RPC takes POST "/" (where v0.3
 // clients expect it), otherwise POST "/" is JSON-RPC v1.0 too.
 const (
-	jsonrpcPath       = "/jsonrpc"
+	// JSONRPCPath is where the v1.0 JSON-RPC binding is served.
+	JSONRPCPath       = "/jsonrpc"
 	legacyCardPath    = "/.well-known/agent.json"
 	defaultName       = "a2a serve"
 	defaultDescriptor = "An A2A agent served by the a2a CLI"
@@ -49,7 +50,7 @@ func interfaces(hostport string, transports []a2a.TransportProtocol, v1, v03 boo
 				// v0.3 clients (the v0.3 TCK, Python's) parse every interface URL as an absolute URL.
 				url = base
 			case tr == a2a.TransportProtocolJSONRPC && version == a2a.Version:
-				url = base + jsonrpcPath
+				url = base + JSONRPCPath
 			}
 			out = append(out, &a2a.AgentInterface{URL: url, ProtocolBinding: tr, ProtocolVersion: version})
 		}
@@ -63,8 +64,8 @@ func interfaces(hostport string, transports []a2a.TransportProtocol, v1, v03 boo
 	return out
 }
 
-// baseCard is the card published when the backend has none: --card or one built from the name.
-func baseCard(cfg *Config) *a2a.AgentCard {
+// BaseCard is the card published when the backend has none: --card or one built from the name.
+func BaseCard(cfg *Config) *a2a.AgentCard {
 	if cfg.Card != nil {
 		c := *cfg.Card
 		return &c
@@ -88,7 +89,7 @@ func baseCard(cfg *Config) *a2a.AgentCard {
 
 // cardProducer substitutes our interfaces into the backend's card on every request, so a proxy
 // card refreshed after the upstream came up is served at once.
-func cardProducer(base func(context.Context) (*a2a.AgentCard, error), ifaces func(context.Context) []*a2a.AgentInterface, streaming bool, push pushSupport) a2asrv.AgentCardProducer {
+func cardProducer(base func(context.Context) (*a2a.AgentCard, error), ifaces func(context.Context) []*a2a.AgentInterface, streaming bool, push PushSupport) a2asrv.AgentCardProducer {
 	return a2asrv.AgentCardProducerFn(func(ctx context.Context) (*a2a.AgentCard, error) {
 		c, err := base(ctx)
 		if err != nil {
@@ -97,8 +98,8 @@ func cardProducer(base func(context.Context) (*a2a.AgentCard, error), ifaces fun
 		out := *c
 		out.SupportedInterfaces = ifaces(ctx)
 		out.Capabilities.Streaming = out.Capabilities.Streaming || streaming
-		if push != pushUpstream {
-			out.Capabilities.PushNotifications = push == pushOn
+		if push != PushUpstream {
+			out.Capabilities.PushNotifications = push == PushOn
 		}
 		return &out, nil
 	})

@@ -22,6 +22,9 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
+
+	"github.com/a2acli/a2a/internal/serve/hotpath"
+	"github.com/a2acli/a2a/internal/serve/tasks"
 )
 
 // What the A2A specification asks of every binding before a call reaches a handler, in front of
@@ -38,14 +41,14 @@ import (
 //   - v0.3 calls are marked (legacyCall) and v0.3 REST bodies and queries may use proto field names;
 //   - the agent card carries Cache-Control, ETag and Last-Modified, and answers conditional requests
 //     with 304 Not Modified.
-// The terminal-task rules live in tasks.go, the unary answer to a stream refused before its first event in
-// fastpath.go.
+// The terminal-task rules live in package tasks (storeturn.go), the unary answer to a stream refused
+// before its first event in refusal below (which package hotpath calls).
 
 // conformHTTP wraps the whole HTTP handler of the server.
 func conformHTTP(next http.Handler, fronts httpFronts) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if fronts.jsonrpc && fronts.v1 && r.Method == http.MethodPost && r.URL.Path == jsonrpcPath+"/" {
-			r = withPath(r, jsonrpcPath)
+		if fronts.jsonrpc && fronts.v1 && r.Method == http.MethodPost && r.URL.Path == JSONRPCPath+"/" {
+			r = withPath(r, JSONRPCPath)
 		}
 		fr := fronts.classify(r)
 		if fr.kind != frontA2A {
@@ -68,7 +71,7 @@ func conformHTTP(next http.Handler, fronts httpFronts) http.Handler {
 			return
 		}
 		if fr.key.version == v03Version {
-			r = r.WithContext(withLegacyCall(r.Context()))
+			r = r.WithContext(tasks.WithLegacyCall(r.Context()))
 		}
 		if fr.key == (frontKey{a2a.TransportProtocolHTTPJSON, v03Version}) {
 			r = withProtoQuery(r)
@@ -509,7 +512,7 @@ func grpcUnaryConform(ctx context.Context, req any, info *grpc.UnaryServerInfo, 
 		return nil, err
 	}
 	if grpcVersionOf(info.FullMethod) == v03Version {
-		ctx = withLegacyCall(ctx)
+		ctx = tasks.WithLegacyCall(ctx)
 	}
 	res, err := handler(ctx, req)
 	return res, remapGRPC(err)
@@ -528,7 +531,9 @@ func grpcStreamConform(srv any, ss grpc.ServerStream, info *grpc.StreamServerInf
 // legacyStream marks a v0.3 stream's context (see legacyCall).
 type legacyStream struct{ grpc.ServerStream }
 
-func (s legacyStream) Context() context.Context { return withLegacyCall(s.ServerStream.Context()) }
+func (s legacyStream) Context() context.Context {
+	return tasks.WithLegacyCall(s.ServerStream.Context())
+}
 
 // Agent card caching
 
@@ -637,4 +642,10 @@ func (b *bufferedResponse) WriteHeader(code int) {
 func (b *bufferedResponse) Write(p []byte) (int, error) {
 	b.wrote = true
 	return b.body.Write(p)
+}
+
+// refusal is how a hot path (package hotpath) on front key answers a stream refused before its first
+// event: as a unary call's error, which clients (and the TCK) see at once.
+func refusal(key frontKey) hotpath.Refusal {
+	return func(w http.ResponseWriter, body []byte, err error) { writeBindingError(w, key, rpcID(body), err) }
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"github.com/a2acli/a2a/internal/exec"
+	"github.com/a2acli/a2a/internal/serve/tasks"
 )
 
 // ExecConfig configures the Exec backend.
@@ -42,7 +43,7 @@ func Exec(c ExecConfig) Backend { return execBackend{cfg: c} }
 
 type execBackend struct{ cfg ExecConfig }
 
-func (b execBackend) setup(e *env) (*backendParts, error) {
+func (b execBackend) Setup(e *Env) (*Parts, error) {
 	if strings.TrimSpace(b.cfg.Command) == "" {
 		return nil, errors.New("exec: empty command")
 	}
@@ -51,10 +52,10 @@ func (b execBackend) setup(e *env) (*backendParts, error) {
 	if err := exec.Guard(); err != nil {
 		e.log.printf("warning: %v\n", err)
 	}
-	a := &execAgent{cfg: b.cfg, sem: newFIFOSem(b.cfg.MaxConcurrent), log: e.log, verbose: e.cfg.Verbose}
+	a := &execAgent{cfg: b.cfg, sem: tasks.NewFIFOSem(b.cfg.MaxConcurrent), log: e.log, verbose: e.Config.Verbose}
 	parts := taskBackend(e, a)
-	stopTasks := parts.shutdown
-	parts.shutdown = func(ctx context.Context) error {
+	stopTasks := parts.Shutdown
+	parts.Shutdown = func(ctx context.Context) error {
 		err := stopTasks(ctx)
 		exec.Sweep(b.cfg.Grace) // descendants that left their group and their command's environment
 		return err
@@ -64,26 +65,26 @@ func (b execBackend) setup(e *env) (*backendParts, error) {
 
 type execAgent struct {
 	cfg     ExecConfig
-	sem     *fifoSem
+	sem     *tasks.FIFOSem
 	log     *trafficLog
 	verbose bool
 }
 
-func (a *execAgent) reply(*a2a.Message) *a2a.Message { return nil }
+func (a *execAgent) Reply(*a2a.Message) *a2a.Message { return nil }
 
-// queue implements queuer: --max-concurrent admits turns in the order their messages arrived.
-func (a *execAgent) queue(t *turn) { t.place = a.sem.take() }
+// Queue implements tasks.Queuer: --max-concurrent admits turns in the order their messages arrived.
+func (a *execAgent) Queue(t *tasks.Turn) { t.Place = a.sem.Take() }
 
-func (a *execAgent) run(ctx context.Context, t *turn) (a2a.TaskState, *a2a.Message) {
-	place := t.place
+func (a *execAgent) Run(ctx context.Context, t *tasks.Turn) (a2a.TaskState, *a2a.Message) {
+	place := t.Place
 	if place == nil {
-		place = a.sem.take()
+		place = a.sem.Take()
 	}
-	if err := place.wait(ctx); err != nil {
+	if err := place.Wait(ctx); err != nil {
 		return a2a.TaskStateCanceled, nil
 	}
-	defer a.sem.release()
-	t.emit(a2a.NewStatusUpdateEvent(t.info, a2a.TaskStateWorking, nil))
+	defer a.sem.Release()
+	t.Emit(a2a.NewStatusUpdateEvent(t.Info, a2a.TaskStateWorking, nil))
 	stdin, err := stdinFor(t.Message, a.cfg.InputJSON)
 	if err != nil {
 		return a2a.TaskStateFailed, agentText(t, fmt.Sprintf("encode stdin: %v", err))
@@ -100,14 +101,14 @@ func (a *execAgent) run(ctx context.Context, t *turn) (a2a.TaskState, *a2a.Messa
 		Grace:      a.cfg.Grace,
 		StderrTail: stderrTailSize,
 		Env: []string{
-			"A2A_TASK_ID=" + string(t.info.TaskID),
-			"A2A_CONTEXT_ID=" + t.info.ContextID,
+			"A2A_TASK_ID=" + string(t.Info.TaskID),
+			"A2A_CONTEXT_ID=" + t.Info.ContextID,
 			"A2A_MESSAGE_ID=" + t.Message.ID,
 		},
 	}
 	if a.verbose {
 		cmd.OnStderrLine = func(line []byte) {
-			a.log.printf("exec task=%s stderr: %s\n", t.info.TaskID, strings.ToValidUTF8(string(line), "\uFFFD"))
+			a.log.printf("exec task=%s stderr: %s\n", t.Info.TaskID, strings.ToValidUTF8(string(line), "\uFFFD"))
 		}
 	}
 	var res exec.Result
@@ -129,8 +130,8 @@ func (a *execAgent) run(ctx context.Context, t *turn) (a2a.TaskState, *a2a.Messa
 	return a2a.TaskStateCompleted, nil
 }
 
-func agentText(t *turn, text string) *a2a.Message {
-	return a2a.NewMessageForTask(a2a.MessageRoleAgent, t.info, a2a.NewTextPart(text))
+func agentText(t *tasks.Turn, text string) *a2a.Message {
+	return a2a.NewMessageForTask(a2a.MessageRoleAgent, t.Info, a2a.NewTextPart(text))
 }
 
 func exitText(res exec.Result) string {
@@ -145,7 +146,7 @@ func exitText(res exec.Result) string {
 }
 
 // runWhole collects stdout and sends it as one artifact: text when it is valid UTF-8, else raw.
-func (a *execAgent) runWhole(ctx context.Context, t *turn, cmd exec.Cmd) (exec.Result, error) {
+func (a *execAgent) runWhole(ctx context.Context, t *tasks.Turn, cmd exec.Cmd) (exec.Result, error) {
 	var out []byte
 	res, err := exec.Run(ctx, cmd, nil, pieceSize, func(b []byte) error {
 		out = append(out, b...)
@@ -154,9 +155,9 @@ func (a *execAgent) runWhole(ctx context.Context, t *turn, cmd exec.Cmd) (exec.R
 	if err != nil || ctx.Err() != nil {
 		return res, err
 	}
-	ev := a2a.NewArtifactEvent(t.info, outputPart(out))
+	ev := a2a.NewArtifactEvent(t.Info, outputPart(out))
 	ev.LastChunk = true
-	t.emit(ev)
+	t.Emit(ev)
 	return res, nil
 }
 
@@ -172,25 +173,25 @@ func outputPart(b []byte) *a2a.Part {
 
 // runChunked sends every chunk as soon as it is read. Chunks end with their delimiter, so the parts of the
 // artifact joined in order are exactly what the command wrote.
-func (a *execAgent) runChunked(ctx context.Context, t *turn, cmd exec.Cmd) (exec.Result, error) {
+func (a *execAgent) runChunked(ctx context.Context, t *tasks.Turn, cmd exec.Cmd) (exec.Result, error) {
 	var id a2a.ArtifactID
 	res, err := exec.Run(ctx, cmd, a.cfg.Chunk, pieceSize, func(b []byte) error {
 		part := outputPart(b)
 		if id == "" {
-			ev := a2a.NewArtifactEvent(t.info, part)
+			ev := a2a.NewArtifactEvent(t.Info, part)
 			id = ev.Artifact.ID
-			t.emit(ev)
+			t.Emit(ev)
 			return nil
 		}
-		ev := a2a.NewArtifactUpdateEvent(t.info, id, part)
+		ev := a2a.NewArtifactUpdateEvent(t.Info, id, part)
 		ev.Append = true
-		t.emit(ev)
+		t.Emit(ev)
 		return nil
 	})
 	if id != "" {
-		ev := a2a.NewArtifactUpdateEvent(t.info, id, a2a.NewTextPart(""))
+		ev := a2a.NewArtifactUpdateEvent(t.Info, id, a2a.NewTextPart(""))
 		ev.Append, ev.LastChunk = true, true
-		t.emit(ev)
+		t.Emit(ev)
 	}
 	return res, err
 }

@@ -209,7 +209,7 @@ func (g *guard) refuse(w http.ResponseWriter, r *http.Request, status int, senti
 
 func (g *guard) jsonrpcCall(r *http.Request) bool {
 	p := strings.TrimSuffix(r.URL.Path, "/")
-	return p == jsonrpcPath || (g.rpcRoot && p == "" && r.Method == http.MethodPost)
+	return p == JSONRPCPath || (g.rpcRoot && p == "" && r.Method == http.MethodPost)
 }
 
 func grpcStatusName(sentinel error) string {

@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"strings"
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 
 	"github.com/a2acli/a2a/internal/redact"
+	"github.com/a2acli/a2a/internal/serve/tasks"
 	"github.com/a2acli/a2a/internal/termsafe"
 )
 
@@ -88,25 +88,15 @@ func payloadSize(v any) int {
 	return len(raw)
 }
 
-// shortState renders TASK_STATE_INPUT_REQUIRED as input-required, and a state that renders empty (none, or
-// an upstream's bare "TASK_STATE_") as "-", so the log's state column is never blank.
-func shortState(s a2a.TaskState) string {
-	short := strings.ReplaceAll(strings.ToLower(strings.TrimPrefix(string(s), "TASK_STATE_")), "_", "-")
-	if short == "" {
-		return "-"
-	}
-	return short
-}
-
 // describe extracts the task ID and state a response is about.
 func describe(v any) (id string, state string) {
 	switch x := v.(type) {
 	case *a2a.Task:
-		return string(x.ID), shortState(x.Status.State)
+		return string(x.ID), tasks.ShortState(x.Status.State)
 	case *a2a.Message:
 		return string(x.TaskID), "message"
 	case *a2a.TaskStatusUpdateEvent:
-		return string(x.TaskID), shortState(x.Status.State)
+		return string(x.TaskID), tasks.ShortState(x.Status.State)
 	case *a2a.TaskArtifactUpdateEvent:
 		return string(x.TaskID), "-"
 	case *a2a.ListTasksResponse:

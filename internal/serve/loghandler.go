@@ -17,7 +17,7 @@ type logHandler struct {
 
 var _ a2asrv.RequestHandler = (*logHandler)(nil)
 
-func unary[Req, Resp any](ctx context.Context, l *trafficLog, method, id string, req Req, call func(context.Context, Req) (Resp, error)) (Resp, error) {
+func logUnary[Req, Resp any](ctx context.Context, l *trafficLog, method, id string, req Req, call func(context.Context, Req) (Resp, error)) (Resp, error) {
 	c := l.begin(ctx, method, req, id)
 	resp, err := call(ctx, req)
 	if err == nil {
@@ -55,7 +55,7 @@ func msgTaskID(req *a2a.SendMessageRequest) string {
 
 // SendMessage implements a2asrv.RequestHandler.
 func (h *logHandler) SendMessage(ctx context.Context, req *a2a.SendMessageRequest) (a2a.SendMessageResult, error) {
-	return unary(ctx, h.log, "SendMessage", msgTaskID(req), req, h.next.SendMessage)
+	return logUnary(ctx, h.log, "SendMessage", msgTaskID(req), req, h.next.SendMessage)
 }
 
 // SendStreamingMessage implements a2asrv.RequestHandler.
@@ -70,37 +70,37 @@ func (h *logHandler) SubscribeToTask(ctx context.Context, req *a2a.SubscribeToTa
 
 // GetTask implements a2asrv.RequestHandler.
 func (h *logHandler) GetTask(ctx context.Context, req *a2a.GetTaskRequest) (*a2a.Task, error) {
-	return unary(ctx, h.log, "GetTask", string(req.ID), req, h.next.GetTask)
+	return logUnary(ctx, h.log, "GetTask", string(req.ID), req, h.next.GetTask)
 }
 
 // ListTasks implements a2asrv.RequestHandler.
 func (h *logHandler) ListTasks(ctx context.Context, req *a2a.ListTasksRequest) (*a2a.ListTasksResponse, error) {
-	return unary(ctx, h.log, "ListTasks", "", req, h.next.ListTasks)
+	return logUnary(ctx, h.log, "ListTasks", "", req, h.next.ListTasks)
 }
 
 // CancelTask implements a2asrv.RequestHandler.
 func (h *logHandler) CancelTask(ctx context.Context, req *a2a.CancelTaskRequest) (*a2a.Task, error) {
-	return unary(ctx, h.log, "CancelTask", string(req.ID), req, h.next.CancelTask)
+	return logUnary(ctx, h.log, "CancelTask", string(req.ID), req, h.next.CancelTask)
 }
 
 // GetTaskPushConfig implements a2asrv.RequestHandler.
 func (h *logHandler) GetTaskPushConfig(ctx context.Context, req *a2a.GetTaskPushConfigRequest) (*a2a.PushConfig, error) {
-	return unary(ctx, h.log, "GetTaskPushConfig", string(req.TaskID), req, h.next.GetTaskPushConfig)
+	return logUnary(ctx, h.log, "GetTaskPushConfig", string(req.TaskID), req, h.next.GetTaskPushConfig)
 }
 
 // ListTaskPushConfigs implements a2asrv.RequestHandler.
 func (h *logHandler) ListTaskPushConfigs(ctx context.Context, req *a2a.ListTaskPushConfigRequest) (*a2a.ListTaskPushConfigResponse, error) {
-	return unary(ctx, h.log, "ListTaskPushConfigs", string(req.TaskID), req, h.next.ListTaskPushConfigs)
+	return logUnary(ctx, h.log, "ListTaskPushConfigs", string(req.TaskID), req, h.next.ListTaskPushConfigs)
 }
 
 // CreateTaskPushConfig implements a2asrv.RequestHandler.
 func (h *logHandler) CreateTaskPushConfig(ctx context.Context, req *a2a.PushConfig) (*a2a.PushConfig, error) {
-	return unary(ctx, h.log, "CreateTaskPushConfig", string(req.TaskID), req, h.next.CreateTaskPushConfig)
+	return logUnary(ctx, h.log, "CreateTaskPushConfig", string(req.TaskID), req, h.next.CreateTaskPushConfig)
 }
 
 // DeleteTaskPushConfig implements a2asrv.RequestHandler.
 func (h *logHandler) DeleteTaskPushConfig(ctx context.Context, req *a2a.DeleteTaskPushConfigRequest) error {
-	_, err := unary(ctx, h.log, "DeleteTaskPushConfig", string(req.TaskID), req,
+	_, err := logUnary(ctx, h.log, "DeleteTaskPushConfig", string(req.TaskID), req,
 		func(ctx context.Context, req *a2a.DeleteTaskPushConfigRequest) (any, error) {
 			return nil, h.next.DeleteTaskPushConfig(ctx, req)
 		})
@@ -109,5 +109,5 @@ func (h *logHandler) DeleteTaskPushConfig(ctx context.Context, req *a2a.DeleteTa
 
 // GetExtendedAgentCard implements a2asrv.RequestHandler.
 func (h *logHandler) GetExtendedAgentCard(ctx context.Context, req *a2a.GetExtendedAgentCardRequest) (*a2a.AgentCard, error) {
-	return unary(ctx, h.log, "GetExtendedAgentCard", "", req, h.next.GetExtendedAgentCard)
+	return logUnary(ctx, h.log, "GetExtendedAgentCard", "", req, h.next.GetExtendedAgentCard)
 }

@@ -40,33 +40,30 @@ const (
 
 // Proxy returns a backend that forwards every operation to an upstream agent. A call on an HTTP
 // front whose binding and protocol version the upstream also serves is forwarded byte for byte
-// (see fastPath); any other call is decoded and re-sent with the upstream client, the caller's
+// (see bytePath); any other call is decoded and re-sent with the upstream client, the caller's
 // Authorization (unless AuthInjected), A2A-Extensions and X-* headers travelling upstream as
 // service parameters. Tasks live upstream, so get, list, cancel and subscribe are forwarded too.
 func Proxy(c ProxyConfig) Backend { return proxyBackend{cfg: c} }
 
 type proxyBackend struct {
 	cfg ProxyConfig
-	// eventsOnly turns the byte-level fast path off for A2A calls (a recorder needs the events);
-	// custom endpoints are still forwarded.
-	eventsOnly bool
 }
 
-func (b proxyBackend) setup(e *env) (*backendParts, error) {
+func (b proxyBackend) Setup(e *Env) (*Parts, error) {
 	if b.cfg.Connect == nil {
 		return nil, errors.New("proxy: no upstream connector")
 	}
 	base, stop := context.WithCancel(context.Background())
-	p := &proxy{cfg: b.cfg, base: base, stop: stop, fallback: baseCard(e.cfg)}
-	if e.cfg.Card == nil && e.cfg.Name == "" && b.cfg.Upstream != "" {
+	p := &proxy{cfg: b.cfg, base: base, stop: stop, fallback: BaseCard(e.Config)}
+	if e.Config.Card == nil && e.Config.Name == "" && b.cfg.Upstream != "" {
 		p.fallback.Name = "proxy for " + b.cfg.Upstream
 	}
-	fp := newFastPath(p, e, !b.eventsOnly)
+	fp := newBytePath(p, e, !e.Recording)
 	shutdown := func(ctx context.Context) error {
 		defer fp.tr.CloseIdleConnections()
 		return p.shutdown(ctx)
 	}
-	return &backendParts{handler: p, shutdown: shutdown, card: p.card, http: fp.install, push: pushUpstream}, nil
+	return &Parts{Handler: p, Shutdown: shutdown, Card: p.card, Front: fp.front, Push: PushUpstream}, nil
 }
 
 type proxy struct {

@@ -15,6 +15,8 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2aclient"
 	"github.com/a2aproject/a2a-go/v2/a2aclient/agentcard"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
+
+	"github.com/a2acli/a2a/internal/serve/tasks"
 )
 
 // connector connects to url like the CLI's client factory does.
@@ -132,8 +134,8 @@ func TestProxyAuthAndRedaction(t *testing.T) {
 	for _, injected := range []bool{false, true} {
 		var mu sync.Mutex
 		var seen http.Header
-		ts := newTasks(newMemStore(0, 0, nil), echoAgent{}, nil)
-		h := &a2asrv.InterceptedHandler{Handler: &taskHandler{ts: ts}}
+		ts := tasks.NewRunner(tasks.NewStore(0, 0, nil), echoAgent{}, nil)
+		h := &a2asrv.InterceptedHandler{Handler: tasks.NewHandler(ts)}
 		mux := http.NewServeMux()
 		upSrv := httptest.NewServer(mux)
 		t.Cleanup(upSrv.Close)
@@ -173,6 +175,6 @@ func TestProxyAuthAndRedaction(t *testing.T) {
 		if !hasLine {
 			t.Errorf("log lacks the call line:\n%s", out)
 		}
-		ts.shutdown(context.Background())
+		ts.Shutdown(context.Background())
 	}
 }

@@ -15,14 +15,14 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 )
 
-// fastPath forwards HTTP requests to the upstream byte for byte, without decoding them into a2a
+// bytePath forwards HTTP requests to the upstream byte for byte, without decoding them into a2a
 // types: an A2A call on a front binding whose binding and protocol version the upstream also
 // serves goes to that upstream interface, a path none of our bindings owns (the Gemini server's
 // GET /listCommands, POST /executeCommand) goes to the upstream's origin. Unknown fields,
 // extension metadata and custom endpoints survive; it costs a fraction of the decoding path.
 // Everything else (other bindings or versions, the card, calls while recording) goes to next,
 // the A2A handler. The traffic log keeps its one line per call from a cheap scan of the bytes.
-type fastPath struct {
+type bytePath struct {
 	p       *proxy
 	log     *trafficLog
 	fronts  httpFronts
@@ -42,8 +42,8 @@ const (
 
 var extensionsHeader = http.CanonicalHeaderKey(a2a.SvcParamExtensions)
 
-func newFastPath(p *proxy, e *env, a2aCalls bool) *fastPath {
-	f := &fastPath{p: p, log: e.log, fronts: frontsOf(e.cfg), a2a: a2aCalls, headers: http.Header{}, tr: newLeanTransport(fastTransport(p.cfg.TLS), fastIdleConnsPerHost)}
+func newBytePath(p *proxy, e *Env, a2aCalls bool) *bytePath {
+	f := &bytePath{p: p, log: e.log, fronts: frontsOf(e.Config), a2a: a2aCalls, headers: http.Header{}, tr: newLeanTransport(fastTransport(p.cfg.TLS), fastIdleConnsPerHost)}
 	for k, v := range p.cfg.Headers {
 		k = http.CanonicalHeaderKey(k)
 		f.headers[k] = append(f.headers[k], v...)
@@ -74,11 +74,14 @@ func fastTransport(tlsCfg *tls.Config) *http.Transport {
 	return t
 }
 
-// install puts the fast path in front of the server's handler.
-func (f *fastPath) install(s *http.Server) {
-	f.next = s.Handler
-	s.Handler = f
+// front puts the fast path in front of the server's handler.
+func (f *bytePath) front(next http.Handler) http.Handler {
+	f.next = next
+	return f
 }
+
+// maxRPCPeek bounds how much of a JSON-RPC body is read to find its method.
+const maxRPCPeek = 16 << 20
 
 type fastCallKey struct{}
 
@@ -88,7 +91,7 @@ func callFrom(ctx context.Context) *fastCall {
 }
 
 // ServeHTTP implements http.Handler.
-func (f *fastPath) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (f *bytePath) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	fr := f.fronts.classify(r)
 	if fr.kind == frontOurs || (fr.kind == frontA2A && !f.a2a) || f.p.base.Err() != nil {
 		f.next.ServeHTTP(w, r)
@@ -141,7 +144,7 @@ func readBody(r *http.Request) ([]byte, error) {
 }
 
 // rewrite aims the outgoing request at the upstream and injects the configured headers.
-func (f *fastPath) rewrite(pr *httputil.ProxyRequest) {
+func (f *bytePath) rewrite(pr *httputil.ProxyRequest) {
 	c := callFrom(pr.In.Context())
 	pr.Out.URL, pr.Out.Host = c.target, ""
 	if body := c.body; body != nil {
@@ -181,7 +184,7 @@ func mergeTokens(have, add []string) []string {
 
 // modifyResponse puts a scanner on the answer: always on a stream (a failing upstream must end it
 // with an error event), on a unary answer only when the call is logged.
-func (f *fastPath) modifyResponse(res *http.Response) error {
+func (f *bytePath) modifyResponse(res *http.Response) error {
 	c := callFrom(res.Request.Context())
 	c.status = res.StatusCode
 	c.logRequest()
@@ -197,7 +200,7 @@ func (f *fastPath) modifyResponse(res *http.Response) error {
 }
 
 // failed handles an upstream that could not be reached or answered nothing.
-func (f *fastPath) failed(w http.ResponseWriter, out *http.Request, err error) {
+func (f *bytePath) failed(w http.ResponseWriter, out *http.Request, err error) {
 	c := callFrom(out.Context())
 	if c.in.Context().Err() != nil {
 		c.err = err // the caller went away

@@ -325,19 +325,3 @@ func TestProxyFastLog(t *testing.T) {
 		}
 	}
 }
-
-// TestProxyFastRecordUsesEvents: with a recorder, A2A calls take the decoding path so that their
-// events are recorded.
-func TestProxyFastRecordUsesEvents(t *testing.T) {
-	t.Parallel()
-	up := startServer(t, Config{Backend: Echo(), Quiet: true})
-	var rec syncBuffer
-	px := startServer(t, Config{Backend: Record(Proxy(ProxyConfig{Connect: connector(up.url)}), &rec), Quiet: true})
-	c := newClient(t, px.url, a2a.TransportProtocolHTTPJSON)
-	if _, err := c.SendMessage(context.Background(), textMessage("r")); err != nil {
-		t.Fatalf("SendMessage() = %v", err)
-	}
-	if n := strings.Count(rec.String(), "\n"); n != 2 {
-		t.Errorf("recorded %d lines, want the user's message and the task:\n%s", n, rec.String())
-	}
-}

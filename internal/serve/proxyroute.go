@@ -51,27 +51,39 @@ func frontsOf(cfg *Config) httpFronts {
 	}
 }
 
+// jsonrpcAt is the route table of the JSON-RPC binding: the protocol version a POST to path reaches
+// (v1Version, v03Version), "" when none. The mux is mounted from it (mountJSONRPC) and the proxy
+// classifies with it. v1.0 owns /jsonrpc; POST / is v0.3's when v0.3 is served (where v0.3 clients
+// expect it), otherwise v1.0's too.
+func (f httpFronts) jsonrpcAt(path string) string {
+	switch {
+	case !f.jsonrpc:
+		return ""
+	case path == JSONRPCPath && f.v1:
+		return v1Version
+	case path == "/" && f.v03:
+		return v03Version
+	case path == "/" && f.v1:
+		return v1Version
+	}
+	return ""
+}
+
 const (
 	v1Version  = string(a2a.Version)
 	v03Version = string(a2av0.Version)
 )
 
-// classify mirrors the mux of buildServers: JSON-RPC on POST /jsonrpc and POST /, REST v0.3
-// under /v1/, REST v1.0 routes (tenant-prefixed or not) anywhere else.
+// classify names the binding the mux of buildServers hands r to (TestRoutesAgree ties the two):
+// JSON-RPC where the route table puts it (jsonrpcAt), REST v0.3 under /v1/, REST v1.0 routes
+// (tenant-prefixed or not) anywhere else.
 func (f httpFronts) classify(r *http.Request) front {
 	path := r.URL.Path
 	if path == a2asrv.WellKnownAgentCardPath || path == legacyCardPath {
 		return front{kind: frontOurs}
 	}
-	if f.jsonrpc && r.Method == http.MethodPost {
-		switch {
-		case path == jsonrpcPath && f.v1:
-			return front{kind: frontA2A, key: frontKey{a2a.TransportProtocolJSONRPC, v1Version}}
-		case path == "/" && f.v03:
-			return front{kind: frontA2A, key: frontKey{a2a.TransportProtocolJSONRPC, v03Version}}
-		case path == "/":
-			return front{kind: frontA2A, key: frontKey{a2a.TransportProtocolJSONRPC, v1Version}}
-		}
+	if v := f.jsonrpcAt(path); v != "" && r.Method == http.MethodPost {
+		return front{kind: frontA2A, key: frontKey{a2a.TransportProtocolJSONRPC, v}}
 	}
 	if f.rest && f.v03 && strings.HasPrefix(path, a2av0.RESTPathPrefix+"/") {
 		if m, id, ok := restRoute(r.Method, strings.TrimPrefix(path, a2av0.RESTPathPrefix)); ok {

@@ -8,6 +8,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"github.com/a2acli/a2a/internal/redact"
+	"github.com/a2acli/a2a/internal/serve/tasks"
 )
 
 // The fast path's traffic log reads a few fields of what it forwards without decoding it into
@@ -87,7 +88,7 @@ func describeObject(o *peekObject) (id, state string) {
 		if id == "" {
 			id = o.ID
 		}
-		return id, shortState(a2a.TaskState(o.Status.State))
+		return id, tasks.ShortState(a2a.TaskState(o.Status.State))
 	}
 	return o.TaskID, "-"
 }
@@ -163,7 +164,7 @@ func scanEvent(data []byte) (id, state, errMsg string) {
 	}
 	if i := bytes.Index(obj, keyStatus); i >= 0 {
 		if s := stringField(obj[i:], keyState); s != "" {
-			state = shortState(a2a.TaskState(s))
+			state = tasks.ShortState(a2a.TaskState(s))
 		}
 	}
 	return id, state, ""

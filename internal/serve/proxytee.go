@@ -22,7 +22,7 @@ const (
 
 // fastCall is one request on the fast path. Everything runs on the request's goroutine.
 type fastCall struct {
-	f      *fastPath
+	f      *bytePath
 	front  front
 	in     *http.Request
 	body   []byte
@@ -279,4 +279,10 @@ func (t *sseTee) event(line []byte) {
 	if rec.l.verbose {
 		rec.l.printf("  < %s\n", rawPayload(data))
 	}
+}
+
+func writeJSON(w http.ResponseWriter, code int, body []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_, _ = w.Write(body) // the client went away: nothing to do
 }

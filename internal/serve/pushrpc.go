@@ -154,3 +154,10 @@ func (b *bufferedWriter) status() int {
 	}
 	return b.code
 }
+
+// withBody returns r reading body again.
+func withBody(r *http.Request, body []byte) *http.Request {
+	r2 := *r
+	r2.Body = io.NopCloser(bytes.NewReader(body))
+	return &r2
+}

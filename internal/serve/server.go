@@ -1,8 +1,13 @@
 // Package serve owns the server behind `a2a serve`: one A2A request handler mounted on the chosen
-// transports (REST, JSON-RPC and gRPC together on one port), the agent card, the task store and
-// the echo, exec and proxy backends. It has no flags and no cobra, never touches the process's
-// standard streams (logs go to Config.Log) and never builds clients itself: the proxy gets its upstream
-// client from the caller.
+// transports (REST, JSON-RPC and gRPC together on one port), the agent card, the guard and
+// conformance layers, the traffic log, the exported Backend API (a backend's Parts declare how it is
+// served) and the echo, exec and proxy backends. Tasks live in serve/tasks, the hot calls' encoder
+// and detached streams in serve/hotpath; other backends (serve/replay) are packages of their own
+// that import serve, never the other way round.
+//
+// It has no flags and no cobra, never touches the process's standard streams (logs go to
+// Config.Log) and never builds clients itself: the proxy gets its upstream client from the caller.
+// It must not import internal/cli or any backend subpackage.
 package serve
 
 import (
@@ -20,6 +25,9 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 	"google.golang.org/grpc"
+
+	"github.com/a2acli/a2a/internal/serve/hotpath"
+	"github.com/a2acli/a2a/internal/serve/tasks"
 )
 
 // Config configures Run.
@@ -134,27 +142,27 @@ func Run(ctx context.Context, cfg Config) error {
 	exposed := !isLoopback(ln.Addr())
 	lw := &lockedWriter{w: cfg.Log}
 	tl := &trafficLog{w: lw, quiet: cfg.Quiet, verbose: cfg.Verbose}
-	store := newMemStore(cfg.MaxTasks, cfg.TaskTTL, cfg.clock)
+	store := tasks.NewStore(cfg.MaxTasks, cfg.TaskTTL, cfg.clock)
 	if cfg.MaxArtifactBytes != 0 {
-		store.maxArtifactBytes = cfg.MaxArtifactBytes
+		store.SetMaxArtifactBytes(cfg.MaxArtifactBytes)
 	}
-	e := &env{cfg: &cfg, store: store, log: tl}
-	parts, err := cfg.Backend.setup(e)
+	e := &Env{Config: &cfg, Store: store, Logf: tl.printf, log: tl}
+	parts, err := cfg.Backend.Setup(e)
 	if err != nil {
 		ln.Close()
 		return fmt.Errorf("set up backend: %w", err)
 	}
 	srv := buildServers(&cfg, hostport, parts, tl, exposed)
-	sp := newSplitter(ln, srv.grpc != nil)
-	sp.onError = func(err error) { lw.printf("accept: %v; retrying\n", err) }
+	sp := hotpath.NewSplitter(ln, srv.grpc != nil)
+	sp.OnError = func(err error) { lw.printf("accept: %v; retrying\n", err) }
 	if srv.detach != nil {
-		srv.detach.requeue = sp.http.put
+		srv.detach.Requeue = sp.HTTP.Put
 	}
-	go sp.serve()
+	go sp.Serve()
 	errc := make(chan error, 2)
-	go func() { errc <- srv.http.Serve(sp.http) }()
+	go func() { errc <- srv.http.Serve(sp.HTTP) }()
 	if srv.grpc != nil {
-		go func() { errc <- srv.grpc.Serve(sp.grpc) }()
+		go func() { errc <- srv.grpc.Serve(sp.GRPC) }()
 	}
 	url := "http://" + hostport
 	bound := boundAddress(&cfg, ln.Addr())
@@ -169,7 +177,7 @@ func Run(ctx context.Context, cfg Config) error {
 	case serveErr = <-errc:
 	}
 	ln.Close()
-	if err := srv.shutdown(cfg.Grace, parts.shutdown); err != nil {
+	if err := srv.shutdown(cfg.Grace, parts.Shutdown); err != nil {
 		return err
 	}
 	if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) && !errors.Is(serveErr, grpc.ErrServerStopped) {
@@ -181,37 +189,32 @@ func Run(ctx context.Context, cfg Config) error {
 type servers struct {
 	http   *http.Server
 	grpc   *grpc.Server
-	detach *detacher // streams taken off the HTTP server; nil when none are
+	detach *hotpath.Detacher // streams taken off the HTTP server; nil when none are
 }
 
-func buildServers(cfg *Config, hostport string, parts *backendParts, tl *trafficLog, exposed bool) *servers {
-	var h a2asrv.RequestHandler = parts.handler
+func buildServers(cfg *Config, hostport string, parts *Parts, tl *trafficLog, exposed bool) *servers {
+	var h a2asrv.RequestHandler = parts.Handler
 	if !cfg.Quiet {
 		h = &logHandler{next: h, log: tl}
 	}
 	h = &a2asrv.InterceptedHandler{Handler: h, Logger: tl.slogger()}
 	v03 := cfg.Protocol == "0.3"
 	ver := versions{v1: !v03, v03: v03 || cfg.CardCompat}
-	base := parts.card
+	base := parts.Card
 	if base == nil {
-		card := baseCard(cfg)
+		card := BaseCard(cfg)
 		base = func(context.Context) (*a2a.AgentCard, error) { return card, nil }
 	}
-	producer := cardProducer(withSecurity(base, cfg.Token), cardInterfaces(cfg, hostport, ver, exposed), true, parts.push)
+	producer := cardProducer(withSecurity(base, cfg.Token), cardInterfaces(cfg, hostport, ver, exposed), true, parts.Push)
 	mux := http.NewServeMux()
 	ch := withRequestHost(cardHandler(producer, ver.v03))
 	mux.Handle(a2asrv.WellKnownAgentCardPath, ch)
 	mux.Handle(legacyCardPath, ch)
 	s := &servers{}
 	g := newGuard(cfg, nil, !exposed)
-	_, fast := parts.handler.(*taskHandler)
-	if fast {
-		// Not the replay agent's streams: it follows its connections through net/http (replayconn.go).
-		s.detach = newDetacher()
-		s.detach.writeIdle = cfg.writeTimeout
-	}
-	if _, ok := parts.handler.(*replayer); ok {
-		fast = true
+	fast := parts.FastPath
+	if fast && parts.DetachStreams {
+		s.detach = hotpath.NewDetacher(cfg.writeTimeout)
 	}
 	for _, tr := range cfg.Transports {
 		switch tr {
@@ -224,19 +227,23 @@ func buildServers(cfg *Config, hostport string, parts *backendParts, tl *traffic
 		}
 	}
 	s.http = &http.Server{
-		Handler:           gateFlushes(mux),
+		Handler:           hotpath.GateFlushes(mux),
 		ReadHeaderTimeout: readHeaderTimeout,
 		IdleTimeout:       cfg.idleTimeout,
 		ErrorLog:          log.New(io.Discard, "", 0),
 	}
-	if s.detach != nil {
-		s.http.ConnState = s.detach.connState
-	}
+	s.http.ConnState = connState(s.detach, parts.Conns)
 	if cfg.Verbose && !cfg.Quiet {
 		s.http.ErrorLog = log.New(&lineWriter{l: tl.w, w: tl.w.w}, "http: ", 0) // sanitised, like every log line
 	}
-	if parts.http != nil {
-		parts.http(s.http)
+	if c := parts.Conns; c != nil {
+		s.http.ConnContext = c.Context
+		if c.IdleTimeout > 0 {
+			s.http.IdleTimeout = c.IdleTimeout
+		}
+	}
+	if parts.Front != nil {
+		s.http.Handler = parts.Front(s.http.Handler)
 	}
 	s.http.Handler = conformHTTP(s.http.Handler, frontsOf(cfg)) // in front of every backend's handlers (conform.go)
 	g.next = s.http.Handler                                     // and the guard in front of everything, the proxy's byte path included (guard.go)
@@ -256,7 +263,7 @@ func (s *servers) shutdown(grace time.Duration, backend func(context.Context) er
 			errs = append(errs, err)
 		}
 	}
-	if err := s.detach.wait(ctx); err != nil {
+	if err := s.detach.Wait(ctx); err != nil {
 		errs = append(errs, fmt.Errorf("end detached streams: %w", err))
 	}
 	grpcDone := make(chan struct{})
@@ -283,4 +290,23 @@ func (s *servers) shutdown(grace time.Duration, backend func(context.Context) er
 		return fmt.Errorf("shutdown: %w", errors.Join(errs...))
 	}
 	return nil
+}
+
+// connState composes the HTTP server's ConnState hook: the detacher's (which must see every
+// connection it hands back) first, then the backend's; nil when neither is set.
+func connState(d *hotpath.Detacher, c *ConnHooks) func(net.Conn, http.ConnState) {
+	var backend func(net.Conn, http.ConnState)
+	if c != nil {
+		backend = c.State
+	}
+	switch {
+	case d == nil:
+		return backend
+	case backend == nil:
+		return d.ConnState
+	}
+	return func(conn net.Conn, st http.ConnState) {
+		d.ConnState(conn, st)
+		backend(conn, st)
+	}
 }

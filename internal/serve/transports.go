@@ -4,23 +4,26 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
 	grpcv0 "github.com/a2aproject/a2a-go/v2/a2agrpc/v0"
 	grpcv1 "github.com/a2aproject/a2a-go/v2/a2agrpc/v1"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 	"google.golang.org/grpc"
+
+	"github.com/a2acli/a2a/internal/serve/hotpath"
 )
 
 // versions says which protocol versions are served.
 type versions struct{ v1, v03 bool }
 
-// fast says whether the hot calls take the fast path (fastpath.go, fastroutes.go), d (when not nil)
+// fast says whether the hot calls take the fast path (package hotpath), d (when not nil)
 // detaches its streams from net/http.
-func mountREST(mux *http.ServeMux, h a2asrv.RequestHandler, ver versions, fast bool, d *detacher) {
+func mountREST(mux *http.ServeMux, h a2asrv.RequestHandler, ver versions, fast bool, d *hotpath.Detacher) {
 	if ver.v1 {
 		plain := a2asrv.NewRESTHandler(h)
 		if fast {
-			plain = fastREST(h, d)
+			plain = hotpath.REST(h, d, refusal(frontKey{a2a.TransportProtocolHTTPJSON, v1Version}))
 		}
 		mux.Handle("/", timestampAlias(tenantRouter(plain, a2asrv.NewTenantRESTHandler("/{*}", h))))
 	}
@@ -60,19 +63,20 @@ func tenantRouter(plain, tenanted http.Handler) http.Handler {
 	})
 }
 
-func mountJSONRPC(mux *http.ServeMux, h a2asrv.RequestHandler, ver versions, fast bool, d *detacher) {
-	if ver.v1 {
-		rpc := a2asrv.NewJSONRPCHandler(h)
-		if fast {
-			rpc = fastJSONRPC(h, d)
-		}
-		mux.Handle("POST "+jsonrpcPath, rpc)
-		if !ver.v03 {
-			mux.Handle("POST /{$}", rpc)
-		}
+// mountJSONRPC mounts the JSON-RPC endpoints as the route table (jsonrpcAt) places them.
+func mountJSONRPC(mux *http.ServeMux, h a2asrv.RequestHandler, ver versions, fast bool, d *hotpath.Detacher) {
+	fronts := httpFronts{jsonrpc: true, v1: ver.v1, v03: ver.v03}
+	rpc := a2asrv.NewJSONRPCHandler(h)
+	if fast {
+		rpc = hotpath.JSONRPC(h, d, refusal(frontKey{a2a.TransportProtocolJSONRPC, v1Version}))
 	}
-	if ver.v03 {
-		mux.Handle("POST /{$}", a2av0.NewJSONRPCHandler(h))
+	for path, pattern := range map[string]string{JSONRPCPath: "POST " + JSONRPCPath, "/": "POST /{$}"} {
+		switch fronts.jsonrpcAt(path) {
+		case v1Version:
+			mux.Handle(pattern, rpc)
+		case v03Version:
+			mux.Handle(pattern, a2av0.NewJSONRPCHandler(h))
+		}
 	}
 }
 

@@ -1,0 +1,244 @@
+package client
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
+)
+
+const (
+	wellKnownCard    = "/.well-known/agent-card.json"
+	wellKnownCardV03 = "/.well-known/agent.json"
+	maxCardBytes     = 4 << 20
+)
+
+// agentRef is what the user's <url> argument turned out to be.
+type Ref struct {
+	Raw     string
+	File    string // a local card file
+	Base    *url.URL
+	CardURL string // set when the argument names the card itself
+}
+
+// parseRef reads the forms CONTRACT.md allows: a base URL, a bare host:port, a card URL, or a local card file.
+func ParseRef(raw string) (*Ref, error) {
+	if raw == "" {
+		return nil, Usagef("missing agent URL")
+	}
+	ref := &Ref{Raw: raw}
+	if strings.HasPrefix(raw, "file://") {
+		ref.File = strings.TrimPrefix(raw, "file://")
+		return ref, nil
+	}
+	if !strings.Contains(raw, "://") {
+		if st, err := os.Stat(raw); err == nil && !st.IsDir() {
+			ref.File = raw
+			return ref, nil
+		}
+		raw = "http://" + raw
+	}
+	u, err := url.Parse(raw)
+	if err != nil || !validHost(u) {
+		return nil, Usagef("invalid agent URL %q: want http(s)://host[:port][/path], host:port or a card file", ref.Raw)
+	}
+	switch u.Scheme {
+	case "http", "https", "grpc", "grpcs":
+	default:
+		return nil, Usagef("invalid agent URL %q: unsupported scheme %q", ref.Raw, u.Scheme)
+	}
+	if strings.HasSuffix(u.Path, ".json") {
+		ref.CardURL = u.String()
+		base := *u
+		base.Path = strings.TrimSuffix(strings.TrimSuffix(u.Path, wellKnownCard), wellKnownCardV03)
+		if strings.HasSuffix(base.Path, ".json") {
+			base.Path = ""
+		}
+		ref.Base = &base
+		return ref, nil
+	}
+	u.Path = strings.TrimSuffix(u.Path, "/")
+	ref.Base = u
+	return ref, nil
+}
+
+// validHost reports whether u names a host and, if any, a numeric port (url.Parse alone accepts "http://::::").
+func validHost(u *url.URL) bool {
+	host := u.Hostname()
+	if host == "" || strings.Contains(host, ":") && !strings.HasPrefix(u.Host, "[") {
+		return false
+	}
+	if p := u.Port(); p != "" {
+		n, err := strconv.Atoi(p)
+		return err == nil && n > 0 && n < 65536
+	}
+	return !strings.HasSuffix(u.Host, ":")
+}
+
+// cardCandidates lists the URLs to try for the card, in order.
+func (r *Ref) cardCandidates() []string {
+	if r.CardURL != "" {
+		return []string{r.CardURL}
+	}
+	b := *r.Base
+	if b.Scheme == "grpc" {
+		b.Scheme = "http"
+	} else if b.Scheme == "grpcs" {
+		b.Scheme = "https"
+	}
+	base := strings.TrimSuffix(b.String(), "/")
+	out := []string{base + wellKnownCard, base + wellKnownCardV03}
+	if b.Path != "" {
+		root := b.Scheme + "://" + b.Host
+		out = append(out, root+wellKnownCard, root+wellKnownCardV03)
+	}
+	return out
+}
+
+// fetchCard GETs the card from the first candidate that answers 200. A 404 everywhere is a cardError with notFound.
+func fetchCard(ctx context.Context, hc *http.Client, ref *Ref, headers http.Header) (*a2a.AgentCard, string, error) {
+	if ref.File != "" {
+		body, err := os.ReadFile(ref.File)
+		if err != nil {
+			return nil, ref.File, &CardError{URL: ref.File, NotFound: errors.Is(err, os.ErrNotExist), Err: err}
+		}
+		card, err := ParseCard(body)
+		if err != nil {
+			return nil, ref.File, &CardError{URL: ref.File, Err: err}
+		}
+		return card, ref.File, nil
+	}
+	var lastErr error
+	for _, u := range ref.cardCandidates() {
+		card, err := getCard(ctx, hc, u, headers)
+		if err == nil {
+			return card, u, nil
+		}
+		var ce *CardError
+		if errors.As(err, &ce) && ce.NotFound {
+			lastErr = err
+			continue
+		}
+		return nil, u, err
+	}
+	return nil, "", lastErr
+}
+
+func getCard(ctx context.Context, hc *http.Client, u string, headers http.Header) (*a2a.AgentCard, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return nil, fmt.Errorf("card request: %w", err)
+	}
+	for k, v := range headers {
+		req.Header[k] = v
+	}
+	req.Header.Set("Accept", "application/json")
+	resp, err := hc.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("fetch agent card: %w", err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxCardBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("read agent card: %w", err)
+	}
+	switch {
+	case resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusMethodNotAllowed:
+		return nil, &CardError{URL: u, NotFound: true, Err: fmt.Errorf("HTTP %s", resp.Status),
+			Hint: "is this an A2A agent? pass --transport to treat the URL as the endpoint"}
+	case tlsMismatch(u, resp, body) != nil:
+		return nil, tlsMismatch(u, resp, body)
+	case resp.StatusCode != http.StatusOK:
+		return nil, &CardError{URL: u, Err: fmt.Errorf("HTTP %s", resp.Status)}
+	case len(body) > maxCardBytes:
+		return nil, &CardError{URL: u, Err: fmt.Errorf("card larger than %d bytes", maxCardBytes)}
+	}
+	card, err := ParseCard(body)
+	if err != nil {
+		ce := &CardError{URL: u, Err: err}
+		if looksLikeHTML(body) || strings.Contains(resp.Header.Get("Content-Type"), "html") {
+			ce.Err = errors.New("got an HTML page, not JSON")
+			ce.Hint = "this URL serves a web page: point a2a at the agent's base URL or its card"
+		}
+		return nil, ce
+	}
+	return card, nil
+}
+
+func looksLikeHTML(b []byte) bool {
+	t := bytes.TrimSpace(b)
+	return len(t) > 0 && t[0] == '<'
+}
+
+// parseCard reads a v1.0 card or a v0.3 card (including one without preferredTransport, meaning JSON-RPC at url).
+func ParseCard(body []byte) (*a2a.AgentCard, error) {
+	var probe map[string]json.RawMessage
+	if err := json.Unmarshal(body, &probe); err != nil {
+		return nil, fmt.Errorf("not a JSON object: %w", err)
+	}
+	if _, ok := probe["supportedInterfaces"]; ok {
+		var card a2a.AgentCard
+		if err := json.Unmarshal(body, &card); err != nil {
+			return nil, fmt.Errorf("parse v1.0 card: %w", err)
+		}
+		for _, iface := range card.SupportedInterfaces {
+			if iface != nil && iface.ProtocolVersion == "" {
+				iface.ProtocolVersion = a2a.Version
+			}
+		}
+		return validCard(&card)
+	}
+	var legacy struct {
+		URL                string `json:"url"`
+		PreferredTransport string `json:"preferredTransport"`
+		ProtocolVersion    string `json:"protocolVersion"`
+	}
+	if err := json.Unmarshal(body, &legacy); err != nil {
+		return nil, fmt.Errorf("parse v0.3 card: %w", err)
+	}
+	if legacy.URL == "" {
+		return nil, errors.New("neither supportedInterfaces (v1.0) nor url (v0.3): not an agent card")
+	}
+	card, err := a2av0.NewAgentCardParser()(body)
+	if err != nil {
+		return nil, fmt.Errorf("parse v0.3 card: %w", err)
+	}
+	if len(card.SupportedInterfaces) == 0 {
+		// v0.3: no preferredTransport means JSON-RPC at url.
+		binding := a2a.TransportProtocol(legacy.PreferredTransport)
+		if binding == "" {
+			binding = a2a.TransportProtocolJSONRPC
+		}
+		card.SupportedInterfaces = []*a2a.AgentInterface{{URL: legacy.URL, ProtocolBinding: binding}}
+	}
+	for _, iface := range card.SupportedInterfaces {
+		if iface != nil && (iface.ProtocolVersion == "" || strings.HasPrefix(string(iface.ProtocolVersion), "0.")) {
+			iface.ProtocolVersion = a2av0.Version
+		}
+	}
+	return validCard(card)
+}
+
+func validCard(card *a2a.AgentCard) (*a2a.AgentCard, error) {
+	var ifaces []*a2a.AgentInterface
+	for _, iface := range card.SupportedInterfaces {
+		if iface != nil && iface.URL != "" {
+			ifaces = append(ifaces, iface)
+		}
+	}
+	if len(ifaces) == 0 {
+		return nil, errors.New("the card lists no interface with a URL")
+	}
+	card.SupportedInterfaces = ifaces
+	return card, nil
+}

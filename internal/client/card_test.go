@@ -1,0 +1,211 @@
+package client
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestParseRef(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	cardFile := filepath.Join(dir, "card.json")
+	if err := os.WriteFile(cardFile, []byte(`{}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		in         string
+		wantFile   string
+		wantBase   string
+		wantCard   string
+		candidates []string
+	}{
+		{in: "http://h:1", wantBase: "http://h:1", candidates: []string{"http://h:1/.well-known/agent-card.json", "http://h:1/.well-known/agent.json"}},
+		{in: "h:1", wantBase: "http://h:1", candidates: []string{"http://h:1/.well-known/agent-card.json", "http://h:1/.well-known/agent.json"}},
+		{in: "localhost:8080/", wantBase: "http://localhost:8080"},
+		{in: "https://a.example/agents/x", wantBase: "https://a.example/agents/x", candidates: []string{
+			"https://a.example/agents/x/.well-known/agent-card.json", "https://a.example/agents/x/.well-known/agent.json",
+			"https://a.example/.well-known/agent-card.json", "https://a.example/.well-known/agent.json"}},
+		{in: "http://h:1/.well-known/agent-card.json", wantBase: "http://h:1", wantCard: "http://h:1/.well-known/agent-card.json",
+			candidates: []string{"http://h:1/.well-known/agent-card.json"}},
+		{in: "http://h:1/cards/me.json", wantBase: "http://h:1", wantCard: "http://h:1/cards/me.json"},
+		{in: cardFile, wantFile: cardFile},
+		{in: "file://" + cardFile, wantFile: cardFile},
+	}
+	for _, tt := range tests {
+		ref, err := ParseRef(tt.in)
+		if err != nil {
+			t.Errorf("parseRef(%q): %v", tt.in, err)
+			continue
+		}
+		base := ""
+		if ref.Base != nil {
+			base = ref.Base.String()
+		}
+		got := []string{ref.File, base, ref.CardURL}
+		if diff := cmp.Diff([]string{tt.wantFile, tt.wantBase, tt.wantCard}, got); diff != "" {
+			t.Errorf("parseRef(%q) [file base card] mismatch (-want +got):\n%s", tt.in, diff)
+		}
+		if tt.candidates != nil {
+			if diff := cmp.Diff(tt.candidates, ref.cardCandidates()); diff != "" {
+				t.Errorf("parseRef(%q).cardCandidates() mismatch (-want +got):\n%s", tt.in, diff)
+			}
+		}
+	}
+}
+
+func TestParseRefErrors(t *testing.T) {
+	t.Parallel()
+	for _, in := range []string{"", "ftp://h/x", "http://", "::::", "http://h:99999", "http://h:x", "h:"} {
+		_, err := ParseRef(in)
+		var ue *UsageError
+		if !errors.As(err, &ue) {
+			t.Errorf("parseRef(%q) = %v, want a usage error", in, err)
+		}
+	}
+}
+
+func TestParseCard(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		body string
+		want []a2a.AgentInterface
+	}{
+		{
+			name: "v1.0",
+			body: `{"name":"x","supportedInterfaces":[{"url":"http://h/rpc","protocolBinding":"JSONRPC","protocolVersion":"1.0"},{"url":"h:9","protocolBinding":"GRPC"}]}`,
+			want: []a2a.AgentInterface{{URL: "http://h/rpc", ProtocolBinding: "JSONRPC", ProtocolVersion: "1.0"}, {URL: "h:9", ProtocolBinding: "GRPC", ProtocolVersion: "1.0"}},
+		},
+		{
+			name: "v0.3 without preferredTransport means JSON-RPC at url",
+			body: `{"name":"gemini","url":"http://localhost:41242/","protocolVersion":"0.3.0","capabilities":{"streaming":true},"defaultInputModes":["text"],"defaultOutputModes":["text"],"skills":[],"version":"0.25.2","description":"d"}`,
+			want: []a2a.AgentInterface{{URL: "http://localhost:41242/", ProtocolBinding: "JSONRPC", ProtocolVersion: "0.3"}},
+		},
+		{
+			name: "v0.3 with preferredTransport",
+			body: `{"name":"r","url":"http://h/v1","preferredTransport":"HTTP+JSON","protocolVersion":"0.3.0","capabilities":{},"defaultInputModes":[],"defaultOutputModes":[],"skills":[],"version":"1","description":"d"}`,
+			want: []a2a.AgentInterface{{URL: "http://h/v1", ProtocolBinding: "HTTP+JSON", ProtocolVersion: "0.3"}},
+		},
+	}
+	for _, tt := range tests {
+		card, err := ParseCard([]byte(tt.body))
+		if err != nil {
+			t.Errorf("%s: parseCard: %v", tt.name, err)
+			continue
+		}
+		var got []a2a.AgentInterface
+		for _, i := range card.SupportedInterfaces {
+			got = append(got, *i)
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("%s: interfaces mismatch (-want +got):\n%s", tt.name, diff)
+		}
+	}
+}
+
+func TestParseCardRealGeminiCapture(t *testing.T) {
+	t.Parallel()
+	body, err := os.ReadFile("../../../shared/devtool/captures/agent-card.json")
+	if err != nil {
+		t.Skipf("capture not available: %v", err)
+	}
+	card, err := ParseCard(body)
+	if err != nil {
+		t.Fatalf("parseCard(gemini capture): %v", err)
+	}
+	if len(card.SupportedInterfaces) != 1 || card.SupportedInterfaces[0].ProtocolBinding != a2a.TransportProtocolJSONRPC {
+		t.Fatalf("gemini card interfaces = %+v, want one JSONRPC interface", card.SupportedInterfaces)
+	}
+}
+
+func TestParseCardInvalid(t *testing.T) {
+	t.Parallel()
+	for _, body := range []string{`<html>hi</html>`, `[]`, `{}`, `{"name":"x","supportedInterfaces":[]}`, `{"supportedInterfaces":"no"}`, "\x00\x01"} {
+		if _, err := ParseCard([]byte(body)); err == nil {
+			t.Errorf("parseCard(%q) = nil error, want one", body)
+		}
+	}
+}
+
+func TestChooseInterface(t *testing.T) {
+	t.Parallel()
+	card := &a2a.AgentCard{SupportedInterfaces: []*a2a.AgentInterface{
+		{URL: "x://custom", ProtocolBinding: "WEBSOCKET", ProtocolVersion: "1.0"},
+		{URL: "http://h/rest", ProtocolBinding: a2a.TransportProtocolHTTPJSON, ProtocolVersion: "1.0"},
+		{URL: "h:9", ProtocolBinding: a2a.TransportProtocolGRPC, ProtocolVersion: "1.0"},
+	}}
+	ref, _ := ParseRef("http://h")
+	tests := []struct {
+		forced a2a.TransportProtocol
+		want   string
+	}{
+		{"", "http://h/rest"},
+		{a2a.TransportProtocolGRPC, "h:9"},
+		{a2a.TransportProtocolHTTPJSON, "http://h/rest"},
+	}
+	for _, tt := range tests {
+		iface, _, err := chooseInterface(card, ref, tt.forced)
+		if err != nil {
+			t.Errorf("chooseInterface(forced %q): %v", tt.forced, err)
+			continue
+		}
+		if iface.URL != tt.want {
+			t.Errorf("chooseInterface(forced %q) = %s, want %s", tt.forced, iface.URL, tt.want)
+		}
+	}
+	_, _, err := chooseInterface(card, ref, a2a.TransportProtocolJSONRPC)
+	var ue *UsageError
+	if !errors.As(err, &ue) {
+		t.Errorf("chooseInterface(forced JSONRPC not in card) = %v, want a usage error", err)
+	}
+	iface, _, err := chooseInterface(nil, ref, a2a.TransportProtocolJSONRPC)
+	if err != nil || iface.URL != "http://h" || iface.ProtocolBinding != a2a.TransportProtocolJSONRPC {
+		t.Errorf("chooseInterface(no card, forced) = %+v, %v; want the URL as a JSONRPC endpoint", iface, err)
+	}
+}
+
+func TestServiceParams(t *testing.T) {
+	t.Parallel()
+	o := &Options{SvcParams: []string{"x-trace=a=b", "X-Trace=c", "k="}, Auth: "Bearer t"}
+	got, err := o.ServiceParams()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]string{"X-Trace": {"a=b", "c"}, "K": {""}, "Authorization": {"Bearer t"}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("serviceParams mismatch (-want +got):\n%s", diff)
+	}
+	for _, bad := range []string{"novalue", "=v", " =v"} {
+		_, err := (&Options{SvcParams: []string{bad}}).ServiceParams()
+		var ue *UsageError
+		if !errors.As(err, &ue) {
+			t.Errorf("serviceParams(%q) = %v, want a usage error", bad, err)
+		}
+	}
+}
+
+func TestGRPCTarget(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		in     string
+		target string
+		tls    bool
+	}{
+		{"http://h:9", "h:9", false},
+		{"https://h", "h:443", true},
+		{"grpcs://h:1", "h:1", true},
+		{"127.0.0.1:5000", "127.0.0.1:5000", false},
+		{"localhost:5000", "localhost:5000", false},
+	}
+	for _, tt := range tests {
+		target, useTLS := grpcTarget(tt.in)
+		if target != tt.target || useTLS != tt.tls {
+			t.Errorf("grpcTarget(%q) = %q, %v; want %q, %v", tt.in, target, useTLS, tt.target, tt.tls)
+		}
+	}
+}

@@ -1,0 +1,405 @@
+package client
+
+import (
+	"context"
+	"crypto/tls"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2aclient"
+	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
+	a2agrpcv0 "github.com/a2aproject/a2a-go/v2/a2agrpc/v0"
+	a2agrpc "github.com/a2aproject/a2a-go/v2/a2agrpc/v1"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/credentials/insecure"
+)
+
+// Options say how a run reaches agents: the global flags every client verb shares.
+type Options struct {
+	Transport  string   // --transport: rest, jsonrpc, grpc, or "" for the card's choice
+	SvcParams  []string // --svc-param key=value
+	Auth       string   // --auth
+	Bearer     string   // --bearer
+	APIKey     string   // --api-key
+	Extensions []string // --extension
+	Tenant     string
+	Timeout    time.Duration
+	Insecure   bool
+	// CACert, Cert and Key are the TLS files; TLS is what LoadTLS made of them.
+	CACert, Cert, Key string
+	TLS               *tls.Config
+	// AuthAllOrigins sends credentials to every origin, not only the named one (see credGuard).
+	AuthAllOrigins bool
+	// MaxResponseBytes bounds every reply but an event stream (0: no bound; see capResponse).
+	MaxResponseBytes int64
+}
+
+// Dialer connects to agents for one run of the CLI. Every connection of the run shares its state: one HTTP client
+// and keep-alive pool, the connection tracker, the credential guard, the addresses reached. Options are read when a
+// connection is made, so flags parsed after NewDialer count.
+type Dialer struct {
+	opts *Options
+	log  *Log
+	warn io.Writer // stderr, for the credential guard's warnings
+	st   *dialState
+}
+
+// dialState is what every Dialer of a run shares.
+type dialState struct {
+	once    sync.Once
+	hc      *http.Client
+	conns   *ConnTracker
+	guard   *credGuard
+	reached sync.Map // addresses a connection succeeded to: only a never-reached loopback agent is waited for
+}
+
+// NewDialer returns the run's dialer. log may be nil (no -v); warn receives the guard's warnings (nil: discarded).
+func NewDialer(opts *Options, log *Log, warn io.Writer) *Dialer {
+	if warn == nil {
+		warn = io.Discard
+	}
+	return &Dialer{opts: opts, log: log, warn: warn, st: &dialState{}}
+}
+
+// WithTransport is a dialer of the same run (same HTTP client and pool) that chooses its transport as t says.
+func (d *Dialer) WithTransport(t string) *Dialer {
+	opts := *d.opts
+	opts.Transport = t
+	cp := *d
+	cp.opts = &opts
+	return &cp
+}
+
+// Conns is the tracker of the run's HTTP connections, nil until the first connection.
+func (d *Dialer) Conns() *ConnTracker { return d.st.conns }
+
+// WithheldFrom lists the origins credentials were kept from.
+func (d *Dialer) WithheldFrom() []string { return d.st.guard.WithheldFrom() }
+
+// HTTPClient is the run's one HTTP client.
+func (d *Dialer) HTTPClient() *http.Client { return d.httpClient() }
+
+// Conn is a connected client with what was learnt while connecting.
+type Conn struct {
+	*a2aclient.Client
+	Card    *a2a.AgentCard
+	CardURL string
+	Iface   *a2a.AgentInterface
+	Ref     *Ref
+	Timeout time.Duration
+	// params are the headers every request carries; hc is the process's HTTP client. Plain HTTP calls beside the
+	// protocol (a coding agent's slash commands) use both.
+	Params map[string][]string
+	HC     *http.Client
+}
+
+var transportNames = map[string]a2a.TransportProtocol{
+	"jsonrpc": a2a.TransportProtocolJSONRPC,
+	"rest":    a2a.TransportProtocolHTTPJSON,
+	"grpc":    a2a.TransportProtocolGRPC,
+}
+
+func ParseTransport(name string) (a2a.TransportProtocol, error) {
+	if name == "" {
+		return "", nil
+	}
+	if t, ok := transportNames[strings.ToLower(name)]; ok {
+		return t, nil
+	}
+	return "", Usagef("invalid --transport %q: want rest, jsonrpc or grpc", name)
+}
+
+// serviceParams turns --svc-param and --auth into the parameters sent with every request.
+func (o *Options) ServiceParams() (map[string][]string, error) {
+	params := map[string][]string{}
+	for _, kv := range o.SvcParams {
+		k, v, ok := strings.Cut(kv, "=")
+		k = strings.TrimSpace(k)
+		if !ok || k == "" {
+			return nil, Usagef("invalid --svc-param %q: want key=value", kv)
+		}
+		params[http.CanonicalHeaderKey(k)] = append(params[http.CanonicalHeaderKey(k)], v)
+	}
+	if o.Auth != "" {
+		params["Authorization"] = []string{o.Auth}
+	}
+	if err := o.credentialParams(params); err != nil {
+		return nil, err
+	}
+	if len(o.Extensions) > 0 {
+		params[a2a.SvcParamExtensions] = []string{strings.Join(o.Extensions, ",")}
+	}
+	return params, nil
+}
+
+// httpClient returns the run's one HTTP client, built on first use. Every request of a command goes through the
+// same keep-alive pool: the Gemini CLI A2A server ties a turn to the TCP connection that started it (see
+// connTracker), so connections must be reused and never closed early.
+func (d *Dialer) httpClient() *http.Client {
+	d.st.once.Do(func() {
+		base := http.DefaultTransport.(*http.Transport).Clone()
+		base.TLSClientConfig = d.tlsConfig()
+		base.ResponseHeaderTimeout = 0
+		// Keep a connection per concurrent call: with the default 2 idle connections per host, a proxy
+		// serving many clients would open and close upstream connections all the time.
+		base.MaxIdleConnsPerHost = 64
+		d.st.conns = newConnTracker()
+		dialer := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
+		base.DialContext = d.st.conns.wrapDial(d.retryRefused(dialer.DialContext))
+		d.st.guard = newCredGuard(d.opts.AuthAllOrigins, d.warn, d.log)
+		d.st.hc = &http.Client{Transport: &roundTripper{base: base, log: d.log, guard: d.st.guard, maxBody: d.opts.MaxResponseBytes}}
+	})
+	return d.st.hc
+}
+
+// resolved is an agent reference with its card, before any client exists.
+type Resolved struct {
+	ref     *Ref
+	Card    *a2a.AgentCard // nil when --transport forced an endpoint that has no card
+	cardURL string
+	forced  a2a.TransportProtocol
+	params  map[string][]string
+	hc      *http.Client
+}
+
+// resolve reads the reference and fetches the agent card, bounded by --timeout.
+func (d *Dialer) Resolve(ctx context.Context, rawURL string) (*Resolved, error) {
+	ref, err := ParseRef(rawURL)
+	if err != nil {
+		return nil, err
+	}
+	forced, err := ParseTransport(d.opts.Transport)
+	if err != nil {
+		return nil, err
+	}
+	params, err := d.opts.ServiceParams()
+	if err != nil {
+		return nil, err
+	}
+	r := &Resolved{ref: ref, forced: forced, params: params, hc: d.httpClient()}
+	d.st.guard.name(refOrigin(ref))
+	cctx, cancel := TimeoutContext(ctx, d.opts.Timeout)
+	defer cancel()
+	card, cardURL, err := fetchCard(cctx, r.hc, ref, http.Header(params))
+	if err != nil {
+		if ce, ok := asCardError(err); ok && ce.NotFound && forced != "" && ref.Base != nil {
+			d.log.Printf("no agent card (%v): using %s as the %s endpoint", ce.Err, ref.Raw, forced)
+			return r, nil
+		}
+		if gerr := d.grpcOnlyPort(ctx, ref, forced, err); gerr != nil {
+			return nil, TimeoutCause(cctx, gerr)
+		}
+		return r, nil
+	}
+	r.Card, r.cardURL = card, cardURL
+	d.log.Printf("card: %s (%s)", cardURL, card.Name)
+	d.apiKeyHeader(card, params)
+	fixLocalhost(card, ref)
+	return r, nil
+}
+
+// connect resolves the agent named by rawURL and opens a client on the chosen interface.
+func (d *Dialer) Connect(ctx context.Context, rawURL string) (*Conn, error) {
+	r, err := d.Resolve(ctx, rawURL)
+	if err != nil {
+		return nil, err
+	}
+	card, ref, forced, params, hc := r.Card, r.ref, r.forced, r.params, r.hc
+	d.requiredExtensions(card, params)
+	c := &Conn{Ref: ref, Timeout: d.opts.Timeout, Card: card, CardURL: r.cardURL, Params: params, HC: hc}
+	iface, why, err := chooseInterface(card, ref, forced)
+	if err != nil {
+		return nil, err
+	}
+	if card == nil && iface.ProtocolBinding == a2a.TransportProtocolGRPC {
+		iface.ProtocolVersion = d.grpcVersion(ctx, iface.URL, params)
+	}
+	c.Iface = iface
+	if ref.File != "" {
+		// A card file names no origin: the interface the user's own file points at is the one.
+		d.st.guard.name(ifaceOrigin(iface.URL))
+	}
+	d.log.Printf("interface: %s %s %s (%s)", iface.ProtocolBinding, iface.ProtocolVersion, iface.URL, why)
+	// The bindings share the process's one transport, each behind the answer check of its wire format.
+	rpcHC := &http.Client{Transport: &answerCheck{base: hc.Transport, jsonrpc: true}}
+	restHC := &http.Client{Transport: &answerCheck{base: hc.Transport}}
+	opts := []a2aclient.FactoryOption{
+		a2aclient.WithDefaultsDisabled(),
+		// a2a-go's v1.0 transports, with our reader of their event streams (fastsse.go).
+		a2aclient.WithTransport(a2a.TransportProtocolJSONRPC, fastTransport(rpcHC, true)),
+		a2aclient.WithTransport(a2a.TransportProtocolHTTPJSON, fastTransport(restHC, false)),
+		a2aclient.WithTransport(a2a.TransportProtocolGRPC, d.grpcFactory(false)),
+		a2aclient.WithCompatTransport(a2av0.Version, a2a.TransportProtocolJSONRPC, a2av0.NewJSONRPCTransportFactory(a2av0.JSONRPCTransportConfig{Client: rpcHC})),
+		a2aclient.WithCompatTransport(a2av0.Version, a2a.TransportProtocolHTTPJSON, a2av0.NewRESTTransportFactory(a2av0.RESTTransportConfig{Client: restHC})),
+		a2aclient.WithCompatTransport(a2av0.Version, a2a.TransportProtocolGRPC, d.grpcFactory(true)),
+		a2aclient.WithCallInterceptors(&paramsInterceptor{params: params}, &callLogger{log: d.log}),
+	}
+	single := &a2a.AgentCard{}
+	if card != nil {
+		cp := *card
+		single = &cp
+	}
+	single.SupportedInterfaces = []*a2a.AgentInterface{iface}
+	client, err := a2aclient.NewFactory(opts...).CreateFromCard(ctx, single)
+	if err != nil {
+		return nil, fmt.Errorf("open %s client: %w", iface.ProtocolBinding, err)
+	}
+	c.Client = client
+	return c, nil
+}
+
+func asCardError(err error) (*CardError, bool) {
+	ce, ok := err.(*CardError)
+	return ce, ok
+}
+
+// chooseInterface picks the first interface of the card we support, or the one --transport forces.
+func chooseInterface(card *a2a.AgentCard, ref *Ref, forced a2a.TransportProtocol) (*a2a.AgentInterface, string, error) {
+	if card == nil {
+		u := *ref.Base
+		return &a2a.AgentInterface{URL: u.String(), ProtocolBinding: forced, ProtocolVersion: a2a.Version}, "forced by --transport, no card", nil
+	}
+	var offered []string
+	for _, iface := range card.SupportedInterfaces {
+		offered = append(offered, string(iface.ProtocolBinding))
+		if !supported(iface) {
+			continue
+		}
+		if forced == "" {
+			return iface, "first supported interface in the card", nil
+		}
+		if strings.EqualFold(string(iface.ProtocolBinding), string(forced)) {
+			return iface, "forced by --transport", nil
+		}
+	}
+	if forced != "" {
+		return nil, "", WithHint(Usagef("the agent does not offer --transport %s (card offers %s)", bindingFlag(forced), strings.Join(offered, ", ")),
+			"drop --transport to use what the card offers")
+	}
+	return nil, "", &CardError{URL: ref.Raw, Err: fmt.Errorf("no supported transport among %s", strings.Join(offered, ", "))}
+}
+
+func bindingFlag(t a2a.TransportProtocol) string {
+	for k, v := range transportNames {
+		if v == t {
+			return k
+		}
+	}
+	return string(t)
+}
+
+func supported(iface *a2a.AgentInterface) bool {
+	switch iface.ProtocolBinding {
+	case a2a.TransportProtocolJSONRPC, a2a.TransportProtocolHTTPJSON, a2a.TransportProtocolGRPC:
+	default:
+		return false
+	}
+	v := string(iface.ProtocolVersion)
+	return v == "" || strings.HasPrefix(v, "1.") || strings.HasPrefix(v, "0.3")
+}
+
+// fixLocalhost rewrites interface hosts a client cannot dial (0.0.0.0, [::]) to the host the card came from.
+func fixLocalhost(card *a2a.AgentCard, ref *Ref) {
+	if ref.Base == nil {
+		return
+	}
+	for _, iface := range card.SupportedInterfaces {
+		u, err := url.Parse(iface.URL)
+		if err != nil || u.Host == "" {
+			continue
+		}
+		host := u.Hostname()
+		if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+			u.Host = net.JoinHostPort(ref.Base.Hostname(), u.Port())
+			iface.URL = u.String()
+		}
+	}
+}
+
+// grpcFactory dials gRPC interfaces: http:// and bare host:port in plaintext, https:// with TLS.
+func (d *Dialer) grpcFactory(v03 bool) a2aclient.TransportFactory {
+	return a2aclient.TransportFactoryFn(func(ctx context.Context, _ *a2a.AgentCard, iface *a2a.AgentInterface) (a2aclient.Transport, error) {
+		cc, err := d.dialGRPC(iface.URL)
+		if err != nil {
+			return nil, err
+		}
+		if v03 {
+			return a2agrpcv0.NewGRPCTransport(cc), nil
+		}
+		return a2agrpc.NewGRPCTransport(cc), nil
+	})
+}
+
+// dialGRPC opens a client connection to the gRPC endpoint raw: plaintext for http:// and bare host:port, TLS for
+// https://.
+func (d *Dialer) dialGRPC(raw string) (*grpc.ClientConn, error) {
+	target, useTLS := grpcTarget(raw)
+	creds := insecure.NewCredentials()
+	if useTLS {
+		creds = credentials.NewTLS(d.tlsConfig())
+	}
+	guardUnary, guardStream := d.st.guard.grpcInterceptors(ifaceOrigin(raw))
+	limit := d.opts.MaxResponseBytes
+	cc, err := grpc.NewClient(target,
+		grpc.WithTransportCredentials(creds),
+		grpc.WithDefaultCallOptions(grpcRecvLimit(limit), grpc.MaxCallSendMsgSize(1<<30)),
+		grpc.WithChainUnaryInterceptor(grpcUnaryErrors(limit), guardUnary),
+		grpc.WithChainStreamInterceptor(grpcStreamErrors(limit), guardStream),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("grpc dial %s: %w", target, err)
+	}
+	return cc, nil
+}
+
+func grpcTarget(raw string) (target string, useTLS bool) {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return raw, false
+	}
+	switch u.Scheme {
+	case "https", "grpcs":
+		useTLS = true
+	}
+	host := u.Host
+	if u.Port() == "" {
+		port := "80"
+		if useTLS {
+			port = "443"
+		}
+		host = net.JoinHostPort(u.Hostname(), port)
+	}
+	return host, useTLS
+}
+
+// requiredExtensions adds the extensions the card marks required to the A2A-Extensions header: the agent refuses
+// requests that do not activate them, and the user cannot do anything but agree.
+func (d *Dialer) requiredExtensions(card *a2a.AgentCard, params map[string][]string) {
+	if card == nil {
+		return
+	}
+	var have []string
+	if v := params[a2a.SvcParamExtensions]; len(v) > 0 {
+		have = strings.Split(v[0], ",")
+	}
+	added := false
+	for _, ext := range card.Capabilities.Extensions {
+		if ext.Required && ext.URI != "" && !slices.Contains(have, ext.URI) {
+			have = append(have, ext.URI)
+			added = true
+			d.log.Printf("extension %s: required by the card, activated", ext.URI)
+		}
+	}
+	if added {
+		params[a2a.SvcParamExtensions] = []string{strings.Join(have, ",")}
+	}
+}

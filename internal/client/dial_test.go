@@ -1,0 +1,52 @@
+package client
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestRequiredExtensions(t *testing.T) {
+	t.Parallel()
+	d := NewDialer(&Options{}, &Log{}, nil)
+	card := &a2a.AgentCard{Capabilities: a2a.AgentCapabilities{Extensions: []a2a.AgentExtension{
+		{URI: "urn:a", Required: true}, {URI: "urn:b"}, {URI: "urn:c", Required: true},
+	}}}
+	params := map[string][]string{a2a.SvcParamExtensions: {"urn:c,urn:x"}}
+	d.requiredExtensions(card, params)
+	if diff := cmp.Diff([]string{"urn:c,urn:x,urn:a"}, params[a2a.SvcParamExtensions]); diff != "" {
+		t.Errorf("A2A-Extensions (-want +got):\n%s", diff)
+	}
+}
+
+// TestConnTrackerSeesServerClose checks the basis of the connection rule handling: after a response is read to its
+// end the connection stays open (idle), and it counts as closed once the server closes it.
+func TestConnTrackerSeesServerClose(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "ok") }))
+	defer srv.Close()
+	d := NewDialer(&Options{}, &Log{}, nil)
+	hc := d.HTTPClient()
+	if d.HTTPClient() != hc {
+		t.Fatal("httpClient() built a second client: the process must use one keep-alive pool")
+	}
+	resp, err := hc.Get(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if n := d.Conns().Open(); n != 1 {
+		t.Fatalf("open connections after a read-to-EOF response = %d, want 1 (kept alive)", n)
+	}
+	srv.CloseClientConnections()
+	if !d.Conns().WaitClosed(context.Background(), 10*time.Second) {
+		t.Fatalf("connection still open after the server closed it (open=%d)", d.Conns().Open())
+	}
+}

@@ -1,0 +1,132 @@
+package client
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"syscall"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+)
+
+var (
+	ErrTimeout     = errors.New("timeout expired")
+	ErrInterrupted = errors.New("interrupted")
+)
+
+// UsageError is a bad flag, argument or combination. cmd names the command for the help hint.
+type UsageError struct {
+	Msg string
+	Cmd string
+}
+
+func (e *UsageError) Error() string { return e.Msg }
+
+func Usagef(format string, args ...any) error {
+	return &UsageError{Msg: fmt.Sprintf(format, args...)}
+}
+
+// CardError is a card that could not be found (notFound) or read.
+type CardError struct {
+	URL      string
+	NotFound bool
+	Err      error
+	Hint     string
+}
+
+func (e *CardError) Error() string {
+	if e.NotFound {
+		return fmt.Sprintf("agent card not found at %s: %v", e.URL, e.Err)
+	}
+	return fmt.Sprintf("invalid agent card from %s: %v", e.URL, e.Err)
+}
+
+func (e *CardError) Unwrap() error { return e.Err }
+
+// HTTPStatusError is an HTTP response that refused the request (401, 403) before any A2A payload was read.
+type HTTPStatusError struct {
+	Code   int
+	Status string
+	Body   string
+}
+
+func (e *HTTPStatusError) Error() string {
+	if e.Body != "" {
+		return fmt.Sprintf("HTTP %s: %s", e.Status, e.Body)
+	}
+	return "HTTP " + e.Status
+}
+
+// UnreachableError marks a connection-level failure from a transport that does not expose net errors (gRPC).
+type UnreachableError struct{ err error }
+
+func (e *UnreachableError) Error() string { return e.err.Error() }
+func (e *UnreachableError) Unwrap() error { return e.err }
+
+// Hinted attaches a hint line to an error.
+type Hinted struct {
+	Err  error
+	Hint string
+}
+
+func (h *Hinted) Error() string { return h.Err.Error() }
+func (h *Hinted) Unwrap() error { return h.Err }
+
+func WithHint(err error, hint string) error {
+	if err == nil {
+		return nil
+	}
+	return &Hinted{Err: err, Hint: hint}
+}
+
+func IsUnreachable(err error) bool {
+	var ur *UnreachableError
+	var pt *PlainToTLSError
+	var dnsErr *net.DNSError
+	var opErr *net.OpError
+	var urlErr *url.Error
+	var certErr *tls.CertificateVerificationError
+	var unknownAuth x509.UnknownAuthorityError
+	var hostErr x509.HostnameError
+	var recordErr tls.RecordHeaderError
+	switch {
+	case errors.As(err, &ur), errors.As(err, &pt), errors.As(err, &dnsErr), errors.As(err, &certErr),
+		errors.As(err, &unknownAuth), errors.As(err, &hostErr), errors.As(err, &recordErr):
+		return true
+	case errors.Is(err, syscall.ECONNREFUSED),
+		errors.Is(err, syscall.EHOSTUNREACH), errors.Is(err, syscall.ENETUNREACH):
+		return true
+	case errors.As(err, &opErr) && opErr.Op == "dial":
+		return true
+	case errors.As(err, &urlErr) && errors.Is(urlErr.Err, context.DeadlineExceeded):
+		return false
+	}
+	return false
+}
+
+// ProtocolErrors maps the A2A error sentinels to their protocol names and JSON-RPC codes.
+var ProtocolErrors = []struct {
+	Err  error
+	Name string
+	Code int
+}{
+	{a2a.ErrTaskNotFound, "TaskNotFoundError", -32001},
+	{a2a.ErrTaskNotCancelable, "TaskNotCancelableError", -32002},
+	{a2a.ErrPushNotificationNotSupported, "PushNotificationNotSupportedError", -32003},
+	{a2a.ErrUnsupportedOperation, "UnsupportedOperationError", -32004},
+	{a2a.ErrUnsupportedContentType, "ContentTypeNotSupportedError", -32005},
+	{a2a.ErrInvalidAgentResponse, "InvalidAgentResponseError", -32006},
+	{a2a.ErrExtendedCardNotConfigured, "AuthenticatedExtendedCardNotConfiguredError", -32007},
+	{a2a.ErrExtensionSupportRequired, "ExtensionSupportRequiredError", -32008},
+	{a2a.ErrVersionNotSupported, "VersionNotSupportedError", -32009},
+	{a2a.ErrParseError, "JSONParseError", -32700},
+	{a2a.ErrInvalidRequest, "InvalidRequestError", -32600},
+	{a2a.ErrMethodNotFound, "MethodNotFoundError", -32601},
+	{a2a.ErrInvalidParams, "InvalidParamsError", -32602},
+	{a2a.ErrInternalError, "InternalError", -32603},
+	{a2a.ErrServerError, "ServerError", -32000},
+}

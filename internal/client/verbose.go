@@ -1,0 +1,216 @@
+package client
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2aclient"
+
+	"github.com/a2acli/a2a/internal/redact"
+	"github.com/a2acli/a2a/internal/termsafe"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+// verboseLog writes -v diagnostics to stderr. A nil or disabled log writes nothing. Every line goes through the
+// sanitiser text output uses: card names, headers, bodies and error messages come from the network.
+type Log struct {
+	mu      sync.Mutex
+	W       io.Writer
+	Enabled bool
+}
+
+func (l *Log) Printf(format string, args ...any) {
+	if l == nil || !l.Enabled {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	io.WriteString(l.W, termsafe.Sanitize(fmt.Sprintf("* "+format+"\n", args...))) //nolint:errcheck // stderr: nowhere to report to
+}
+
+const maxLoggedPayload = 16 << 10
+
+func redactedHeaders(h http.Header) string { return redact.Lines(h, "  %s: %s\n", ", ") }
+
+// roundTripper logs HTTP exchanges under -v and turns 401/403 into typed errors, whatever the binding. It keeps
+// credentials off other origins (guard) and bounds replies to maxBody bytes (0: no bound).
+type roundTripper struct {
+	base    http.RoundTripper
+	log     *Log
+	guard   *credGuard
+	maxBody int64
+}
+
+func (rt *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
+	start := time.Now()
+	req = rt.guard.strip(req)
+	verbose := rt.log != nil && rt.log.Enabled
+	if verbose {
+		var body []byte
+		if req.Body != nil && req.GetBody != nil {
+			if rc, err := req.GetBody(); err == nil {
+				body, _ = io.ReadAll(io.LimitReader(rc, maxLoggedPayload)) // best effort: logging only
+				rc.Close()
+			}
+		}
+		rt.log.Printf("> %s %s\n%s%s", req.Method, req.URL, redactedHeaders(req.Header), payload(body))
+	}
+	resp, err := rt.base.RoundTrip(req)
+	if err != nil {
+		rt.log.Printf("< %s %s: %v (%s)", req.Method, req.URL, err, time.Since(start).Round(time.Microsecond))
+		return nil, err
+	}
+	rt.log.Printf("< %s (%s)\n%s", resp.Status, time.Since(start).Round(time.Microsecond), redactedHeaders(resp.Header))
+	if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 512)) // best effort: the status says enough
+		resp.Body.Close()
+		return nil, &HTTPStatusError{Code: resp.StatusCode, Status: resp.Status, Body: strings.TrimSpace(string(bytes.ToValidUTF8(body, nil)))}
+	}
+	if resp, err = capResponse(req, resp, rt.maxBody); err != nil {
+		rt.log.Printf("< %s %s: %v", req.Method, req.URL, err)
+		return nil, err
+	}
+	if verbose && !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		resp.Body = &loggedBody{ReadCloser: resp.Body, log: rt.log}
+	}
+	return resp, nil
+}
+
+func payload(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	s := string(redact.JSON(b))
+	if len(b) >= maxLoggedPayload {
+		s += " …(truncated)"
+	}
+	return "  " + s + "\n"
+}
+
+type loggedBody struct {
+	io.ReadCloser
+	log  *Log
+	buf  bytes.Buffer
+	done bool
+}
+
+func (b *loggedBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if b.buf.Len() < maxLoggedPayload {
+		b.buf.Write(p[:min(n, maxLoggedPayload-b.buf.Len())])
+	}
+	if err == io.EOF && !b.done {
+		b.done = true
+		b.log.Printf("< body%s", "\n"+payload(b.buf.Bytes()))
+	}
+	return n, err
+}
+
+// paramsInterceptor puts --svc-param, --auth and extensions on every call, over whatever the caller attached.
+type paramsInterceptor struct {
+	a2aclient.PassthroughInterceptor
+	params map[string][]string
+}
+
+func (p *paramsInterceptor) Before(ctx context.Context, req *a2aclient.Request) (context.Context, any, error) {
+	for k, v := range p.params {
+		for existing := range req.ServiceParams {
+			if strings.EqualFold(existing, k) {
+				delete(req.ServiceParams, existing)
+			}
+		}
+		req.ServiceParams[k] = append([]string(nil), v...)
+	}
+	return ctx, nil, nil
+}
+
+// callLogger prints each A2A call and its duration under -v.
+type callLogger struct {
+	log *Log
+}
+
+type callStartKey struct{}
+
+func (l *callLogger) Before(ctx context.Context, req *a2aclient.Request) (context.Context, any, error) {
+	if l.log == nil || !l.log.Enabled {
+		return ctx, nil, nil
+	}
+	h := http.Header{}
+	for k, v := range req.ServiceParams {
+		h[k] = v
+	}
+	l.log.Printf("call %s %s\n%s", req.Method, req.BaseURL, redactedHeaders(h))
+	return context.WithValue(ctx, callStartKey{}, time.Now()), nil, nil
+}
+
+func (l *callLogger) After(ctx context.Context, resp *a2aclient.Response) error {
+	start, ok := ctx.Value(callStartKey{}).(time.Time)
+	if !ok {
+		return nil
+	}
+	if resp.Err != nil {
+		l.log.Printf("call %s failed after %s: %v", resp.Method, time.Since(start).Round(time.Microsecond), resp.Err)
+		return nil
+	}
+	l.log.Printf("call %s done in %s", resp.Method, time.Since(start).Round(time.Microsecond))
+	return nil
+}
+
+// grpcUnaryErrors marks connection failures so they classify as unreachable, and a reply over limit (the
+// --max-response-bytes receive limit) like the HTTP bindings do.
+func grpcUnaryErrors(limit int64) grpc.UnaryClientInterceptor {
+	return func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
+		return grpcTooLarge(grpcConnErr(invoker(ctx, method, req, reply, cc, opts...)), limit)
+	}
+}
+
+func grpcStreamErrors(limit int64) grpc.StreamClientInterceptor {
+	return func(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.ClientConn, method string, streamer grpc.Streamer, opts ...grpc.CallOption) (grpc.ClientStream, error) {
+		s, err := streamer(ctx, desc, cc, method, opts...)
+		if err != nil {
+			return nil, grpcTooLarge(grpcConnErr(err), limit)
+		}
+		return &grpcErrStream{ClientStream: s, limit: limit}, nil
+	}
+}
+
+type grpcErrStream struct {
+	grpc.ClientStream
+	limit int64
+}
+
+func (s *grpcErrStream) RecvMsg(m any) error {
+	return grpcTooLarge(grpcConnErr(s.ClientStream.RecvMsg(m)), s.limit)
+}
+
+func grpcConnErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	st, ok := status.FromError(err)
+	if !ok {
+		return err
+	}
+	switch st.Code() {
+	case codes.Unavailable:
+		return &UnreachableError{err: fmt.Errorf("grpc: %s", st.Message())}
+	case codes.OK, codes.Canceled, codes.DeadlineExceeded:
+		return err
+	}
+	// a2a-go keeps only the status message, which may be empty or generic: name the status too.
+	p := st.Proto()
+	if p.Message == "" {
+		p.Message = "gRPC status " + st.Code().String()
+	} else {
+		p.Message += " (gRPC status " + st.Code().String() + ")"
+	}
+	return status.ErrorProto(p)
+}

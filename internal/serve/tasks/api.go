@@ -1,0 +1,55 @@
+package tasks
+
+import (
+	"context"
+	"strings"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+)
+
+// Logf writes one line to the server's log (the format ends with a newline); nil => discarded.
+type Logf func(format string, args ...any)
+
+func (l Logf) printf(format string, args ...any) {
+	if l != nil {
+		l(format, args...)
+	}
+}
+
+// NewHandler returns the a2asrv.RequestHandler over r: sending starts r's turns, the other
+// methods read and change r's store.
+func NewHandler(r *Runner) *Handler { return &Handler{ts: r} }
+
+// Runner returns the runner h serves.
+func (h *Handler) Runner() *Runner { return h.ts }
+
+// Store returns the store the runner keeps its tasks in.
+func (ts *Runner) Store() *Store { return ts.store }
+
+// Shutdown cancels every running turn, waits for them to record their final state and stops
+// push delivery, within ctx.
+func (ts *Runner) Shutdown(ctx context.Context) error { return ts.shutdown(ctx) }
+
+// Base is the context every turn's context derives from; it is done once Shutdown begins.
+func (ts *Runner) Base() context.Context { return ts.base }
+
+// SetMaxArtifactBytes bounds the artifact bytes kept per task (see artbudget.go); <= 0 => no bound.
+// Call it before the store is used.
+func (s *Store) SetMaxArtifactBytes(n int64) { s.maxArtifactBytes = n }
+
+// Events is the channel the subscriber's events arrive on; it is closed after the turn's last event.
+func (s *Subscriber) Events() <-chan a2a.Event { return s.ch }
+
+// ShortState renders TASK_STATE_INPUT_REQUIRED as input-required, and a state that renders empty (none, or
+// an upstream's bare "TASK_STATE_") as "-", so the log's state column is never blank.
+func ShortState(s a2a.TaskState) string {
+	short := strings.ReplaceAll(strings.ToLower(strings.TrimPrefix(string(s), "TASK_STATE_")), "_", "-")
+	if short == "" {
+		return "-"
+	}
+	return short
+}
+
+// TruncatedKey is the metadata key of an artifact (or history message) some of whose bytes were not
+// kept: its value is the number of bytes dropped.
+const TruncatedKey = truncatedKey

@@ -1,0 +1,15 @@
+// Package tasks keeps the tasks of `a2a serve` and runs their turns: the Store (in memory, with
+// retention and a per-task artifact budget), the Runner that starts a turn on a message, fans its
+// events out to subscribers and push webhooks (the Pusher) in order and cancels it, and the
+// Handler, the a2asrv.RequestHandler over a Runner that echo and exec are served by.
+//
+// Every agent uses the same API: a backend with an Agent (echo, exec) gets its turns run by
+// Handler.SendMessage and friends; one that decides a turn before it starts (replay) calls
+// Runner.Start with the turn's script (StartOptions.Run). Only the Store takes its lock: the
+// runner, the handler and the push methods reach records through Store methods (storeturn.go,
+// push.go).
+//
+// It must not import package serve or its other backends (proxy, replay), cobra or the CLI; it
+// imports a2a-go, the standard library and serve/hotpath (for the flush gate a stream's events
+// report to).
+package tasks

@@ -1,0 +1,64 @@
+package tasks
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/google/go-cmp/cmp"
+)
+
+// storedIDs lists the stored task IDs, sorted, and checks the finished count kept for retention.
+func storedIDs(t *testing.T, s *Store) []string {
+	t.Helper()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	done := 0
+	for id, r := range s.tasks {
+		out = append(out, string(id))
+		if finished(r) {
+			done++
+		}
+	}
+	if s.done.count != done {
+		t.Errorf("finished count = %d, want %d", s.done.count, done)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestRetentionQueue: the oldest finished task goes first; a task running again is kept, and
+// counts as finished again (as the newest) once its turn ends.
+func TestRetentionQueue(t *testing.T) {
+	t.Parallel()
+	clk := &fakeClock{t: time.Unix(1000, 0)}
+	s := NewStore(3, time.Hour, clk.now)
+	for i := range 5 {
+		addTask(t, s, fmt.Sprint("t", i), "c", a2a.TaskStateCompleted)
+	}
+	if diff := cmp.Diff([]string{"t2", "t3", "t4"}, storedIDs(t, s)); diff != "" {
+		t.Errorf("after 5 inserts (-want +got):\n%s", diff)
+	}
+	s.mu.Lock()
+	r := s.tasks["t2"]
+	r.run = &turnRun{} // t2 runs again
+	s.changedLocked(r, true)
+	s.mu.Unlock()
+	addTask(t, s, "t5", "c", a2a.TaskStateCompleted)
+	addTask(t, s, "t6", "c", a2a.TaskStateCompleted)
+	if diff := cmp.Diff([]string{"t2", "t4", "t5", "t6"}, storedIDs(t, s)); diff != "" {
+		t.Errorf("while t2 runs (-want +got):\n%s", diff)
+	}
+	s.mu.Lock()
+	r.run, r.updated = nil, s.now() // t2's turn ends: it is now the newest finished task
+	s.changedLocked(r, false)
+	s.pruneLocked()
+	s.mu.Unlock()
+	addTask(t, s, "t7", "c", a2a.TaskStateCompleted)
+	if diff := cmp.Diff([]string{"t2", "t6", "t7"}, storedIDs(t, s)); diff != "" {
+		t.Errorf("after t2 finished again (-want +got):\n%s", diff)
+	}
+}

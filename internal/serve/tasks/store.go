@@ -1,0 +1,296 @@
+package tasks
+
+import (
+	"cmp"
+	"context"
+	"encoding/base64"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2asrv/taskstore"
+)
+
+const (
+	defaultMaxTasks = 1000
+	defaultTaskTTL  = time.Hour
+	defaultPageSize = 50
+	maxPageSize     = 100
+)
+
+// record is one stored task. The task is owned by the store and mutated in place under store.mu:
+// parts and messages already stored are never modified, so a snapshot only copies slice headers.
+type record struct {
+	task    *a2a.Task
+	version taskstore.TaskVersion
+	updated time.Time
+	run     *turnRun // non-nil while a turn is running
+	subs    map[*Subscriber]struct{}
+	// artBytes is the payload size of the task's artifacts, kept within Store.maxArtifactBytes by
+	// applyLocked (tasks replaced through Update are not counted).
+	artBytes int64
+	push     []pushHook // push notification configs (push.go); copy-on-write
+}
+
+// Store keeps tasks in memory with retention: at most maxTasks finished tasks, finished tasks
+// older than ttl are dropped, active tasks are never dropped. It has no notion of users, so
+// listing works without authentication.
+type Store struct {
+	mu       sync.Mutex
+	now      func() time.Time
+	maxTasks int
+	ttl      time.Duration
+	tasks    map[a2a.TaskID]*record
+	done     finishedQueue // the finished tasks in the order they finished, for retention
+	// maxArtifactBytes bounds the artifact bytes kept per task (see artbudget.go); <= 0 means no bound.
+	maxArtifactBytes int64
+}
+
+var _ taskstore.Store = (*Store)(nil)
+
+func NewStore(maxTasks int, ttl time.Duration, now func() time.Time) *Store {
+	if maxTasks <= 0 {
+		maxTasks = defaultMaxTasks
+	}
+	if ttl <= 0 {
+		ttl = defaultTaskTTL
+	}
+	if now == nil {
+		now = time.Now
+	}
+	return &Store{now: now, maxTasks: maxTasks, ttl: ttl, tasks: map[a2a.TaskID]*record{}, maxArtifactBytes: defaultMaxArtifactBytes}
+}
+
+func finished(r *record) bool {
+	return r.run == nil && r.task.Status.State.Terminal()
+}
+
+// insert adds a new task, taking ownership of t.
+func (s *Store) insert(t *a2a.Task) (*record, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.tasks[t.ID]; ok {
+		return nil, taskstore.ErrTaskAlreadyExists
+	}
+	r := &record{task: t, version: 1, updated: s.now(), subs: map[*Subscriber]struct{}{}, artBytes: artifactsSize(t.Artifacts)}
+	s.tasks[t.ID] = r
+	s.changedLocked(r, false)
+	s.pruneLocked()
+	return r, nil
+}
+
+// lookupLocked returns the record of a live (not expired) task.
+func (s *Store) lookupLocked(id a2a.TaskID) (*record, error) {
+	r, ok := s.tasks[id]
+	if !ok || (finished(r) && r.updated.Before(s.now().Add(-s.ttl))) {
+		return nil, a2a.ErrTaskNotFound
+	}
+	return r, nil
+}
+
+// snapshot copies the task so that it can be handed out while the store keeps mutating the
+// original: slices are copied, the immutable parts and messages they point to are shared.
+func snapshot(t *a2a.Task, historyLength *int, withArtifacts bool) *a2a.Task {
+	c := *t
+	c.Metadata = maps.Clone(t.Metadata)
+	if t.Status.Timestamp != nil {
+		ts := *t.Status.Timestamp
+		c.Status.Timestamp = &ts
+	}
+	h := t.History
+	if historyLength != nil && *historyLength >= 0 && len(h) > *historyLength {
+		h = h[len(h)-*historyLength:]
+	}
+	c.History = slices.Clone(h)
+	c.Artifacts = nil
+	if withArtifacts && len(t.Artifacts) > 0 {
+		c.Artifacts = make([]*a2a.Artifact, len(t.Artifacts))
+		for i, a := range t.Artifacts {
+			ac := *a
+			ac.Parts = slices.Clone(a.Parts)
+			ac.Metadata = maps.Clone(a.Metadata)
+			c.Artifacts[i] = &ac
+		}
+	}
+	return &c
+}
+
+// view returns a snapshot of a task.
+func (s *Store) view(id a2a.TaskID, historyLength *int) (*a2a.Task, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, err := s.lookupLocked(id)
+	if err != nil {
+		return nil, err
+	}
+	return snapshot(r.task, historyLength, true), nil
+}
+
+// applyLocked integrates an event into the task in place. Called with s.mu held.
+func (s *Store) applyLocked(r *record, ev a2a.Event) {
+	defer s.changedLocked(r, finished(r))
+	t := r.task
+	r.version++
+	r.updated = s.now()
+	switch v := ev.(type) {
+	case *a2a.TaskStatusUpdateEvent:
+		if t.Status.Message != nil && t.Status.Message != v.Status.Message {
+			t.History = append(t.History, t.Status.Message)
+		}
+		t.Status = v.Status
+		if v.Metadata != nil {
+			if t.Metadata == nil {
+				t.Metadata = map[string]any{}
+			}
+			maps.Copy(t.Metadata, v.Metadata)
+		}
+	case *a2a.TaskArtifactUpdateEvent:
+		s.applyArtifact(r, v)
+	case *a2a.Task:
+		*t = *snapshot(v, nil, true)
+		r.artBytes = artifactsSize(t.Artifacts)
+	}
+}
+
+// list implements ListTasks: filters, ordering by last update (newest first, then task ID
+// descending) and cursor page tokens that stay valid while tasks are added.
+func (s *Store) list(req *a2a.ListTasksRequest) (*a2a.ListTasksResponse, error) {
+	pageSize := req.PageSize
+	if pageSize == 0 {
+		pageSize = defaultPageSize
+	}
+	if pageSize < 1 || pageSize > maxPageSize {
+		return nil, a2a.NewError(a2a.ErrInvalidParams, fmt.Sprintf("page size must be between 1 and %d, got %d", maxPageSize, req.PageSize))
+	}
+	var after *cursor
+	if req.PageToken != "" {
+		c, err := decodeCursor(req.PageToken)
+		if err != nil {
+			return nil, a2a.NewError(a2a.ErrInvalidParams, "invalid page token")
+		}
+		after = &c
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.pruneLocked()
+	var match []*record
+	for _, r := range s.tasks {
+		if matches(r, req) {
+			match = append(match, r)
+		}
+	}
+	slices.SortFunc(match, func(a, b *record) int {
+		return cmp.Or(b.updated.Compare(a.updated), strings.Compare(string(b.task.ID), string(a.task.ID)))
+	})
+	resp := &a2a.ListTasksResponse{Tasks: []*a2a.Task{}, TotalSize: len(match), PageSize: pageSize}
+	start := 0
+	if after != nil {
+		start, _ = slices.BinarySearchFunc(match, *after, func(r *record, c cursor) int {
+			return cmp.Or(c.updated.Compare(r.updated), strings.Compare(string(c.id), string(r.task.ID)))
+		})
+		for start < len(match) && match[start].updated.Equal(after.updated) && match[start].task.ID == after.id {
+			start++
+		}
+	}
+	page := match[start:]
+	if len(page) > pageSize {
+		page = page[:pageSize]
+		last := page[len(page)-1]
+		resp.NextPageToken = encodeCursor(cursor{updated: last.updated, id: last.task.ID})
+	}
+	for _, r := range page {
+		resp.Tasks = append(resp.Tasks, snapshot(r.task, req.HistoryLength, req.IncludeArtifacts))
+	}
+	return resp, nil
+}
+
+func matches(r *record, req *a2a.ListTasksRequest) bool {
+	t := r.task
+	if req.ContextID != "" && t.ContextID != req.ContextID {
+		return false
+	}
+	if req.Status != a2a.TaskStateUnspecified && t.Status.State != req.Status {
+		return false
+	}
+	if req.StatusTimestampAfter != nil {
+		if t.Status.Timestamp == nil || !t.Status.Timestamp.After(*req.StatusTimestampAfter) {
+			return false
+		}
+	}
+	return true
+}
+
+type cursor struct {
+	updated time.Time
+	id      a2a.TaskID
+}
+
+func encodeCursor(c cursor) string {
+	raw := strconv.FormatInt(c.updated.UnixNano(), 10) + ":" + string(c.id)
+	return base64.RawURLEncoding.EncodeToString([]byte(raw))
+}
+
+func decodeCursor(tok string) (cursor, error) {
+	raw, err := base64.RawURLEncoding.DecodeString(tok)
+	if err != nil {
+		return cursor{}, fmt.Errorf("decode page token: %w", err)
+	}
+	ns, id, ok := strings.Cut(string(raw), ":")
+	n, err := strconv.ParseInt(ns, 10, 64)
+	if !ok || err != nil || id == "" {
+		return cursor{}, fmt.Errorf("malformed page token %q", tok)
+	}
+	return cursor{updated: time.Unix(0, n), id: a2a.TaskID(id)}, nil
+}
+
+// The methods below make Store a taskstore.Store, so it can also back a2asrv.NewHandler.
+// Update keeps the given task pointer instead of cloning it: a2asrv hands over a fresh copy.
+
+// Create implements taskstore.Store.
+func (s *Store) Create(_ context.Context, t *a2a.Task) (taskstore.TaskVersion, error) {
+	r, err := s.insert(t)
+	if err != nil {
+		return taskstore.TaskVersionMissing, err
+	}
+	return r.version, nil
+}
+
+// Update implements taskstore.Store.
+func (s *Store) Update(_ context.Context, req *taskstore.UpdateRequest) (taskstore.TaskVersion, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, err := s.lookupLocked(req.Task.ID)
+	if err != nil {
+		return taskstore.TaskVersionMissing, err
+	}
+	if req.PrevVersion != taskstore.TaskVersionMissing && req.PrevVersion != r.version {
+		return taskstore.TaskVersionMissing, taskstore.ErrConcurrentModification
+	}
+	was := finished(r)
+	r.task = req.Task
+	r.version++
+	r.updated = s.now()
+	s.changedLocked(r, was)
+	return r.version, nil
+}
+
+// Get implements taskstore.Store.
+func (s *Store) Get(_ context.Context, id a2a.TaskID) (*taskstore.StoredTask, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, err := s.lookupLocked(id)
+	if err != nil {
+		return nil, err
+	}
+	return &taskstore.StoredTask{Task: snapshot(r.task, nil, true), Version: r.version}, nil
+}
+
+// List implements taskstore.Store.
+func (s *Store) List(_ context.Context, req *a2a.ListTasksRequest) (*a2a.ListTasksResponse, error) {
+	return s.list(req)
+}

@@ -1,0 +1,249 @@
+package tasks
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+)
+
+// Agent is what a task-keeping backend (echo, exec) plugs into Handler.
+type Agent interface {
+	// Reply answers msg directly, without creating a task, when it returns non-nil.
+	Reply(msg *a2a.Message) *a2a.Message
+	// Run performs one turn of a task. It emits working status and artifact events through t.Emit
+	// and returns the final state with an optional status message. It must return promptly once
+	// ctx is done; the handler then records the task as canceled.
+	Run(ctx context.Context, t *Turn) (a2a.TaskState, *a2a.Message)
+}
+
+// Turn is one run of the agent on a task, triggered by a user message.
+type Turn struct {
+	Info    a2a.TaskInfo
+	Message *a2a.Message
+	emit    func(ev a2a.Event, last bool)
+	Place   *Ticket // the turn's place in the agent's queue (see Queuer); nil when it has none
+
+	finished bool // Finish was called: the turn's final event is out
+}
+
+// Emit applies ev to the task and delivers it to the task's subscribers.
+func (t *Turn) Emit(ev a2a.Event) { t.emit(ev, false) }
+
+// Finish emits ev as the turn's final event, which ends the subscriptions; the state Run returns
+// is then not reported. An agent that calls it does so last (replay: the recorded last event).
+func (t *Turn) Finish(ev a2a.Event) {
+	t.emit(ev, true)
+	t.finished = true
+}
+
+// Queuer is an agent whose turns wait for a slot in arrival order: queue runs in the order the
+// messages arrived, before the turns' goroutines start (and race each other to the queue).
+type Queuer interface {
+	Queue(t *Turn)
+}
+
+// turnRun tracks a running turn. The execution context is detached from the request that started
+// it: a client that disconnects does not stop the task.
+type turnRun struct {
+	cancel context.CancelCauseFunc
+	done   chan struct{}
+}
+
+var (
+	errCanceledByClient = errors.New("task canceled by client")
+	errShutdown         = errors.New("server shutting down")
+)
+
+// Subscriber receives the events of one task. Only the goroutine running the task's turn sends
+// on ch or closes it; gone is closed when the Subscriber stops listening.
+type Subscriber struct {
+	ch   chan a2a.Event
+	gone chan struct{}
+	once sync.Once
+}
+
+func NewSubscriber() *Subscriber {
+	return &Subscriber{ch: make(chan a2a.Event, 64), gone: make(chan struct{})}
+}
+
+func (s *Subscriber) leave() { s.once.Do(func() { close(s.gone) }) }
+
+// Runner runs turns and fans their events out to subscribers. Every event of a task is applied to
+// the store and delivered by the single goroutine running the task's current turn, so events
+// reach every Subscriber in order.
+type Runner struct {
+	store *Store
+	agent Agent
+	push  *Pusher
+	wg    sync.WaitGroup
+	base  context.Context
+	stop  context.CancelCauseFunc
+}
+
+func NewRunner(store *Store, a Agent, push *Pusher) *Runner {
+	base, stop := context.WithCancelCause(context.Background())
+	return &Runner{store: store, agent: a, push: push, base: base, stop: stop}
+}
+
+// StartOptions are what a call adds to the message that starts a turn.
+type StartOptions struct {
+	// Reopen lets a task in a terminal state take another turn (v0.3 calls: see legacyCall; replay).
+	Reopen bool
+	// Push is attached before the turn starts, so its webhook gets every event; nil => none.
+	Push *a2a.PushConfig
+	// KeepStatus leaves a continued task's status as it was instead of submitted (replay: the
+	// recording says what the status becomes).
+	KeepStatus bool
+	// Create makes msg.TaskID (and msg.ContextID, when set) the ids of a new task, chosen by the
+	// caller (replay, which rewrites recorded ids before the turn starts); false => msg.TaskID ""
+	// creates a task with fresh ids, any other continues that task.
+	Create bool
+	// Run runs this turn instead of the runner's agent; nil => the agent's Run.
+	Run func(ctx context.Context, t *Turn) (a2a.TaskState, *a2a.Message)
+}
+
+// Start records msg on a new or existing task, subscribes the caller when sub is non-nil and
+// starts the turn. It returns a snapshot of the task as it was when the turn started. A task in a
+// terminal state takes another turn only when o.Reopen is set.
+func (ts *Runner) Start(msg *a2a.Message, sub *Subscriber, o StartOptions) (*a2a.Task, error) {
+	if ts.base.Err() != nil {
+		return nil, a2a.NewError(a2a.ErrServerError, "server is shutting down")
+	}
+	run := &turnRun{done: make(chan struct{})}
+	ctx, cancel := context.WithCancelCause(ts.base)
+	run.cancel = cancel
+	var t *Turn
+	rec, snap, err := ts.store.open(msg, sub, o, run, func(info a2a.TaskInfo) {
+		t = &Turn{Info: info, Message: msg}
+		if q, ok := ts.agent.(Queuer); ok && o.Run == nil {
+			q.Queue(t) // under the store's lock: turns queue in the order their messages arrived
+		}
+	})
+	if err != nil {
+		cancel(nil)
+		return nil, err
+	}
+	ts.wg.Add(1)
+	go ts.runTurn(ctx, rec, run, t, o.Run)
+	return snap, nil
+}
+
+func (ts *Runner) runTurn(ctx context.Context, rec *record, run *turnRun, t *Turn, runF func(context.Context, *Turn) (a2a.TaskState, *a2a.Message)) {
+	defer ts.wg.Done()
+	defer close(run.done)
+	defer run.cancel(nil)
+	t.emit = func(ev a2a.Event, last bool) { ts.emit(rec, ev, last) }
+	if runF == nil {
+		runF = ts.agent.Run
+	}
+	state, status := runF(ctx, t)
+	if t.finished {
+		return
+	}
+	if cause := context.Cause(ctx); errors.Is(cause, errCanceledByClient) || errors.Is(cause, errShutdown) {
+		state = a2a.TaskStateCanceled
+		status = a2a.NewMessageForTask(a2a.MessageRoleAgent, t.Info, a2a.NewTextPart(cause.Error()))
+	}
+	if state == a2a.TaskStateUnspecified {
+		state = a2a.TaskStateCompleted
+	}
+	ts.emit(rec, a2a.NewStatusUpdateEvent(t.Info, state, status), true)
+}
+
+// emit applies ev to the task and delivers it to the current subscribers, waiting for slow ones
+// (backpressure) unless they leave. The last event of a turn closes the subscriptions.
+func (ts *Runner) emit(rec *record, ev a2a.Event, last bool) {
+	if st, ok := ev.(*a2a.TaskStatusUpdateEvent); ok && st.Status.Timestamp == nil {
+		now := ts.store.now()
+		st.Status.Timestamp = &now
+	}
+	var few [4]*Subscriber // most tasks have one subscriber: no allocation per event
+	hooks, task, subs := ts.store.apply(rec, ev, last, few[:0])
+	ts.push.deliver(hooks, ev, task)
+	for _, sub := range subs {
+		select {
+		case sub.ch <- ev:
+		case <-sub.gone:
+		}
+		if last {
+			close(sub.ch)
+		}
+	}
+}
+
+// subscribe attaches sub to a running task and returns its current snapshot. For a task that is
+// not running, sub is not attached (the caller ends the stream after the snapshot); a task in a
+// terminal state is refused with UnsupportedOperationError, as the specification asks, unless
+// ended is set (v0.3 calls, which get the snapshot).
+func (ts *Runner) subscribe(id a2a.TaskID, sub *Subscriber, ended bool) (*a2a.Task, bool, error) {
+	return ts.store.attach(id, sub, ended)
+}
+
+// Unsubscribe detaches sub from task id; the subscriber stops listening at once.
+func (ts *Runner) Unsubscribe(id a2a.TaskID, sub *Subscriber) {
+	sub.leave()
+	ts.store.detach(id, sub)
+}
+
+// cancel stops a running task and waits until it has recorded its final state.
+func (ts *Runner) cancel(ctx context.Context, id a2a.TaskID) (*a2a.Task, error) {
+	run, snap, ev, hooks, task, err := ts.store.cancelIdle(id)
+	if err != nil {
+		return nil, err
+	}
+	if run == nil {
+		ts.push.deliver(hooks, ev, task)
+		return snap, nil
+	}
+	run.cancel(errCanceledByClient)
+	select {
+	case <-run.done:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	return ts.store.view(id, nil)
+}
+
+// shutdown cancels every running turn and waits for them to record their final state.
+func (ts *Runner) shutdown(ctx context.Context) error {
+	ts.stop(errShutdown)
+	done := make(chan struct{})
+	go func() {
+		ts.wg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		return fmt.Errorf("wait for running tasks: %w", ctx.Err())
+	}
+	if ts.push != nil {
+		return ts.push.close(ctx)
+	}
+	return nil
+}
+
+// terminalTaskError is the specification's answer to SendMessage or SubscribeToTask on a task in a
+// terminal state: UnsupportedOperationError (the client starts a new task, in the same context if
+// it likes, or reads the final state with GetTask).
+func terminalTaskError(t *a2a.Task) error {
+	return a2a.NewError(a2a.ErrUnsupportedOperation, fmt.Sprintf("task %s is already %s", t.ID, ShortState(t.Status.State)))
+}
+
+// legacyKey marks the context of a call that came in over a v0.3 interface.
+type legacyKey struct{}
+
+func WithLegacyCall(ctx context.Context) context.Context {
+	return context.WithValue(ctx, legacyKey{}, true)
+}
+
+// legacyCall reports whether ctx is a call over a v0.3 interface. The v0.3 specification let a task
+// that ended take more messages and be resubscribed (its TCK requires both); v1.0 refuses both with
+// UnsupportedOperationError.
+func legacyCall(ctx context.Context) bool {
+	v, _ := ctx.Value(legacyKey{}).(bool)
+	return v
+}
