@@ -9,6 +9,7 @@ import (
 
 	"github.com/a2acli/a2a/internal/a3s"
 	"github.com/a2acli/a2a/internal/serve"
+	"github.com/a2acli/a2a/internal/serve/a3sbackend"
 )
 
 // a3sOptions are serve's flags for the A3S bridge.
@@ -49,9 +50,9 @@ func (o *a3sOptions) check(cmd *cobra.Command) error {
 }
 
 func (o *a3sOptions) backend(insecure bool) serve.Backend {
-	c := serve.A3SConfig{Addr: o.addr, Dialect: o.dialect, Workspace: o.workspace}
+	c := a3sbackend.Config{Addr: o.addr, Dialect: o.dialect, Workspace: o.workspace}
 	if insecure {
 		c.TLS = &tls.Config{InsecureSkipVerify: true} //nolint:gosec // the user asked for it with --insecure
 	}
-	return serve.A3S(c)
+	return a3sbackend.New(c)
 }

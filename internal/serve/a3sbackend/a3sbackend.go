@@ -1,4 +1,10 @@
-package serve
+// Package a3sbackend is the A3S backend of `a2a serve`: it plugs the bridge of internal/a3s (a coding
+// agent speaking the A3S Code Agent Interface over gRPC) into the task runner of serve/tasks, with a
+// request handler in front that checks the agent before a message opens a context. The bridge owns
+// the protocol and the mapping; this package only wires it to serve's exported Backend API.
+//
+// It must not import the CLI, cobra or other backends.
+package a3sbackend
 
 import (
 	"context"
@@ -10,30 +16,36 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 
 	"github.com/a2acli/a2a/internal/a3s"
+	"github.com/a2acli/a2a/internal/serve"
 	"github.com/a2acli/a2a/internal/serve/tasks"
 )
 
-// A3SConfig configures the A3S backend.
-type A3SConfig struct {
+// Config configures the A3S backend.
+type Config struct {
 	Addr      string // the agent's gRPC address: HOST:PORT, http://… (plaintext) or https://… (TLS)
 	Dialect   string // auto (""), seed or a3s
 	Workspace string // session workspace when a message's development-tool settings name none
 	TLS       *tls.Config
 }
 
-// A3S returns a backend that bridges every task to a coding agent speaking the A3S Code Agent
-// Interface (internal/a3s): this file only plugs the bridge into the task runner (package tasks);
-// a handler in front checks the agent before a message opens a context.
-func A3S(c A3SConfig) Backend { return a3sBackend{cfg: c} }
+// New returns a backend that bridges every task to a coding agent speaking the A3S Code Agent
+// Interface.
+func New(c Config) serve.Backend { return backend{cfg: c} }
 
-type a3sBackend struct{ cfg A3SConfig }
+type backend struct{ cfg Config }
 
-func (b a3sBackend) Setup(e *Env) (*Parts, error) {
+// Setup implements serve.Backend.
+func (b backend) Setup(e *serve.Env) (*serve.Parts, error) {
 	d, err := a3s.ParseDialect(b.cfg.Dialect)
 	if err != nil {
 		return nil, err
 	}
 	store := e.Store
+	logf := func(format string, args ...any) {
+		if e.Logf != nil {
+			e.Logf(format, args...)
+		}
+	}
 	br, err := a3s.New(a3s.Config{
 		Addr: b.cfg.Addr, Dialect: d, TLS: b.cfg.TLS, Workspace: b.cfg.Workspace,
 		Lookup: func(id a2a.TaskID) (a2a.TaskState, bool) {
@@ -43,7 +55,7 @@ func (b a3sBackend) Setup(e *Env) (*Parts, error) {
 			}
 			return st.Task.Status.State, true
 		},
-		Log: func(format string, args ...any) { e.Logf(format+"\n", args...) },
+		Log: func(format string, args ...any) { logf(format+"\n", args...) },
 	})
 	if err != nil {
 		return nil, err
@@ -51,13 +63,15 @@ func (b a3sBackend) Setup(e *Env) (*Parts, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if err := br.Start(ctx); err != nil {
-		e.Logf("warning: %v (serving anyway: every new session checks again)\n", err)
+		logf("warning: %v (serving anyway: every new session checks again)\n", err)
 	}
-	parts := taskBackend(e, a3sAgent{br: br})
-	parts.Handler = &a3sHandler{RequestHandler: parts.Handler, br: br}
-	stopTasks := parts.Shutdown
+	ts := tasks.NewRunner(e.Store, agent{br: br}, tasks.NewPusher(e.Config.PushAllow, e.Logf))
+	parts := &serve.Parts{
+		Handler: &handler{RequestHandler: tasks.NewHandler(ts), br: br},
+		Push:    serve.PushOn, FastPath: true, DetachStreams: true,
+	}
 	parts.Shutdown = func(ctx context.Context) error {
-		err := stopTasks(ctx)
+		err := ts.Shutdown(ctx)
 		if cerr := br.Close(ctx); err == nil {
 			err = cerr
 		}
@@ -78,22 +92,22 @@ func (b a3sBackend) Setup(e *Env) (*Parts, error) {
 	return parts, nil
 }
 
-type a3sAgent struct{ br *a3s.Bridge }
+type agent struct{ br *a3s.Bridge }
 
-func (a3sAgent) Reply(*a2a.Message) *a2a.Message { return nil }
+func (agent) Reply(*a2a.Message) *a2a.Message { return nil }
 
-func (a a3sAgent) Run(ctx context.Context, t *tasks.Turn) (a2a.TaskState, *a2a.Message) {
+func (a agent) Run(ctx context.Context, t *tasks.Turn) (a2a.TaskState, *a2a.Message) {
 	return a.br.Run(ctx, t.Info, t.Message, t.Emit)
 }
 
-// a3sHandler checks the agent before a message starts a context, so that a dead agent is an A2A
+// handler checks the agent before a message starts a context, so that a dead agent is an A2A
 // error naming it rather than a failed task (like the proxy with a dead upstream).
-type a3sHandler struct {
+type handler struct {
 	a2asrv.RequestHandler
 	br *a3s.Bridge
 }
 
-func (h *a3sHandler) check(ctx context.Context, req *a2a.SendMessageRequest) error {
+func (h *handler) check(ctx context.Context, req *a2a.SendMessageRequest) error {
 	if req == nil || req.Message == nil {
 		return nil
 	}
@@ -103,14 +117,14 @@ func (h *a3sHandler) check(ctx context.Context, req *a2a.SendMessageRequest) err
 	return nil
 }
 
-func (h *a3sHandler) SendMessage(ctx context.Context, req *a2a.SendMessageRequest) (a2a.SendMessageResult, error) {
+func (h *handler) SendMessage(ctx context.Context, req *a2a.SendMessageRequest) (a2a.SendMessageResult, error) {
 	if err := h.check(ctx, req); err != nil {
 		return nil, err
 	}
 	return h.RequestHandler.SendMessage(ctx, req)
 }
 
-func (h *a3sHandler) SendStreamingMessage(ctx context.Context, req *a2a.SendMessageRequest) iter.Seq2[a2a.Event, error] {
+func (h *handler) SendStreamingMessage(ctx context.Context, req *a2a.SendMessageRequest) iter.Seq2[a2a.Event, error] {
 	if err := h.check(ctx, req); err != nil {
 		return func(yield func(a2a.Event, error) bool) { yield(nil, err) }
 	}
