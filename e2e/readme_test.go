@@ -92,8 +92,15 @@ func runExamples(t *testing.T, cmds []string) {
 			t.Fatal(err)
 		}
 	}
+	// The TLS examples' certificate (what their openssl line makes), and the TLS serve localhost:8443 stands for.
+	writeSelfSigned(t, filepath.Join(dir, "server.pem"), filepath.Join(dir, "server-key.pem"))
+	tlsSrv := startServe(t, "--echo", "--transport", "rest,jsonrpc,grpc",
+		"--tls-cert", filepath.Join(dir, "server.pem"), "--tls-key", filepath.Join(dir, "server-key.pem"))
 	replacer := strings.NewReplacer(
 		"./bin/a2a", "a2a",
+		"localhost:8443", strings.TrimPrefix(tlsSrv.url, "https://"),
+		"server.pem", filepath.Join(dir, "server.pem"),
+		"server-key.pem", filepath.Join(dir, "server-key.pem"),
 		"localhost:8080", host,
 		"localhost:41242", strings.TrimPrefix(coder.url, "http://"),
 		"testdata/recordings/", recordings+"/",
@@ -131,7 +138,8 @@ func runExamples(t *testing.T, cmds []string) {
 				}
 				// Quoted arguments need the shell: let it split them, and start the server through it.
 				s := startServe(t, shellArgs(t, strings.Join(args, " "))...)
-				if !strings.HasPrefix(s.url, "http://127.0.0.1:") && !strings.HasPrefix(s.url, "http://0.0.0.0:") {
+				if !strings.HasPrefix(s.url, "http://127.0.0.1:") && !strings.HasPrefix(s.url, "http://0.0.0.0:") &&
+					!strings.HasPrefix(s.url, "https://127.0.0.1:") && !strings.HasPrefix(s.url, "https://0.0.0.0:") {
 					t.Fatalf("serve advertised %q", s.url)
 				}
 				return

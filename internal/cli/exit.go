@@ -137,9 +137,10 @@ func classify(err error) classified {
 
 var errCredentialsMissing = errors.New("the agent requires credentials")
 
-// hasCredentials reports whether the user gave any credential: --auth or an Authorization service parameter.
+// hasCredentials reports whether the user gave any credential: --auth, --bearer, --api-key or a credential service
+// parameter.
 func (o *globalOptions) hasCredentials() bool {
-	if o.Auth != "" {
+	if o.Auth != "" || o.Bearer != "" || o.APIKey != "" {
 		return true
 	}
 	for _, kv := range o.SvcParams {

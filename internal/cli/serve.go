@@ -41,6 +41,7 @@ type serveOptions struct {
 	taskTTL       time.Duration
 	maxArtBytes   int64
 	guard         serveGuardOptions
+	ops           serveOpsOptions
 	pushAllow     []string
 	a3s           a3sOptions
 }
@@ -67,7 +68,11 @@ of rest, jsonrpc, grpc, or a comma list served together on the same port). Once 
 
 Web pages of other origins are refused (--allow-origin lets one in), so are Host names that are not this
 machine's on a loopback listener (--allow-host); beyond loopback, --exec, --proxy and --a3s need a --token.
-Request bodies are capped by --max-request-bytes.`,
+Request bodies are capped by --max-request-bytes.
+
+For operators: --tls-cert/--tls-key serve every transport over TLS; the traffic log has one line per call
+and per refused request (--log-format json: one object per line); GET /healthz answers without the token,
+GET /metrics is Prometheus' text format (behind the token; --no-metrics turns it off).`,
 		Example: `  a2a serve --echo
   a2a serve --echo --port 9090 --name "Echo Agent"
   a2a serve --echo --port 0 --transport rest,jsonrpc,grpc
@@ -78,6 +83,7 @@ Request bodies are capped by --max-request-bytes.`,
   a2a serve --exec "echo 'alpha beta gamma'" --chunk=' '
   a2a serve --replay approve.jsonl --replay reject.jsonl --speed 1
   a2a serve --proxy http://localhost:41242 --record session.jsonl
+  a2a serve --echo --port 8443 --tls-cert server.pem --tls-key server-key.pem --log-format json
   a2a serve --a3s localhost:4088 --workspace ~/project`,
 		Args: exactArgs(),
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -116,6 +122,7 @@ Request bodies are capped by --max-request-bytes.`,
 	fl.StringArrayVar(&o.pushAllow, "push-allow", nil, "also send push notifications to this webhook host (repeatable; '*': any host; loopback hosts always)")
 	o.replay.addFlags(cmd)
 	o.guard.addFlags(cmd)
+	o.ops.addFlags(cmd)
 	o.a3s.addFlags(cmd)
 	cmd.MarkFlagsMutuallyExclusive("echo", "proxy", "exec", "replay", "a3s")
 	cmd.MarkFlagsOneRequired("echo", "proxy", "exec", "replay", "a3s")
@@ -134,6 +141,9 @@ func (o *serveOptions) config(cmd *cobra.Command) (serve.Config, error) {
 		Host: o.host, Port: o.port, Name: o.name, Description: o.description, CardCompat: o.cardCompat,
 		Quiet: o.quiet, Verbose: o.f.opts.verbose, Log: o.f.io.Err, MaxTasks: o.maxTasks, TaskTTL: o.taskTTL,
 		PushAllow: o.pushAllow,
+	}
+	if err := o.ops.apply(&cfg, usage); err != nil {
+		return cfg, err
 	}
 	if o.port < 0 || o.port > 65535 {
 		return cfg, usage("invalid --port %d: want 0 to 65535", o.port)

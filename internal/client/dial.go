@@ -220,6 +220,7 @@ func (d *Dialer) Connect(ctx context.Context, rawURL string) (*Conn, error) {
 	if err != nil {
 		return nil, err
 	}
+	iface = grpcOverTLS(iface, r.cardURL)
 	if card == nil && iface.ProtocolBinding == a2a.TransportProtocolGRPC {
 		iface.ProtocolVersion = d.grpcVersion(ctx, iface.URL, params)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"sync"
@@ -103,11 +104,21 @@ func (echoAgent) Run(_ context.Context, t *tasks.Turn) (a2a.TaskState, *a2a.Mess
 // prints what clients chose (task ids from the path, methods, error messages, headers), which must never carry an
 // escape sequence to the operator's terminal.
 type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
+	mu   sync.Mutex
+	w    io.Writer
+	json *slog.Logger // --log-format json: each line becomes one object's msg (calllog.go); nil => text
 }
 
 func (l *lockedWriter) printf(format string, args ...any) {
+	if l.json != nil {
+		l.jsonLines(fmt.Sprintf(format, args...))
+		return
+	}
+	l.plainf(format, args...)
+}
+
+// plainf writes text whatever the log's form.
+func (l *lockedWriter) plainf(format string, args ...any) {
 	line := termsafe.Sanitize(fmt.Sprintf(format, args...))
 	l.mu.Lock()
 	defer l.mu.Unlock()

@@ -112,6 +112,8 @@ func (a *execAgent) Run(ctx context.Context, t *tasks.Turn) (a2a.TaskState, *a2a
 		}
 	}
 	var res exec.Result
+	a.log.procStarted()
+	defer a.log.procEnded()
 	if a.cfg.Chunk != nil {
 		res, err = a.runChunked(runCtx, t, cmd)
 	} else {

@@ -47,12 +47,14 @@ type guard struct {
 	maxBody   int64 // <0: no bound
 	readTO    time.Duration
 	writeTO   time.Duration
-	rpcRoot   bool // POST / is JSON-RPC: errors there take JSON-RPC's shape
+	rpcRoot   bool        // POST / is JSON-RPC: errors there take JSON-RPC's shape
+	scheme    string      // serve's own origin's scheme: http or https
+	log       *trafficLog // where gRPC refusals are logged (guardgrpc.go); nil => not logged
 }
 
 func newGuard(cfg *Config, next http.Handler, loopback bool) *guard {
 	g := &guard{next: next, loopback: loopback, hosts: map[string]bool{}, origins: map[string]bool{},
-		maxBody: cfg.MaxRequestBytes, readTO: cfg.readTimeout, writeTO: cfg.writeTimeout}
+		maxBody: cfg.MaxRequestBytes, readTO: cfg.readTimeout, writeTO: cfg.writeTimeout, scheme: cfg.scheme()}
 	for _, tr := range cfg.Transports {
 		g.rpcRoot = g.rpcRoot || tr == a2a.TransportProtocolJSONRPC
 	}
@@ -108,7 +110,7 @@ func (g *guard) hostAllowed(hostport string) bool {
 // needs CORS headers (it does for any origin but serve's own).
 func (g *guard) originAllowed(origin, host string) (ok, cors bool) {
 	o := strings.ToLower(origin)
-	if o == "http://"+strings.ToLower(host) {
+	if o == g.scheme+"://"+strings.ToLower(host) {
 		return true, false
 	}
 	if g.origins[o] {
@@ -148,7 +150,7 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	if g.hasToken && !cardPath(r) && !g.tokenOK(r.Header.Get("Authorization")) {
+	if g.hasToken && !cardPath(r) && !healthPath(r) && !g.tokenOK(r.Header.Get("Authorization")) {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="a2a serve"`)
 		g.refuse(w, r, http.StatusUnauthorized, a2a.ErrUnauthenticated,
 			"a2a serve: this server needs its token: send Authorization: Bearer <token> (a2a --auth \"Bearer $TOKEN\")")

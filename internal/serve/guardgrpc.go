@@ -16,19 +16,27 @@ import (
 // metadata, the message size bound and the connection timeouts.
 func (g *guard) grpcOptions(idle time.Duration) []grpc.ServerOption {
 	opts := []grpc.ServerOption{
-		grpc.UnaryInterceptor(func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
+		grpc.UnaryInterceptor(func(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
+			ctx, m := g.log.grpcCall(ctx)
 			ctx, err := g.checkGRPC(ctx)
-			if err != nil {
-				return nil, err
+			if err == nil {
+				var resp any
+				resp, err = h(ctx, req)
+				if err == nil {
+					return resp, nil
+				}
 			}
-			return h(ctx, req)
+			g.log.grpcRefused(m, info.FullMethod, err)
+			return nil, err
 		}),
-		grpc.StreamInterceptor(func(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, h grpc.StreamHandler) error {
-			ctx, err := g.checkGRPC(ss.Context())
-			if err != nil {
-				return err
+		grpc.StreamInterceptor(func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, h grpc.StreamHandler) error {
+			ctx, m := g.log.grpcCall(ss.Context())
+			ctx, err := g.checkGRPC(ctx)
+			if err == nil {
+				err = h(srv, &ctxStream{ServerStream: ss, ctx: ctx})
 			}
-			return h(srv, &ctxStream{ServerStream: ss, ctx: ctx})
+			g.log.grpcRefused(m, info.FullMethod, err)
+			return err
 		}),
 		grpc.ConnectionTimeout(readHeaderTimeout),
 	}

@@ -25,6 +25,7 @@ type trafficLog struct {
 	w       *lockedWriter
 	quiet   bool
 	verbose bool
+	metrics *metrics // nil => no /metrics (metrics.go)
 }
 
 func (l *trafficLog) printf(format string, args ...any) {
@@ -40,7 +41,11 @@ func (l *trafficLog) slogger() *slog.Logger {
 	if !l.verbose || l.quiet {
 		return slog.New(slog.DiscardHandler)
 	}
-	return slog.New(slog.NewTextHandler(&lineWriter{l: l.w, w: l.w.w}, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	opts := &slog.HandlerOptions{Level: slog.LevelWarn}
+	if l.w.json != nil {
+		return slog.New(slog.NewJSONHandler(&lineWriter{l: l.w, w: l.w.w}, opts))
+	}
+	return slog.New(slog.NewTextHandler(&lineWriter{l: l.w, w: l.w.w}, opts))
 }
 
 // lineWriter routes slog output through the same lock as the traffic lines.
@@ -105,7 +110,7 @@ func describe(v any) (id string, state string) {
 	return "", "-"
 }
 
-// callRecord accumulates what is logged about one call.
+// callRecord accumulates what is logged (and counted, metrics.go) about one call.
 type callRecord struct {
 	l      *trafficLog
 	method string
@@ -114,13 +119,15 @@ type callRecord struct {
 	state  string
 	bytes  int
 	events int
+	client string // the caller's address; "" => unknown
+	stream bool   // counted among the open streams until end
 }
 
 func (l *trafficLog) begin(ctx context.Context, method string, req any, taskID string) *callRecord {
-	if l.quiet {
+	if l.quiet && l.metrics == nil {
 		return nil
 	}
-	if l.verbose {
+	if l.verbose && !l.quiet {
 		var params map[string][]string
 		if cc, ok := a2asrv.CallContextFrom(ctx); ok && cc.ServiceParams() != nil {
 			params = map[string][]string{}
@@ -130,7 +137,7 @@ func (l *trafficLog) begin(ctx context.Context, method string, req any, taskID s
 		}
 		l.printf("%s params:%s\n  > %s\n", method, formatParams(params), payloadText(req))
 	}
-	return &callRecord{l: l, method: method, start: time.Now(), id: taskID, state: "-"}
+	return l.record(ctx, method, taskID)
 }
 
 // observe records one response or stream event.
@@ -139,6 +146,9 @@ func (c *callRecord) observe(v any) {
 		return
 	}
 	c.events++
+	if c.l.quiet {
+		return // metrics only: no size or task to describe (payloadSize marshals the value again)
+	}
 	c.bytes += payloadSize(v)
 	id, state := describe(v)
 	if id != "" {
@@ -147,7 +157,7 @@ func (c *callRecord) observe(v any) {
 	if state != "-" {
 		c.state = state
 	}
-	if c.l.verbose {
+	if c.l.verbose && !c.l.quiet {
 		c.l.printf("  < %s\n", payloadText(v))
 	}
 }
@@ -156,17 +166,10 @@ func (c *callRecord) end(err error) {
 	if c == nil {
 		return
 	}
-	id := c.id
-	if id == "" {
-		id = "-"
+	d := time.Since(c.start)
+	c.l.metrics.ended(c, d, err)
+	if c.l.quiet {
+		return
 	}
-	line := fmt.Sprintf("%s task=%s state=%s %s %dB", c.method, id, c.state,
-		time.Since(c.start).Round(time.Microsecond), c.bytes)
-	if c.events > 1 {
-		line += fmt.Sprintf(" events=%d", c.events)
-	}
-	if err != nil {
-		line += fmt.Sprintf(" error=%q", err.Error())
-	}
-	c.l.printf("%s\n", line)
+	c.l.writeCall(c, d, err)
 }

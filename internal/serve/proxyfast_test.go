@@ -320,7 +320,7 @@ func TestProxyFastLog(t *testing.T) {
 		t.Errorf("log leaks a credential:\n%s", out)
 	}
 	for _, line := range strings.Split(out, "\n") {
-		if strings.HasPrefix(line, "SendStreamingMessage task=") && (!strings.Contains(line, "state=completed") || !strings.Contains(line, "events=")) {
+		if strings.Contains(line, " SendStreamingMessage task=") && (!strings.Contains(line, "state=completed") || !strings.Contains(line, "events=")) {
 			t.Errorf("stream line = %q, want state=completed and an event count", line)
 		}
 	}

@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/errordetails"
@@ -55,7 +54,7 @@ func (c *fastCall) rpc() bool { return c.front.key.binding == a2a.TransportProto
 // begin starts the call's log line.
 func (c *fastCall) begin() {
 	l := c.f.log
-	if l.quiet {
+	if l.quiet && l.metrics == nil {
 		return
 	}
 	method, taskID := c.front.method, c.front.taskID
@@ -63,13 +62,13 @@ func (c *fastCall) begin() {
 		req := c.peek()
 		method, taskID = rpcMethodName(req.Method), req.taskID()
 	}
-	c.rec = &callRecord{l: l, method: method, start: time.Now(), id: taskID, state: "-"}
+	c.rec = l.record(c.in.Context(), method, taskID)
 }
 
 // logRequest logs the request when verbose, once the proxy answers it itself: a call handed to
 // the A2A handler is logged there.
 func (c *fastCall) logRequest() {
-	if c.rec == nil || !c.rec.l.verbose {
+	if c.rec == nil || !c.rec.l.verbose || c.rec.l.quiet {
 		return
 	}
 	payload := c.in.Method + " " + c.in.URL.RequestURI()
@@ -81,7 +80,11 @@ func (c *fastCall) logRequest() {
 
 // finish writes the log line; the answer is flushed to the caller first.
 func (c *fastCall) finish(w http.ResponseWriter) {
-	if c.rec == nil || c.handedOff {
+	if c.rec == nil {
+		return
+	}
+	if c.handedOff {
+		c.f.log.metrics.dropped(c.rec) // the A2A handler's own record counts the call
 		return
 	}
 	if c.unary && c.err == nil {
@@ -92,7 +95,7 @@ func (c *fastCall) finish(w http.ResponseWriter) {
 		}
 		c.rec.state, c.errMsg = state, msg
 		c.rec.events = 1
-		if c.f.log.verbose && len(c.resp) > 0 {
+		if c.f.log.verbose && !c.f.log.quiet && len(c.resp) > 0 {
 			c.f.log.printf("  < %s\n", rawPayload(c.resp))
 		}
 	}

@@ -67,6 +67,13 @@ type Config struct {
 	// PushAllow lists the webhook hosts push notifications may go to besides loopback hosts
 	// (host names or IP literals, "*" for any); nil => loopback only.
 	PushAllow []string
+	// TLSCertFile and TLSKeyFile (PEM), both set, make every transport speak TLS on the port and the card list
+	// https:// URLs; "" => plain HTTP.
+	TLSCertFile, TLSKeyFile string
+	// LogFormat is the traffic log's form: "text" (or "") or "json", one object per line (calllog.go).
+	LogFormat string
+	// NoMetrics turns GET /metrics off; false => served (ops.go).
+	NoMetrics bool
 
 	clock func() time.Time // tests: the task store's clock; nil => time.Now
 	// tests: the connection timeouts; 0 => the defaults (guard.go).
@@ -118,6 +125,11 @@ func (cfg *Config) normalize() error {
 	if cfg.idleTimeout == 0 {
 		cfg.idleTimeout = defaultIdleTimeout
 	}
+	switch cfg.LogFormat {
+	case "", "text", "json":
+	default:
+		return fmt.Errorf("unsupported log format %q (want text or json)", cfg.LogFormat)
+	}
 	if cfg.PublicURL != "" {
 		u, err := url.Parse(cfg.PublicURL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -134,14 +146,17 @@ func Run(ctx context.Context, cfg Config) error {
 	if err := cfg.normalize(); err != nil {
 		return err
 	}
+	tlsConf, err := cfg.tlsConfig()
+	if err != nil {
+		return err
+	}
 	ln, err := net.Listen("tcp", net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.Port)))
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
 	hostport := advertisedHost(ln.Addr())
 	exposed := !isLoopback(ln.Addr())
-	lw := &lockedWriter{w: cfg.Log}
-	tl := &trafficLog{w: lw, quiet: cfg.Quiet, verbose: cfg.Verbose}
+	lw, tl := newTrafficLog(&cfg)
 	store := tasks.NewStore(cfg.MaxTasks, cfg.TaskTTL, cfg.clock)
 	if cfg.MaxArtifactBytes != 0 {
 		store.SetMaxArtifactBytes(cfg.MaxArtifactBytes)
@@ -154,6 +169,7 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	srv := buildServers(&cfg, hostport, parts, tl, exposed)
 	sp := hotpath.NewSplitter(ln, srv.grpc != nil)
+	sp.TLS, sp.TLSRefused = tlsConf, tl.tlsRefused
 	sp.OnError = func(err error) { lw.printf("accept: %v; retrying\n", err) }
 	if srv.detach != nil {
 		srv.detach.Requeue = sp.HTTP.Put
@@ -164,10 +180,10 @@ func Run(ctx context.Context, cfg Config) error {
 	if srv.grpc != nil {
 		go func() { errc <- srv.grpc.Serve(sp.GRPC) }()
 	}
-	url := "http://" + hostport
+	url := cfg.scheme() + "://" + hostport
 	bound := boundAddress(&cfg, ln.Addr())
-	warnExposed(lw, &cfg, bound, exposed) // before the line scripts wait for
-	lw.printf("listening on %s\n", "http://"+bound)
+	warnExposed(lw, &cfg, bound, exposed)                    // before the line scripts wait for
+	lw.plainf("listening on %s\n", cfg.scheme()+"://"+bound) // plain in JSON logs too: scripts wait for it
 	if cfg.Ready != nil {
 		cfg.Ready(url)
 	}
@@ -194,7 +210,7 @@ type servers struct {
 
 func buildServers(cfg *Config, hostport string, parts *Parts, tl *trafficLog, exposed bool) *servers {
 	var h a2asrv.RequestHandler = parts.Handler
-	if !cfg.Quiet {
+	if !cfg.Quiet || tl.metrics != nil {
 		h = &logHandler{next: h, log: tl}
 	}
 	h = &a2asrv.InterceptedHandler{Handler: h, Logger: tl.slogger()}
@@ -205,13 +221,14 @@ func buildServers(cfg *Config, hostport string, parts *Parts, tl *trafficLog, ex
 		card := BaseCard(cfg)
 		base = func(context.Context) (*a2a.AgentCard, error) { return card, nil }
 	}
-	producer := cardProducer(withSecurity(base, cfg.Token), cardInterfaces(cfg, hostport, ver, exposed), true, parts.Push)
+	producer := cardProducer(withSecurity(base, cfg.Token), httpsInterfaces(cfg, cardInterfaces(cfg, hostport, ver, exposed)), true, parts.Push)
 	mux := http.NewServeMux()
 	ch := withRequestHost(cardHandler(producer, ver.v03))
 	mux.Handle(a2asrv.WellKnownAgentCardPath, ch)
 	mux.Handle(legacyCardPath, ch)
 	s := &servers{}
 	g := newGuard(cfg, nil, !exposed)
+	g.log = tl
 	fast := parts.FastPath
 	if fast && parts.DetachStreams {
 		s.detach = hotpath.NewDetacher(cfg.writeTimeout)
@@ -246,8 +263,8 @@ func buildServers(cfg *Config, hostport string, parts *Parts, tl *trafficLog, ex
 		s.http.Handler = parts.Front(s.http.Handler)
 	}
 	s.http.Handler = conformHTTP(s.http.Handler, frontsOf(cfg)) // in front of every backend's handlers (conform.go)
-	g.next = s.http.Handler                                     // and the guard in front of everything, the proxy's byte path included (guard.go)
-	s.http.Handler = g
+	g.next = opsHandler(s.http.Handler, tl)                     // /healthz and /metrics (ops.go)
+	s.http.Handler = &frontLog{next: g, g: g, log: tl}          // the guard in front of everything, the proxy's byte path included (guard.go), its refusals logged (calllog.go)
 	return s
 }
 

@@ -3,6 +3,7 @@ package hotpath
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"iter"
 	"net"
 	"net/http"
@@ -190,6 +191,9 @@ func (d *Detacher) Wait(ctx context.Context) error {
 func watchHangup(conn net.Conn, gone func()) *fdwatch.Handle {
 	if pc, ok := conn.(*prefixConn); ok {
 		conn = pc.Conn
+	}
+	if tc, ok := conn.(*tls.Conn); ok {
+		conn = tc.NetConn() // a hang-up is the TCP connection's
 	}
 	sc, ok := conn.(syscall.Conn)
 	if !ok {

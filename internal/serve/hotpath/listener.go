@@ -2,6 +2,7 @@ package hotpath
 
 import (
 	"bytes"
+	"crypto/tls"
 	"errors"
 	"net"
 	"sync"
@@ -21,6 +22,9 @@ type Splitter struct {
 	ln         net.Listener
 	GRPC, HTTP *ConnQueue  // the queues the servers accept from; GRPC is nil without gRPC
 	OnError    func(error) // told of the first accept error after a success; nil => not told
+	TLS        *tls.Config // TLS on every connection (tls.go); nil => plain
+	// TLSRefused is told of a failed TLS handshake: the client's address and why; nil => not told.
+	TLSRefused func(client, reason string)
 }
 
 // NewSplitter routes HTTP/2-preface connections to the grpc queue when withGRPC, else all
@@ -65,6 +69,20 @@ func (s *Splitter) Serve() {
 }
 
 func (s *Splitter) route(c net.Conn) {
+	if s.TLS != nil {
+		tc, h2, ok := handshake(c, s.TLS, s.TLSRefused)
+		if !ok {
+			return
+		}
+		q := s.HTTP
+		if h2 && s.GRPC != nil {
+			q = s.GRPC
+		}
+		if !q.Put(tc) {
+			tc.Close()
+		}
+		return
+	}
 	if s.GRPC == nil {
 		if !s.HTTP.Put(c) {
 			c.Close()

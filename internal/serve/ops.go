@@ -1,0 +1,48 @@
+package serve
+
+import (
+	"net/http"
+
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// Endpoints for whoever runs serve, on the same port as the agent, in front of every backend (a proxy forwards
+// everything else upstream):
+//   - GET /healthz answers 200 {"status":"ok"} while the server takes calls. It needs no token (a liveness
+//     probe has none), but the Host and Origin checks stay: a probe sends no Origin, and on a loopback
+//     listener it comes from this machine or names a host given with --allow-host or --public-url.
+//   - GET /metrics is the Prometheus text format (metrics.go), behind the token when serve has one;
+//     Config.NoMetrics turns it off (404 like any unknown path).
+
+const (
+	healthzPath = "/healthz"
+	metricsPath = "/metrics"
+)
+
+// healthPath reports a request for /healthz, which the token does not guard.
+func healthPath(r *http.Request) bool {
+	return (r.Method == http.MethodGet || r.Method == http.MethodHead) && r.URL.Path == healthzPath
+}
+
+// opsHandler serves /healthz and /metrics, and passes the rest to next.
+func opsHandler(next http.Handler, tl *trafficLog) http.Handler {
+	var prom http.Handler
+	if tl.metrics != nil {
+		prom = promhttp.HandlerFor(tl.metrics.reg, promhttp.HandlerOpts{})
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case healthPath(r):
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("Cache-Control", "no-store")
+			w.WriteHeader(http.StatusOK)
+			if r.Method == http.MethodGet {
+				_, _ = w.Write([]byte(`{"status":"ok"}` + "\n")) // a prober gone away is no matter
+			}
+		case prom != nil && r.URL.Path == metricsPath && (r.Method == http.MethodGet || r.Method == http.MethodHead):
+			prom.ServeHTTP(w, r)
+		default:
+			next.ServeHTTP(w, r)
+		}
+	})
+}
