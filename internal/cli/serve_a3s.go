@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/a2acli/a2a/internal/a3s"
 	"github.com/a2acli/a2a/internal/serve"
 	"github.com/a2acli/a2a/internal/serve/a3sbackend"
 )
@@ -33,10 +32,7 @@ func (o *a3sOptions) check(cmd *cobra.Command) error {
 		}
 		return nil
 	}
-	if err := a3s.CheckAddr(o.addr); err != nil {
-		return err
-	}
-	if _, err := a3s.ParseDialect(o.dialect); err != nil {
+	if err := (a3sbackend.Config{Addr: o.addr, Dialect: o.dialect}).Check(); err != nil {
 		return err
 	}
 	if o.workspace != "" {

@@ -28,6 +28,16 @@ type Config struct {
 	TLS       *tls.Config
 }
 
+// Check reports a Config that cannot work (an address the bridge cannot dial, an unknown dialect),
+// for the CLI to say before serving.
+func (c Config) Check() error {
+	if err := a3s.CheckAddr(c.Addr); err != nil {
+		return err
+	}
+	_, err := a3s.ParseDialect(c.Dialect)
+	return err
+}
+
 // New returns a backend that bridges every task to a coding agent speaking the A3S Code Agent
 // Interface.
 func New(c Config) serve.Backend { return backend{cfg: c} }
