@@ -23,7 +23,7 @@ func TestProxyFastCommands(t *testing.T) {
 }
 
 // TestProxyFastHeaders: on the byte-level path --svc-param and --auth reach the upstream, and so do
-// the caller's own headers (the decoding path forwards only Authorization, A2A-Extensions and X-*).
+// the caller's own headers (the decoding path forwards the same ones: package proxy's header policy).
 func TestProxyFastHeaders(t *testing.T) {
 	t.Parallel()
 	ag := testagent.Start(t, testagent.Options{Transport: a2a.TransportProtocolHTTPJSON, RequireAuth: "Bearer right"})

@@ -43,6 +43,7 @@ type serveOptions struct {
 	guard         serveGuardOptions
 	ops           serveOpsOptions
 	pushAllow     []string
+	ui            bool // serve_ui.go
 	a3s           a3sOptions
 }
 
@@ -123,6 +124,7 @@ GET /metrics is Prometheus' text format (behind the token; --no-metrics turns it
 	o.replay.addFlags(cmd)
 	o.guard.addFlags(cmd)
 	o.ops.addFlags(cmd)
+	fl.BoolVar(&o.ui, "ui", false, "serve the inspector page (live calls, tasks, latency) at /_a2a/ on the same port")
 	o.a3s.addFlags(cmd)
 	cmd.MarkFlagsMutuallyExclusive("echo", "proxy", "exec", "replay", "a3s")
 	cmd.MarkFlagsOneRequired("echo", "proxy", "exec", "replay", "a3s")
@@ -200,9 +202,11 @@ func (o *serveOptions) config(cmd *cobra.Command) (serve.Config, error) {
 	if err := o.replay.check(cmd, o.proxy != ""); err != nil {
 		return cfg, usage("%v", err)
 	}
-	if err := o.guard.apply(&cfg, o.f.io.getenv, o.execSet() || o.proxy != "" || o.a3s.addr != "", usage); err != nil {
+	risky := o.execSet() || o.proxy != "" || o.a3s.addr != "" || o.ui // --ui shows the traffic
+	if err := o.guard.apply(&cfg, o.f.io.getenv, risky, usage); err != nil {
 		return cfg, err
 	}
+	o.applyUI(&cfg)
 	if err := o.a3s.check(cmd); err != nil {
 		return cfg, usage("%v", err)
 	}

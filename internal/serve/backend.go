@@ -13,6 +13,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 
+	"github.com/a2acli/a2a/internal/serve/hotpath"
 	"github.com/a2acli/a2a/internal/serve/tasks"
 	"github.com/a2acli/a2a/internal/termsafe"
 )
@@ -34,6 +35,17 @@ type Env struct {
 	// Recording says the backend's handler is wrapped by a recorder (Record), which needs the events of
 	// A2A calls: a backend that could forward them without decoding (the proxy's byte path) must not.
 	Recording bool
+	// FlushHints finds the flush hint of a stream's request context (package hotpath's flush
+	// gate, put there by the response writer); hand it to tasks.NewHandler with tasks.WithFlushHints.
+	FlushHints func(context.Context) tasks.FlushHint
+}
+
+// flushHints is Env.FlushHints.
+func flushHints(ctx context.Context) tasks.FlushHint {
+	if g := hotpath.FlushGateFrom(ctx); g != nil {
+		return g
+	}
+	return nil
 }
 
 // Parts is a set-up backend: its request handler and what it declares about how it is served.
@@ -76,7 +88,7 @@ const (
 // path, its streams detached.
 func taskBackend(e *Env, a tasks.Agent) *Parts {
 	ts := tasks.NewRunner(e.Store, a, tasks.NewPusher(e.Config.PushAllow, e.log.printf))
-	return &Parts{Handler: tasks.NewHandler(ts), Shutdown: ts.Shutdown, Push: PushOn, FastPath: true, DetachStreams: true}
+	return &Parts{Handler: tasks.NewHandler(ts, tasks.WithFlushHints(e.FlushHints)), Shutdown: ts.Shutdown, Push: PushOn, FastPath: true, DetachStreams: true}
 }
 
 // Echo returns a backend that answers every message with a completed task whose artifact carries

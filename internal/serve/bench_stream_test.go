@@ -222,12 +222,12 @@ func (a chunkAgent) Run(ctx context.Context, t *tasks.Turn) (a2a.TaskState, *a2a
 	return a2a.TaskStateCompleted, nil
 }
 
-// BenchmarkTaskUpdates compares applying n appended chunks in a2asrv's default handler (which
-// deep-copies the task per event) with our task handler, without any transport.
+// BenchmarkTaskUpdates compares applying n appended chunks in a2asrv's default handler and task
+// store (which deep-copy the task per event) with our task handler, without any transport.
 func BenchmarkTaskUpdates(b *testing.B) {
 	for _, n := range []int{500, 1000, 2000} {
 		b.Run(fmt.Sprintf("a2asrv/%d", n), func(b *testing.B) {
-			h := a2asrv.NewHandler(chunkExecutor{n: n}, a2asrv.WithTaskStore(tasks.NewStore(0, 0, nil)))
+			h := a2asrv.NewHandler(chunkExecutor{n: n})
 			for range b.N {
 				if _, err := h.SendMessage(context.Background(), textMessage("x")); err != nil {
 					b.Fatal(err)

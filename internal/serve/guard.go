@@ -50,6 +50,7 @@ type guard struct {
 	rpcRoot   bool        // POST / is JSON-RPC: errors there take JSON-RPC's shape
 	scheme    string      // serve's own origin's scheme: http or https
 	log       *trafficLog // where gRPC refusals are logged (guardgrpc.go); nil => not logged
+	inspector Inspector   // accepts its own credential under InspectorPath; nil => none
 }
 
 func newGuard(cfg *Config, next http.Handler, loopback bool) *guard {
@@ -150,7 +151,7 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	if g.hasToken && !cardPath(r) && !healthPath(r) && !g.tokenOK(r.Header.Get("Authorization")) {
+	if g.hasToken && !cardPath(r) && !healthPath(r) && !g.tokenOK(r.Header.Get("Authorization")) && !g.inspectorOK(r) {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="a2a serve"`)
 		g.refuse(w, r, http.StatusUnauthorized, a2a.ErrUnauthenticated,
 			"a2a serve: this server needs its token: send Authorization: Bearer <token> (a2a --auth \"Bearer $TOKEN\")")
@@ -166,6 +167,11 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w = &deadlineWriter{ResponseWriter: w, rc: http.NewResponseController(w), d: g.writeTO}
 	}
 	g.next.ServeHTTP(w, r)
+}
+
+// inspectorOK reports a request to the inspector with the inspector's own credential.
+func (g *guard) inspectorOK(r *http.Request) bool {
+	return g.inspector != nil && wantsInspector(r) && g.inspector.Authorized(r)
 }
 
 // cardPath reports a request for the public agent card.

@@ -64,7 +64,8 @@ func withSecurity(base func(context.Context) (*a2a.AgentCard, error), token stri
 	}
 }
 
-// requestHostKey carries the Host a card request came with.
+// requestHostKey carries the Host a card request came with, down to the card producer: request
+// input only, never a result back up.
 type requestHostKey struct{}
 
 // withRequestHost hands the card producer the Host the client used.

@@ -26,6 +26,7 @@ type trafficLog struct {
 	quiet   bool
 	verbose bool
 	metrics *metrics // nil => no /metrics (metrics.go)
+	obs     Observer // sees every call, even when quiet; nil => none (observer.go)
 }
 
 func (l *trafficLog) printf(format string, args ...any) {
@@ -119,12 +120,13 @@ type callRecord struct {
 	state  string
 	bytes  int
 	events int
-	client string // the caller's address; "" => unknown
-	stream bool   // counted among the open streams until end
+	client string    // the caller's address; "" => unknown
+	stream bool      // counted among the open streams until end
+	watch  CallWatch // nil when nobody observes (observer.go)
 }
 
 func (l *trafficLog) begin(ctx context.Context, method string, req any, taskID string) *callRecord {
-	if l.quiet && l.metrics == nil {
+	if l.quiet && l.metrics == nil && l.obs == nil {
 		return nil
 	}
 	if l.verbose && !l.quiet {
@@ -137,7 +139,9 @@ func (l *trafficLog) begin(ctx context.Context, method string, req any, taskID s
 		}
 		l.printf("%s params:%s\n  > %s\n", method, formatParams(params), payloadText(req))
 	}
-	return l.record(ctx, method, taskID)
+	c := l.record(ctx, method, taskID)
+	c.watch = l.watchCall(ctx, method, req, taskID)
+	return c
 }
 
 // observe records one response or stream event.
@@ -146,7 +150,7 @@ func (c *callRecord) observe(v any) {
 		return
 	}
 	c.events++
-	if c.l.quiet {
+	if c.l.quiet && c.watch == nil {
 		return // metrics only: no size or task to describe (payloadSize marshals the value again)
 	}
 	c.bytes += payloadSize(v)
@@ -160,6 +164,7 @@ func (c *callRecord) observe(v any) {
 	if c.l.verbose && !c.l.quiet {
 		c.l.printf("  < %s\n", payloadText(v))
 	}
+	watchEvent(c.watch, v)
 }
 
 func (c *callRecord) end(err error) {
@@ -168,6 +173,7 @@ func (c *callRecord) end(err error) {
 	}
 	d := time.Since(c.start)
 	c.l.metrics.ended(c, d, err)
+	c.endWatch(err, false)
 	if c.l.quiet {
 		return
 	}

@@ -325,3 +325,9 @@ func TestProxyFastLog(t *testing.T) {
 		}
 	}
 }
+
+func writeJSON(w http.ResponseWriter, code int, body []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_, _ = w.Write(body) // the client went away: nothing to do
+}

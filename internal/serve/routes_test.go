@@ -9,15 +9,17 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
+	"github.com/a2acli/a2a/internal/serve/proxy"
 	"github.com/a2acli/a2a/internal/serve/tasks"
 )
 
-// TestRoutesAgree ties the places that route a request together: the mux buildServers mounts
-// (transports.go, with the hot path of package hotpath on the v1.0 bindings) and the proxy's
-// classify (proxyroute.go), which must name the binding and protocol version the mux hands the
-// request to. For every set of fronts, each probe asks for an unknown task in the shape of one
-// binding (and, for JSON-RPC, one version); the server answers TaskNotFound exactly when that binding
-// took the request, and classify must say so.
+// TestRoutesAgree ties the places that route a request together: the mux buildServers mounts from
+// the route table (transports.go, with the hot path of package hotpath on the v1.0 bindings) and
+// classify (routes.go, what the proxy and the conformance layer ask), which must name the binding
+// and protocol version the mux hands the request to. For every set of fronts, each probe asks for
+// an unknown task in the shape of one binding (and, for JSON-RPC, one version); the server answers
+// TaskNotFound exactly when that binding took the request, and classify must say so. REST probes
+// tell the version by the answer: v0.3's REST handler writes its errors as application/problem+json.
 func TestRoutesAgree(t *testing.T) {
 	t.Parallel()
 	const host = "127.0.0.1:4000"
@@ -35,8 +37,8 @@ func TestRoutesAgree(t *testing.T) {
 			probes = append(probes, probe{http.MethodPost, p, body, frontKey{a2a.TransportProtocolJSONRPC, v}})
 		}
 	}
-	// REST: both versions' decoders are lenient, so the probe only tells that a REST binding took the
-	// request (the version is the path's: /v1/ is v0.3's prefix when v0.3 is served, a tenant otherwise).
+	// REST: both versions' decoders are lenient, so the probe is the same for both and the answer
+	// tells the version (/v1/ is v0.3's prefix when v0.3 is served, a tenant otherwise).
 	for _, p := range []string{"/tasks/nope", "/acme/tasks/nope", "/v1/tasks/nope"} {
 		probes = append(probes, probe{http.MethodGet, p, "", frontKey{binding: a2a.TransportProtocolHTTPJSON}})
 	}
@@ -61,17 +63,26 @@ func TestRoutesAgree(t *testing.T) {
 						r.Header.Set("Content-Type", "application/json")
 					}
 					fr := fronts.classify(r)
+					// The proxy reads the same table through its adapter (proxybackend.go).
+					if pr := (proxyRoutes{fronts}).Classify(r); pr.Binding.Protocol != fr.key.binding || pr.Binding.Version != fr.key.version ||
+						(pr.Kind == proxy.A2A) != (fr.kind == frontA2A) || pr.Method != fr.method || pr.TaskID != fr.taskID {
+						t.Errorf("%s: %s %s: the proxy's route %+v, classify's %+v", name, p.method, p.path, pr, fr)
+					}
 					w := httptest.NewRecorder()
 					srv.http.Handler.ServeHTTP(w, r)
-					got, answered := answeredBy(p.want, w.Body.String())
-					if p.want.binding == a2a.TransportProtocolHTTPJSON {
-						fr.key.version = "" // REST probes check the binding only
+					want := p.want
+					if want.binding == a2a.TransportProtocolHTTPJSON {
+						want.version = v1Version
+						if strings.HasPrefix(w.Header().Get("Content-Type"), "application/problem+json") {
+							want.version = v03Version
+						}
 					}
+					got, answered := answeredBy(want, w.Body.String())
 					switch {
 					case answered && (fr.kind != frontA2A || fr.key != got):
 						t.Errorf("%s: %s %s: answered by %s %s (%d %.100q), classify says %+v",
 							name, p.method, p.path, got.binding, got.version, w.Code, w.Body.String(), fr)
-					case !answered && fr.kind == frontA2A && fr.key == p.want:
+					case !answered && fr.kind == frontA2A && fr.key.binding == p.want.binding && (p.want.version == "" || fr.key == p.want):
 						t.Errorf("%s: %s %s: classify says %s %s, which did not answer (%d %.100q)",
 							name, p.method, p.path, p.want.binding, p.want.version, w.Code, w.Body.String())
 					}

@@ -2,8 +2,11 @@
 // transports (REST, JSON-RPC and gRPC together on one port), the agent card, the guard and
 // conformance layers, the traffic log, the exported Backend API (a backend's Parts declare how it is
 // served) and the echo, exec and proxy backends. Tasks live in serve/tasks, the hot calls' encoder
-// and detached streams in serve/hotpath; other backends (serve/replay) are packages of their own
-// that import serve, never the other way round.
+// and detached streams in serve/hotpath, the proxy's forwarding in serve/proxy (it reads the route
+// table and the traffic log through interfaces this package implements); other backends
+// (serve/replay) are packages of their own that import serve, never the other way round. The inspector
+// page (internal/inspect) comes in as Config.Inspector and sees the calls through the observer hook
+// (observer.go).
 //
 // It has no flags and no cobra, never touches the process's standard streams (logs go to
 // Config.Log) and never builds clients itself: the proxy gets its upstream client from the caller.
@@ -74,6 +77,9 @@ type Config struct {
 	LogFormat string
 	// NoMetrics turns GET /metrics off; false => served (ops.go).
 	NoMetrics bool
+	// Inspector, when set, serves its page under InspectorPath on the same port, behind the guard, and sees
+	// every call (observer.go); nil => none.
+	Inspector Inspector
 
 	clock func() time.Time // tests: the task store's clock; nil => time.Now
 	// tests: the connection timeouts; 0 => the defaults (guard.go).
@@ -157,11 +163,14 @@ func Run(ctx context.Context, cfg Config) error {
 	hostport := advertisedHost(ln.Addr())
 	exposed := !isLoopback(ln.Addr())
 	lw, tl := newTrafficLog(&cfg)
+	if cfg.Inspector != nil {
+		tl.obs = cfg.Inspector
+	}
 	store := tasks.NewStore(cfg.MaxTasks, cfg.TaskTTL, cfg.clock)
 	if cfg.MaxArtifactBytes != 0 {
 		store.SetMaxArtifactBytes(cfg.MaxArtifactBytes)
 	}
-	e := &Env{Config: &cfg, Store: store, Logf: tl.printf, log: tl}
+	e := &Env{Config: &cfg, Store: store, Logf: tl.printf, log: tl, FlushHints: flushHints}
 	parts, err := cfg.Backend.Setup(e)
 	if err != nil {
 		ln.Close()
@@ -182,7 +191,10 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	url := cfg.scheme() + "://" + hostport
 	bound := boundAddress(&cfg, ln.Addr())
-	warnExposed(lw, &cfg, bound, exposed)                    // before the line scripts wait for
+	warnExposed(lw, &cfg, bound, exposed) // before the line scripts wait for
+	if cfg.Inspector != nil {
+		lw.plainf("inspector on %s\n", cfg.Inspector.Link(cfg.scheme()+"://"+bound))
+	}
 	lw.plainf("listening on %s\n", cfg.scheme()+"://"+bound) // plain in JSON logs too: scripts wait for it
 	if cfg.Ready != nil {
 		cfg.Ready(url)
@@ -210,7 +222,7 @@ type servers struct {
 
 func buildServers(cfg *Config, hostport string, parts *Parts, tl *trafficLog, exposed bool) *servers {
 	var h a2asrv.RequestHandler = parts.Handler
-	if !cfg.Quiet || tl.metrics != nil {
+	if !cfg.Quiet || tl.metrics != nil || cfg.Inspector != nil {
 		h = &logHandler{next: h, log: tl}
 	}
 	h = &a2asrv.InterceptedHandler{Handler: h, Logger: tl.slogger()}
@@ -263,8 +275,13 @@ func buildServers(cfg *Config, hostport string, parts *Parts, tl *trafficLog, ex
 		s.http.Handler = parts.Front(s.http.Handler)
 	}
 	s.http.Handler = conformHTTP(s.http.Handler, frontsOf(cfg)) // in front of every backend's handlers (conform.go)
-	g.next = opsHandler(s.http.Handler, tl)                     // /healthz and /metrics (ops.go)
-	s.http.Handler = &frontLog{next: g, g: g, log: tl}          // the guard in front of everything, the proxy's byte path included (guard.go), its refusals logged (calllog.go)
+	if cfg.Inspector != nil {
+		s.http.Handler = withInspector(cfg.Inspector, frontsOf(cfg), s.http.Handler) // /_a2a/ (observer.go)
+		s.http.RegisterOnShutdown(cfg.Inspector.Close)
+		g.inspector = cfg.Inspector
+	}
+	g.next = opsHandler(s.http.Handler, tl)            // /healthz and /metrics (ops.go)
+	s.http.Handler = &frontLog{next: g, g: g, log: tl} // the guard in front of everything, the proxy's byte path included (guard.go), its refusals logged (calllog.go)
 	return s
 }
 

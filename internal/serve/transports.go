@@ -17,18 +17,21 @@ import (
 // versions says which protocol versions are served.
 type versions struct{ v1, v03 bool }
 
-// fast says whether the hot calls take the fast path (package hotpath), d (when not nil)
-// detaches its streams from net/http.
+// mountREST mounts the REST binding as the route table (restMounts) places it. fast says whether
+// the hot calls take the fast path (package hotpath), d (when not nil) detaches its streams from
+// net/http.
 func mountREST(mux *http.ServeMux, h a2asrv.RequestHandler, ver versions, fast bool, d *hotpath.Detacher) {
-	if ver.v1 {
-		plain := a2asrv.NewRESTHandler(h)
-		if fast {
-			plain = hotpath.REST(h, d, refusal(frontKey{a2a.TransportProtocolHTTPJSON, v1Version}))
+	for _, mt := range (httpFronts{rest: true, v1: ver.v1, v03: ver.v03}).restMounts() {
+		switch mt.version {
+		case v1Version:
+			plain := a2asrv.NewRESTHandler(h)
+			if fast {
+				plain = hotpath.REST(h, d, refusal(frontKey{a2a.TransportProtocolHTTPJSON, v1Version}))
+			}
+			mux.Handle(mt.prefix, timestampAlias(tenantRouter(plain, a2asrv.NewTenantRESTHandler("/{*}", h))))
+		case v03Version:
+			mux.Handle(mt.prefix, a2av0.NewRESTHandler(h))
 		}
-		mux.Handle("/", timestampAlias(tenantRouter(plain, a2asrv.NewTenantRESTHandler("/{*}", h))))
-	}
-	if ver.v03 {
-		mux.Handle(a2av0.RESTPathPrefix+"/", a2av0.NewRESTHandler(h))
 	}
 }
 

@@ -59,11 +59,12 @@ func (b backend) Setup(e *serve.Env) (*serve.Parts, error) {
 	br, err := a3s.New(a3s.Config{
 		Addr: b.cfg.Addr, Dialect: d, TLS: b.cfg.TLS, Workspace: b.cfg.Workspace,
 		Lookup: func(id a2a.TaskID) (a2a.TaskState, bool) {
-			st, err := store.Get(context.Background(), id)
+			none := 0 // the state is all we need: no history
+			t, err := store.View(id, &none)
 			if err != nil {
 				return a2a.TaskStateUnspecified, false
 			}
-			return st.Task.Status.State, true
+			return t.Status.State, true
 		},
 		Log: func(format string, args ...any) { logf(format+"\n", args...) },
 	})

@@ -18,14 +18,17 @@ import (
 // calls are shared.
 //
 // FlushGate carries what the event source knows (how many events are waiting) to the response
-// writer, through the request context. A stream whose source does not report (the proxy) keeps
-// flushing every event.
+// writer. The writer puts the gate in the request context (which only carries it down to the
+// handler); the handler reports by calling SetWaiting (package tasks takes it as a FlushHint,
+// package serve finds it with FlushGateFrom). A stream whose source does not report (the proxy)
+// keeps flushing every event.
 type FlushGate struct {
 	waiting atomic.Int64
 }
 
 type flushGateKey struct{}
 
+// FlushGateFrom returns the gate of a stream's request context; nil when the writer has none.
 func FlushGateFrom(ctx context.Context) *FlushGate {
 	g, _ := ctx.Value(flushGateKey{}).(*FlushGate)
 	return g

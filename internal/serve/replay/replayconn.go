@@ -33,6 +33,8 @@ type connInfo struct {
 	onCloseFns []func(byClient bool)
 }
 
+// connKey carries the connection a call came in on down to the replay handler (the connection
+// rule): request input only, never a result back up.
 type connKey struct{}
 
 // context is the http.Server's ConnContext: it makes the connection known to the handlers.

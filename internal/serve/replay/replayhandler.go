@@ -51,7 +51,7 @@ func (b replayBackend) Setup(e *serve.Env) (*serve.Parts, error) {
 	}
 	// No agent: every turn is a recorded script handed to Start (replaysession.go).
 	ts := tasks.NewRunner(e.Store, nil, tasks.NewPusher(e.Config.PushAllow, e.Logf))
-	r := &replayer{cfg: b.cfg, ts: ts, quiet: e.Config.Quiet, log: e.Logf, Handler: tasks.NewHandler(ts), sessions: map[a2a.TaskID]*session{}}
+	r := &replayer{cfg: b.cfg, ts: ts, quiet: e.Config.Quiet, log: e.Logf, Handler: tasks.NewHandler(ts, tasks.WithFlushHints(e.FlushHints)), sessions: map[a2a.TaskID]*session{}}
 	for _, rec := range b.cfg.Recordings {
 		r.cmds.merge(rec.Commands)
 		if rec.Shape == "gemini" {
@@ -207,6 +207,6 @@ func (r *replayer) SendStreamingMessage(ctx context.Context, req *a2a.SendMessag
 		if p.leadSnap && !yield(p.snap, nil) {
 			return
 		}
-		tasks.Forward(ctx, sub, yield)
+		r.Forward(ctx, sub, yield)
 	}
 }

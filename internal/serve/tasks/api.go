@@ -18,7 +18,27 @@ func (l Logf) printf(format string, args ...any) {
 
 // NewHandler returns the a2asrv.RequestHandler over r: sending starts r's turns, the other
 // methods read and change r's store.
-func NewHandler(r *Runner) *Handler { return &Handler{ts: r} }
+func NewHandler(r *Runner, opts ...HandlerOption) *Handler {
+	h := &Handler{ts: r}
+	for _, o := range opts {
+		o(h)
+	}
+	return h
+}
+
+// HandlerOption configures a Handler.
+type HandlerOption func(*Handler)
+
+// FlushHint is a stream's response writer that wants to know, before each event is yielded, how
+// many more wait behind it, so that one flush delivers them all (package hotpath's FlushGate).
+// The writer is an interface the handler calls: no result travels back up through the context.
+type FlushHint interface{ SetWaiting(n int) }
+
+// WithFlushHints gives the handler the FlushHint of a stream's request context (from returns nil
+// when the writer takes none). Package serve passes Env.FlushHints.
+func WithFlushHints(from func(context.Context) FlushHint) HandlerOption {
+	return func(h *Handler) { h.hints = from }
+}
 
 // Runner returns the runner h serves.
 func (h *Handler) Runner() *Runner { return h.ts }

@@ -9,7 +9,7 @@
 // runner, the handler and the push methods reach records through Store methods (storeturn.go,
 // push.go).
 //
-// It must not import package serve or its other backends (proxy, replay), cobra or the CLI; it
-// imports a2a-go, the standard library and serve/hotpath (for the flush gate a stream's events
-// report to).
+// It must not import package serve or its other subpackages (hotpath, proxy, replay), cobra or the
+// CLI; it imports a2a-go and the standard library. A stream's response writer that wants to know
+// how many events wait (hotpath's flush gate) is a FlushHint the handler is given (WithFlushHints).
 package tasks

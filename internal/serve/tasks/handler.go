@@ -6,15 +6,14 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
-
-	"github.com/a2acli/a2a/internal/serve/hotpath"
 )
 
 // Handler is the a2asrv.RequestHandler of the task-keeping backends (echo, exec). It does not
 // use a2asrv's default handler because that one deep-copies the whole task (gob encode+decode,
 // twice) for every event, which makes a long --chunk stream quadratic.
 type Handler struct {
-	ts *Runner
+	ts    *Runner
+	hints func(context.Context) FlushHint // nil: no stream reports
 }
 
 var _ a2asrv.RequestHandler = (*Handler)(nil)
@@ -99,21 +98,26 @@ func (h *Handler) SendStreamingMessage(ctx context.Context, req *a2a.SendMessage
 		if !yield(snap, nil) {
 			return
 		}
-		Forward(ctx, sub, yield)
+		h.Forward(ctx, sub, yield)
 	}
 }
 
 // Forward yields the events of sub until the turn ends or the caller goes away. It tells the
-// response writer how many events wait behind each one (see hotpath.FlushGate).
-func Forward(ctx context.Context, sub *Subscriber, yield func(a2a.Event, error) bool) {
-	g := hotpath.FlushGateFrom(ctx)
+// response writer's FlushHint, when it takes one, how many events wait behind each one.
+func (h *Handler) Forward(ctx context.Context, sub *Subscriber, yield func(a2a.Event, error) bool) {
+	var hint FlushHint
+	if h.hints != nil {
+		hint = h.hints(ctx)
+	}
 	for {
 		select {
 		case ev, ok := <-sub.ch:
 			if !ok {
 				return
 			}
-			g.SetWaiting(len(sub.ch))
+			if hint != nil {
+				hint.SetWaiting(len(sub.ch))
+			}
 			if !yield(ev, nil) {
 				return
 			}
@@ -142,7 +146,7 @@ func (h *Handler) SubscribeToTask(ctx context.Context, req *a2a.SubscribeToTaskR
 		if !yield(snap, nil) {
 			return
 		}
-		Forward(ctx, sub, yield)
+		h.Forward(ctx, sub, yield)
 	}
 }
 

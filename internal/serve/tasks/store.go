@@ -2,7 +2,6 @@ package tasks
 
 import (
 	"cmp"
-	"context"
 	"encoding/base64"
 	"fmt"
 	"maps"
@@ -27,12 +26,11 @@ const (
 // parts and messages already stored are never modified, so a snapshot only copies slice headers.
 type record struct {
 	task    *a2a.Task
-	version taskstore.TaskVersion
 	updated time.Time
 	run     *turnRun // non-nil while a turn is running
 	subs    map[*Subscriber]struct{}
 	// artBytes is the payload size of the task's artifacts, kept within Store.maxArtifactBytes by
-	// applyLocked (tasks replaced through Update are not counted).
+	// applyLocked.
 	artBytes int64
 	push     []pushHook // push notification configs (push.go); copy-on-write
 }
@@ -50,8 +48,6 @@ type Store struct {
 	// maxArtifactBytes bounds the artifact bytes kept per task (see artbudget.go); <= 0 means no bound.
 	maxArtifactBytes int64
 }
-
-var _ taskstore.Store = (*Store)(nil)
 
 func NewStore(maxTasks int, ttl time.Duration, now func() time.Time) *Store {
 	if maxTasks <= 0 {
@@ -77,7 +73,7 @@ func (s *Store) insert(t *a2a.Task) (*record, error) {
 	if _, ok := s.tasks[t.ID]; ok {
 		return nil, taskstore.ErrTaskAlreadyExists
 	}
-	r := &record{task: t, version: 1, updated: s.now(), subs: map[*Subscriber]struct{}{}, artBytes: artifactsSize(t.Artifacts)}
+	r := &record{task: t, updated: s.now(), subs: map[*Subscriber]struct{}{}, artBytes: artifactsSize(t.Artifacts)}
 	s.tasks[t.ID] = r
 	s.changedLocked(r, false)
 	s.pruneLocked()
@@ -135,7 +131,6 @@ func (s *Store) view(id a2a.TaskID, historyLength *int) (*a2a.Task, error) {
 func (s *Store) applyLocked(r *record, ev a2a.Event) {
 	defer s.changedLocked(r, finished(r))
 	t := r.task
-	r.version++
 	r.updated = s.now()
 	switch v := ev.(type) {
 	case *a2a.TaskStatusUpdateEvent:
@@ -246,51 +241,4 @@ func decodeCursor(tok string) (cursor, error) {
 		return cursor{}, fmt.Errorf("malformed page token %q", tok)
 	}
 	return cursor{updated: time.Unix(0, n), id: a2a.TaskID(id)}, nil
-}
-
-// The methods below make Store a taskstore.Store, so it can also back a2asrv.NewHandler.
-// Update keeps the given task pointer instead of cloning it: a2asrv hands over a fresh copy.
-
-// Create implements taskstore.Store.
-func (s *Store) Create(_ context.Context, t *a2a.Task) (taskstore.TaskVersion, error) {
-	r, err := s.insert(t)
-	if err != nil {
-		return taskstore.TaskVersionMissing, err
-	}
-	return r.version, nil
-}
-
-// Update implements taskstore.Store.
-func (s *Store) Update(_ context.Context, req *taskstore.UpdateRequest) (taskstore.TaskVersion, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	r, err := s.lookupLocked(req.Task.ID)
-	if err != nil {
-		return taskstore.TaskVersionMissing, err
-	}
-	if req.PrevVersion != taskstore.TaskVersionMissing && req.PrevVersion != r.version {
-		return taskstore.TaskVersionMissing, taskstore.ErrConcurrentModification
-	}
-	was := finished(r)
-	r.task = req.Task
-	r.version++
-	r.updated = s.now()
-	s.changedLocked(r, was)
-	return r.version, nil
-}
-
-// Get implements taskstore.Store.
-func (s *Store) Get(_ context.Context, id a2a.TaskID) (*taskstore.StoredTask, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	r, err := s.lookupLocked(id)
-	if err != nil {
-		return nil, err
-	}
-	return &taskstore.StoredTask{Task: snapshot(r.task, nil, true), Version: r.version}, nil
-}
-
-// List implements taskstore.Store.
-func (s *Store) List(_ context.Context, req *a2a.ListTasksRequest) (*a2a.ListTasksResponse, error) {
-	return s.list(req)
 }

@@ -233,9 +233,11 @@ func terminalTaskError(t *a2a.Task) error {
 	return a2a.NewError(a2a.ErrUnsupportedOperation, fmt.Sprintf("task %s is already %s", t.ID, ShortState(t.Status.State)))
 }
 
-// legacyKey marks the context of a call that came in over a v0.3 interface.
+// legacyKey marks the context of a call that came in over a v0.3 interface. It carries request
+// input down (the front sets it, the handler reads it), never a result back up.
 type legacyKey struct{}
 
+// WithLegacyCall marks ctx as a call over a v0.3 interface.
 func WithLegacyCall(ctx context.Context) context.Context {
 	return context.WithValue(ctx, legacyKey{}, true)
 }

@@ -1,4 +1,4 @@
-package serve
+package proxy
 
 import (
 	"context"
@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
-	"strings"
+	"net/http"
 	"sync"
 	"time"
 
@@ -15,8 +15,8 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 )
 
-// ProxyConfig configures the Proxy backend.
-type ProxyConfig struct {
+// Config configures a proxy.
+type Config struct {
 	// Connect resolves the upstream card and builds a client. It is called lazily on first use and
 	// again after a failure, so the proxy starts even when the upstream is down. The client it
 	// returns is expected to inject the configured service parameters into every call.
@@ -33,44 +33,62 @@ type ProxyConfig struct {
 	TLS *tls.Config
 }
 
+// Env is what the server hands the proxy.
+type Env struct {
+	Log      Log            // the traffic log
+	Routes   Routes         // the server's route table
+	Fallback *a2a.AgentCard // the card served while the upstream is unreachable
+	// Bytes lets A2A calls take the byte path; false while a recorder wraps the handler (it needs
+	// the calls' events). Paths no binding owns take the byte path whatever Bytes says.
+	Bytes bool
+}
+
 const (
 	connectTimeout     = 10 * time.Second
 	cardConnectTimeout = 2 * time.Second
 )
 
-// Proxy returns a backend that forwards every operation to an upstream agent. A call on an HTTP
-// front whose binding and protocol version the upstream also serves is forwarded byte for byte
-// (see bytePath); any other call is decoded and re-sent with the upstream client, the caller's
-// Authorization (unless AuthInjected), A2A-Extensions and X-* headers travelling upstream as
-// service parameters. Tasks live upstream, so get, list, cancel and subscribe are forwarded too.
-func Proxy(c ProxyConfig) Backend { return proxyBackend{cfg: c} }
-
-type proxyBackend struct {
-	cfg ProxyConfig
+// Proxy forwards every operation to an upstream agent. A call on an HTTP front whose binding and
+// protocol version the upstream also serves is forwarded byte for byte (Front, see bytePath); any
+// other call reaches the Proxy as an a2asrv.RequestHandler, is decoded and re-sent with the
+// upstream client. Both paths forward the caller's headers by one policy (headers.go). Tasks live
+// upstream, so get, list, cancel and subscribe are forwarded too.
+type Proxy struct {
+	p  *proxy
+	bp *bytePath
 }
 
-func (b proxyBackend) Setup(e *Env) (*Parts, error) {
-	if b.cfg.Connect == nil {
+// New returns a proxy; it connects to the upstream on first use.
+func New(c Config, e Env) (*Proxy, error) {
+	if c.Connect == nil {
 		return nil, errors.New("proxy: no upstream connector")
 	}
 	base, stop := context.WithCancel(context.Background())
-	p := &proxy{cfg: b.cfg, base: base, stop: stop, fallback: BaseCard(e.Config)}
-	if e.Config.Card == nil && e.Config.Name == "" && b.cfg.Upstream != "" {
-		p.fallback.Name = "proxy for " + b.cfg.Upstream
-	}
-	fp := newBytePath(p, e, !e.Recording)
-	shutdown := func(ctx context.Context) error {
-		defer fp.tr.CloseIdleConnections()
-		return p.shutdown(ctx)
-	}
-	return &Parts{Handler: p, Shutdown: shutdown, Card: p.card, Front: fp.front, Push: PushUpstream}, nil
+	p := &proxy{cfg: c, base: base, stop: stop, fallback: e.Fallback, policy: newHeaderPolicy(c)}
+	return &Proxy{p: p, bp: newBytePath(p, e)}, nil
+}
+
+// Handler is the decoding path: the request handler the server mounts on its bindings.
+func (x *Proxy) Handler() a2asrv.RequestHandler { return x.p }
+
+// Front puts the byte path in front of the server's HTTP handler next.
+func (x *Proxy) Front(next http.Handler) http.Handler { return x.bp.front(next) }
+
+// Card is the upstream card once known, else the fallback card.
+func (x *Proxy) Card(ctx context.Context) (*a2a.AgentCard, error) { return x.p.card(ctx) }
+
+// Shutdown ends forwarded calls and streams and closes the upstream clients and connections.
+func (x *Proxy) Shutdown(ctx context.Context) error {
+	defer x.bp.tr.CloseIdleConnections()
+	return x.p.shutdown(ctx)
 }
 
 type proxy struct {
-	cfg      ProxyConfig
+	cfg      Config
 	base     context.Context // canceled on shutdown: ends forwarded calls and streams
 	stop     context.CancelFunc
 	fallback *a2a.AgentCard
+	policy   headerPolicy
 
 	mu      sync.Mutex
 	up      *upstream // nil until connected, and again after a transport failure
@@ -84,8 +102,9 @@ type upstream struct {
 	routes *fastRoutes
 }
 
-// upstreamErrKey marks a request whose upstream is known to be unreachable: the fast path hands
-// it to the A2A handler with the error, which answers it in the caller's binding.
+// upstreamErrKey carries an input down: the byte path, finding the upstream unreachable, hands an
+// A2A call to the server's handler with the error under this key, and the decoding path answers
+// it with that error in the caller's binding instead of connecting again.
 type upstreamErrKey struct{}
 
 var _ a2asrv.RequestHandler = (*proxy)(nil)
@@ -167,26 +186,11 @@ func (p *proxy) drop(c *a2aclient.Client) {
 func (p *proxy) outgoing(ctx context.Context) (context.Context, func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	stop := context.AfterFunc(p.base, cancel)
-	params := a2aclient.ServiceParams{}
+	var params a2aclient.ServiceParams
 	if cc, ok := a2asrv.CallContextFrom(ctx); ok && cc.ServiceParams() != nil {
-		for k, v := range cc.ServiceParams().List() {
-			if p.forwarded(k) {
-				params.Append(k, v...)
-			}
-		}
+		params = p.policy.decoded(cc.ServiceParams().List())
 	}
 	return a2aclient.AttachServiceParams(ctx, params), func() { stop(); cancel() }
-}
-
-func (p *proxy) forwarded(name string) bool {
-	n := strings.ToLower(name)
-	switch {
-	case n == "authorization":
-		return !p.cfg.AuthInjected
-	case n == strings.ToLower(a2a.SvcParamExtensions):
-		return true
-	}
-	return strings.HasPrefix(n, "x-")
 }
 
 func forwardCall[Req, Resp any](ctx context.Context, p *proxy, req Req, f func(*a2aclient.Client, context.Context, Req) (Resp, error)) (Resp, error) {

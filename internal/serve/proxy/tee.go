@@ -1,4 +1,4 @@
-package serve
+package proxy
 
 import (
 	"bytes"
@@ -22,13 +22,13 @@ const (
 // fastCall is one request on the fast path. Everything runs on the request's goroutine.
 type fastCall struct {
 	f      *bytePath
-	front  front
+	front  Route
 	in     *http.Request
 	body   []byte
 	up     *upstream
 	target *url.URL
 
-	rec       *callRecord // nil when the log is quiet
+	rec       *Call // nil when the log is quiet
 	status    int
 	unary     bool   // the answer goes through a unaryTee
 	resp      []byte // the start of a unary answer
@@ -49,33 +49,32 @@ func (c *fastCall) peek() *peekRequest {
 	return &c.req
 }
 
-func (c *fastCall) rpc() bool { return c.front.key.binding == a2a.TransportProtocolJSONRPC }
+func (c *fastCall) rpc() bool { return c.front.Binding.Protocol == a2a.TransportProtocolJSONRPC }
 
 // begin starts the call's log line.
 func (c *fastCall) begin() {
-	l := c.f.log
-	if l.quiet && l.metrics == nil {
+	if !c.f.log.Records() {
 		return
 	}
-	method, taskID := c.front.method, c.front.taskID
-	if c.front.kind == frontA2A && c.rpc() {
+	method, taskID := c.front.Method, c.front.TaskID
+	if c.front.Kind == A2A && c.rpc() {
 		req := c.peek()
-		method, taskID = rpcMethodName(req.Method), req.taskID()
+		method, taskID = c.f.routes.RPCMethod(req.Method), req.taskID()
 	}
-	c.rec = l.record(c.in.Context(), method, taskID)
+	c.rec = c.f.log.Begin(c.in, c.front, method, taskID, c.body)
 }
 
 // logRequest logs the request when verbose, once the proxy answers it itself: a call handed to
 // the A2A handler is logged there.
 func (c *fastCall) logRequest() {
-	if c.rec == nil || !c.rec.l.verbose || c.rec.l.quiet {
+	if c.rec == nil || !c.f.log.Verbose() {
 		return
 	}
 	payload := c.in.Method + " " + c.in.URL.RequestURI()
 	if len(c.body) > 0 {
 		payload = rawPayload(c.body)
 	}
-	c.rec.l.printf("%s params:%s\n  > %s\n", c.rec.method, formatParams(c.in.Header), payload)
+	c.f.log.Printf("%s params:%s\n  > %s\n", c.rec.Method, formatParams(c.in.Header), payload)
 }
 
 // finish writes the log line; the answer is flushed to the caller first.
@@ -84,26 +83,29 @@ func (c *fastCall) finish(w http.ResponseWriter) {
 		return
 	}
 	if c.handedOff {
-		c.f.log.metrics.dropped(c.rec) // the A2A handler's own record counts the call
+		c.f.log.HandOff(c.rec) // the A2A handler records the call itself
 		return
 	}
 	if c.unary && c.err == nil {
 		_ = http.NewResponseController(w).Flush() // a caller gone away is no matter for the log
 		id, state, msg := scanUnary(c.rpc(), c.status, c.resp)
 		if id != "" {
-			c.rec.id = id
+			c.rec.ID = id
 		}
-		c.rec.state, c.errMsg = state, msg
-		c.rec.events = 1
-		if c.f.log.verbose && !c.f.log.quiet && len(c.resp) > 0 {
-			c.f.log.printf("  < %s\n", rawPayload(c.resp))
+		c.rec.State, c.errMsg = state, msg
+		c.rec.Events = 1
+		if c.f.log.Verbose() && len(c.resp) > 0 {
+			c.f.log.Printf("  < %s\n", rawPayload(c.resp))
+		}
+		if c.rec.Watched && len(c.resp) > 0 {
+			c.f.log.Event(c.rec, c.resp) // the call is over: nothing writes to it any more
 		}
 	}
 	err := c.err
 	if err == nil && c.errMsg != "" {
 		err = errors.New(c.errMsg)
 	}
-	c.rec.end(err)
+	c.f.log.End(c.rec, err)
 }
 
 // replay is the original request again, with ctx and a fresh copy of its body.
@@ -118,7 +120,7 @@ func (c *fastCall) replay(ctx context.Context) *http.Request {
 
 // unreachable answers a call while the upstream cannot be connected to.
 func (c *fastCall) unreachable(w http.ResponseWriter, err error) {
-	if c.front.kind != frontA2A {
+	if c.front.Kind != A2A {
 		c.begin()
 		defer c.finish(w)
 	}
@@ -129,7 +131,7 @@ func (c *fastCall) unreachable(w http.ResponseWriter, err error) {
 // goes to the A2A handler, which answers it with err (and logs it); another path gets a
 // google.rpc.Status-style JSON error.
 func (c *fastCall) answerFailure(w http.ResponseWriter, err error) {
-	if c.front.kind == frontA2A {
+	if c.front.Kind == A2A {
 		c.handedOff = true
 		c.f.next.ServeHTTP(w, c.replay(context.WithValue(c.in.Context(), upstreamErrKey{}, err)))
 		return
@@ -188,7 +190,7 @@ type unaryTee struct {
 func (t *unaryTee) Read(p []byte) (int, error) {
 	n, err := t.rc.Read(p)
 	c := t.c
-	c.rec.bytes += n
+	c.rec.Bytes += n
 	if room := maxPeekBody - len(c.resp); room > 0 && n > 0 {
 		c.resp = append(c.resp, p[:min(n, room)]...)
 	}
@@ -221,7 +223,7 @@ func (t *sseTee) Read(p []byte) (int, error) {
 	}
 	n, err := t.rc.Read(p)
 	if t.c.rec != nil {
-		t.c.rec.bytes += n
+		t.c.rec.Bytes += n
 		t.scan(p[:n])
 	}
 	if err == nil || err == io.EOF {
@@ -268,19 +270,22 @@ func (t *sseTee) event(line []byte) {
 	}
 	data = bytes.TrimPrefix(data, []byte(" "))
 	rec := t.c.rec
-	rec.events++
+	rec.Events++
 	id, state, msg := scanEvent(data)
 	if id != "" {
-		rec.id = id
+		rec.ID = id
 	}
 	if state != "-" {
-		rec.state = state
+		rec.State = state
 	}
 	if msg != "" {
 		t.c.errMsg = msg
 	}
-	if rec.l.verbose {
-		rec.l.printf("  < %s\n", rawPayload(data))
+	if t.c.f.log.Verbose() {
+		t.c.f.log.Printf("  < %s\n", rawPayload(data))
+	}
+	if rec.Watched {
+		t.c.f.log.Event(rec, bytes.Clone(data))
 	}
 }
 

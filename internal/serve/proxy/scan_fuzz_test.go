@@ -1,7 +1,8 @@
-package serve
+package proxy
 
 import (
 	"bytes"
+	"net/http"
 	"testing"
 	"testing/iotest"
 
@@ -26,7 +27,7 @@ func FuzzScanEvent(f *testing.F) {
 			}
 		}
 		whole := scanSSE(t, bytes.NewReader(stream))
-		if got := scanSSE(t, iotest.OneByteReader(bytes.NewReader(stream))); !cmp.Equal(whole, got, cmp.AllowUnexported(callRecord{})) {
+		if got := scanSSE(t, iotest.OneByteReader(bytes.NewReader(stream))); !cmp.Equal(whole, got) {
 			t.Fatalf("stream %q read byte by byte: %+v, read whole: %+v", stream, got, whole)
 		}
 		for _, unary := range []bool{true, false} {
@@ -36,9 +37,9 @@ func FuzzScanEvent(f *testing.F) {
 }
 
 // scanSSE passes r through an sseTee and returns what it recorded.
-func scanSSE(t *testing.T, r interface{ Read([]byte) (int, error) }) callRecord {
+func scanSSE(t *testing.T, r interface{ Read([]byte) (int, error) }) Call {
 	t.Helper()
-	c := &fastCall{rec: &callRecord{l: &trafficLog{}, state: "-"}}
+	c := &fastCall{f: &bytePath{log: discardLog{}}, rec: &Call{State: "-"}}
 	tee := &sseTee{c: c}
 	buf := make([]byte, 4096)
 	for {
@@ -48,7 +49,18 @@ func scanSSE(t *testing.T, r interface{ Read([]byte) (int, error) }) callRecord 
 			break
 		}
 	}
-	rec := *c.rec
-	rec.l = nil
-	return rec
+	return *c.rec
 }
+
+// discardLog is a quiet traffic log.
+type discardLog struct{}
+
+func (discardLog) Records() bool         { return false }
+func (discardLog) Verbose() bool         { return false }
+func (discardLog) Printf(string, ...any) {}
+func (discardLog) Begin(*http.Request, Route, string, string, []byte) *Call {
+	return nil
+}
+func (discardLog) Event(*Call, []byte) {}
+func (discardLog) HandOff(*Call)       {}
+func (discardLog) End(*Call, error)    {}

@@ -69,14 +69,34 @@ func (f httpFronts) jsonrpcAt(path string) string {
 	return ""
 }
 
+// restMount is where the REST binding of one protocol version is mounted: the mux pattern prefix,
+// and the part of a path under it that the version's handler routes on.
+type restMount struct {
+	prefix, strip, version string
+}
+
+// restMounts is the route table of the REST binding, most specific first: the mux is mounted from
+// it (mountREST) and the proxy classifies with it. v0.3 owns /v1/ when it is served (where v0.3
+// clients expect it); v1.0 takes every other path (tenant-prefixed or not), /v1/ too otherwise
+// (a tenant named v1).
+func (f httpFronts) restMounts() []restMount {
+	var m []restMount
+	if f.rest && f.v03 {
+		m = append(m, restMount{prefix: a2av0.RESTPathPrefix + "/", strip: a2av0.RESTPathPrefix, version: v03Version})
+	}
+	if f.rest && f.v1 {
+		m = append(m, restMount{prefix: "/", version: v1Version})
+	}
+	return m
+}
+
 const (
 	v1Version  = string(a2a.Version)
 	v03Version = string(a2av0.Version)
 )
 
 // classify names the binding the mux of buildServers hands r to (TestRoutesAgree ties the two):
-// JSON-RPC where the route table puts it (jsonrpcAt), REST v0.3 under /v1/, REST v1.0 routes
-// (tenant-prefixed or not) anywhere else.
+// JSON-RPC where the route table puts it (jsonrpcAt), REST where restMounts puts it.
 func (f httpFronts) classify(r *http.Request) front {
 	path := r.URL.Path
 	if path == a2asrv.WellKnownAgentCardPath || path == legacyCardPath {
@@ -85,14 +105,12 @@ func (f httpFronts) classify(r *http.Request) front {
 	if v := f.jsonrpcAt(path); v != "" && r.Method == http.MethodPost {
 		return front{kind: frontA2A, key: frontKey{a2a.TransportProtocolJSONRPC, v}}
 	}
-	if f.rest && f.v03 && strings.HasPrefix(path, a2av0.RESTPathPrefix+"/") {
-		if m, id, ok := restRoute(r.Method, strings.TrimPrefix(path, a2av0.RESTPathPrefix)); ok {
-			return front{kind: frontA2A, key: frontKey{a2a.TransportProtocolHTTPJSON, v03Version}, method: m, taskID: id}
+	for _, mt := range f.restMounts() {
+		if !strings.HasPrefix(path, mt.prefix) {
+			continue
 		}
-	}
-	if f.rest && f.v1 {
-		if m, id, ok := restRoute(r.Method, path); ok {
-			return front{kind: frontA2A, key: frontKey{a2a.TransportProtocolHTTPJSON, v1Version}, method: m, taskID: id}
+		if m, id, ok := restRoute(r.Method, strings.TrimPrefix(path, mt.strip)); ok {
+			return front{kind: frontA2A, key: frontKey{a2a.TransportProtocolHTTPJSON, mt.version}, method: m, taskID: id}
 		}
 	}
 	return front{kind: frontOther, method: r.Method + " " + path}
@@ -181,37 +199,6 @@ func rpcMethodName(m string) string {
 	return m
 }
 
-// fastRoutes are where the fast path sends requests: the upstream interface of each HTTP binding
-// and version the upstream serves, and the origin of its first HTTP interface for other paths.
-type fastRoutes struct {
-	targets map[frontKey]*url.URL
-	origin  *url.URL
-}
-
-func newFastRoutes(card *a2a.AgentCard) *fastRoutes {
-	r := &fastRoutes{targets: map[frontKey]*url.URL{}}
-	if card == nil {
-		return r
-	}
-	for _, iface := range card.SupportedInterfaces {
-		if iface == nil || (iface.ProtocolBinding != a2a.TransportProtocolJSONRPC && iface.ProtocolBinding != a2a.TransportProtocolHTTPJSON) {
-			continue
-		}
-		u, err := url.Parse(iface.URL)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			continue
-		}
-		if r.origin == nil {
-			r.origin = &url.URL{Scheme: u.Scheme, Host: u.Host}
-		}
-		k := frontKey{iface.ProtocolBinding, majorMinor(string(iface.ProtocolVersion))}
-		if _, dup := r.targets[k]; !dup && iface.Tenant == "" && k.version != "" {
-			r.targets[k] = u
-		}
-	}
-	return r
-}
-
 // majorMinor reduces "0.3.0" to "0.3" and "1" to "1.0".
 func majorMinor(v string) string {
 	parts := strings.SplitN(strings.TrimPrefix(strings.TrimSpace(v), "v"), ".", 3)
@@ -222,32 +209,4 @@ func majorMinor(v string) string {
 		return parts[0] + ".0"
 	}
 	return parts[0] + "." + parts[1]
-}
-
-// target is the upstream URL of a request, or nil when it cannot take the fast path: the front's
-// JSON-RPC endpoint maps to the upstream JSON-RPC URL, REST paths go under the upstream REST base
-// URL, other paths to the upstream origin.
-func (rt *fastRoutes) target(fr front, in *url.URL) *url.URL {
-	if fr.kind == frontOther {
-		if rt.origin == nil {
-			return nil
-		}
-		u := *rt.origin
-		u.Path, u.RawPath, u.RawQuery = in.Path, in.RawPath, in.RawQuery
-		return &u
-	}
-	base := rt.targets[fr.key]
-	if base == nil {
-		return nil
-	}
-	u := *base
-	if fr.key.binding == a2a.TransportProtocolHTTPJSON {
-		u.Path = strings.TrimSuffix(base.Path, "/") + in.Path
-		u.RawPath = ""
-		if in.RawPath != "" {
-			u.RawPath = strings.TrimSuffix(base.EscapedPath(), "/") + in.RawPath
-		}
-		u.RawQuery = in.RawQuery
-	}
-	return &u
 }

@@ -1,4 +1,4 @@
-package serve
+package proxy
 
 import (
 	"bytes"
@@ -8,11 +8,8 @@ import (
 	"log"
 	"net/http"
 	"net/http/httputil"
-	"slices"
 	"strings"
 	"sync"
-
-	"github.com/a2aproject/a2a-go/v2/a2a"
 )
 
 // bytePath forwards HTTP requests to the upstream byte for byte, without decoding them into a2a
@@ -23,14 +20,13 @@ import (
 // Everything else (other bindings or versions, the card, calls while recording) goes to next,
 // the A2A handler. The traffic log keeps its one line per call from a cheap scan of the bytes.
 type bytePath struct {
-	p       *proxy
-	log     *trafficLog
-	fronts  httpFronts
-	a2a     bool        // A2A calls may take the fast path
-	headers http.Header // injected into every upstream request
-	tr      *leanTransport
-	rp      *httputil.ReverseProxy
-	next    http.Handler
+	p      *proxy
+	log    Log
+	routes Routes
+	a2a    bool // A2A calls may take the fast path
+	tr     *leanTransport
+	rp     *httputil.ReverseProxy
+	next   http.Handler
 }
 
 // Tuning of the fast path's upstream connections.
@@ -40,14 +36,8 @@ const (
 	fastCopyBuffer       = 32 << 10
 )
 
-var extensionsHeader = http.CanonicalHeaderKey(a2a.SvcParamExtensions)
-
-func newBytePath(p *proxy, e *Env, a2aCalls bool) *bytePath {
-	f := &bytePath{p: p, log: e.log, fronts: frontsOf(e.Config), a2a: a2aCalls, headers: http.Header{}, tr: newLeanTransport(fastTransport(p.cfg.TLS), fastIdleConnsPerHost)}
-	for k, v := range p.cfg.Headers {
-		k = http.CanonicalHeaderKey(k)
-		f.headers[k] = append(f.headers[k], v...)
-	}
+func newBytePath(p *proxy, e Env) *bytePath {
+	f := &bytePath{p: p, log: e.Log, routes: e.Routes, a2a: e.Bytes, tr: newLeanTransport(fastTransport(p.cfg.TLS), fastIdleConnsPerHost)}
 	f.rp = &httputil.ReverseProxy{
 		Rewrite:        f.rewrite,
 		ModifyResponse: f.modifyResponse,
@@ -83,6 +73,9 @@ func (f *bytePath) front(next http.Handler) http.Handler {
 // maxRPCPeek bounds how much of a JSON-RPC body is read to find its method.
 const maxRPCPeek = 16 << 20
 
+// fastCallKey carries the call down to ReverseProxy's hooks (rewrite, modifyResponse, failed),
+// which see only the request. It is this package's own key: the hooks fill in the call that
+// ServeHTTP holds, nothing outside the package reads it.
 type fastCallKey struct{}
 
 func callFrom(ctx context.Context) *fastCall {
@@ -92,8 +85,8 @@ func callFrom(ctx context.Context) *fastCall {
 
 // ServeHTTP implements http.Handler.
 func (f *bytePath) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	fr := f.fronts.classify(r)
-	if fr.kind == frontOurs || (fr.kind == frontA2A && !f.a2a) || f.p.base.Err() != nil {
+	fr := f.routes.Classify(r)
+	if fr.Kind == Ours || (fr.Kind == A2A && !f.a2a) || f.p.base.Err() != nil {
 		f.next.ServeHTTP(w, r)
 		return
 	}
@@ -143,43 +136,14 @@ func readBody(r *http.Request) ([]byte, error) {
 	return body, nil
 }
 
-// rewrite aims the outgoing request at the upstream and injects the configured headers.
+// rewrite aims the outgoing request at the upstream and applies the header policy.
 func (f *bytePath) rewrite(pr *httputil.ProxyRequest) {
 	c := callFrom(pr.In.Context())
 	pr.Out.URL, pr.Out.Host = c.target, ""
 	if body := c.body; body != nil {
 		pr.Out.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
 	}
-	if f.p.cfg.AuthInjected {
-		pr.Out.Header.Del("Authorization")
-	}
-	for k, v := range f.headers {
-		if k == extensionsHeader {
-			pr.Out.Header[k] = mergeTokens(pr.Out.Header[k], v)
-			continue
-		}
-		pr.Out.Header[k] = slices.Clone(v)
-	}
-}
-
-// mergeTokens adds the comma-separated values of add missing from have.
-func mergeTokens(have, add []string) []string {
-	seen := map[string]bool{}
-	for _, h := range have {
-		for _, t := range strings.Split(h, ",") {
-			seen[strings.TrimSpace(t)] = true
-		}
-	}
-	out := slices.Clone(have)
-	for _, a := range add {
-		for _, t := range strings.Split(a, ",") {
-			if t = strings.TrimSpace(t); t != "" && !seen[t] {
-				seen[t] = true
-				out = append(out, t)
-			}
-		}
-	}
-	return out
+	f.p.policy.forward(pr.Out.Header, pr.In.Header)
 }
 
 // modifyResponse puts a scanner on the answer: always on a stream (a failing upstream must end it
