@@ -9,6 +9,7 @@ import (
 
 	"github.com/a2acli/a2a/internal/client"
 	"github.com/a2acli/a2a/internal/coder"
+	"github.com/a2acli/a2a/internal/follow"
 	"github.com/a2acli/a2a/internal/output"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/spf13/cobra"
@@ -181,10 +182,10 @@ func (s *chatSession) turn(ctx context.Context, c *client.Conn, text string) (ca
 	}()
 
 	p := s.f.printer()
-	t := newStreamTurn(s.f, c, s.o.url, &s.o.dt, p)
-	t.ask = s.in
-	emit := t.emit
-	t.emit = func(ev a2a.Event) error {
+	t := s.f.newTurn(c, s.o.url, &s.o.dt, p)
+	t.Ask = s.in
+	emit := t.Emit
+	t.Emit = func(ev a2a.Event) error {
 		// A later turn of the same task starts with the task again: show its state, not the whole header.
 		if task, ok := ev.(*a2a.Task); ok {
 			if task.ID == s.shownTask {
@@ -194,11 +195,11 @@ func (s *chatSession) turn(ctx context.Context, c *client.Conn, text string) (ca
 		}
 		return emit(ev)
 	}
-	err := t.run(tctx, func(ctx context.Context) iter.Seq2[a2a.Event, error] {
+	err := t.Run(tctx, func(ctx context.Context) iter.Seq2[a2a.Event, error] {
 		return c.SendStreamingMessage(ctx, req)
 	})
 	p.Close() //nolint:errcheck // a broken terminal shows up on the next write
-	s.remember(&t.view)
+	s.remember(&t.View)
 	switch {
 	case errors.Is(context.Cause(tctx), errTurnCancelled):
 		fmt.Fprintln(s.f.io.Err, "(turn cancelled)")
@@ -206,7 +207,7 @@ func (s *chatSession) turn(ctx context.Context, c *client.Conn, text string) (ca
 		return true
 	case err != nil:
 		fmt.Fprintf(s.f.io.Err, "error: %s\n", output.Sanitize(oneLine(err.Error())))
-	case t.stopped:
+	case t.Stopped:
 		fmt.Fprintln(s.f.io.Err, "(tool calls left waiting: your next message goes to the agent as is)")
 	}
 	return false
@@ -215,17 +216,17 @@ func (s *chatSession) turn(ctx context.Context, c *client.Conn, text string) (ca
 var errTurnCancelled = errors.New("turn cancelled")
 
 // remember keeps the ids for the next turn: the context always, the task while it can take more input.
-func (s *chatSession) remember(v *taskView) {
+func (s *chatSession) remember(v *follow.View) {
 	switch {
-	case v.task != nil:
-		s.contextID = v.task.ContextID
-		s.taskID = v.task.ID
-		if v.task.Status.State.Terminal() {
+	case v.Task != nil:
+		s.contextID = v.Task.ContextID
+		s.taskID = v.Task.ID
+		if v.Task.Status.State.Terminal() {
 			s.taskID = ""
 		}
-	case v.message != nil:
-		if v.message.ContextID != "" {
-			s.contextID = v.message.ContextID
+	case v.Message != nil:
+		if v.Message.ContextID != "" {
+			s.contextID = v.Message.ContextID
 		}
 		s.taskID = ""
 	}

@@ -13,57 +13,9 @@ import (
 	"time"
 
 	"github.com/a2acli/a2a/internal/client"
-	"github.com/a2acli/a2a/internal/output"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/google/go-cmp/cmp"
 )
-
-func TestParseCommands(t *testing.T) {
-	t.Parallel()
-	want := []output.SlashCommand{{Name: "memory", Description: "Memory.", SubCommands: []output.SlashCommand{
-		{Name: "add", Description: "Add.", Arguments: []output.SlashArgument{{Name: "text", Description: "What.", Required: true}}},
-	}}}
-	tests := map[string]string{
-		"gemini": `{"commands":[{"name":"memory","description":"Memory.","arguments":[],"subCommands":[{"name":"add","description":"Add.","arguments":[{"name":"text","description":"What.","isRequired":true}],"subCommands":[]}]}]}`,
-		"rfc":    `{"commands":[{"name":"memory","description":"Memory.","sub_commands":[{"name":"add","description":"Add.","arguments":[{"name":"text","description":"What.","is_required":true}]}]}]}`,
-		"array":  `[{"name":"memory","description":"Memory.","subCommands":[{"name":"add","description":"Add.","arguments":[{"name":"text","description":"What.","required":true}]}]}]`,
-	}
-	for name, raw := range tests {
-		got, err := parseCommands(json.RawMessage(raw))
-		if err != nil {
-			t.Fatalf("parseCommands(%s) = %v", name, err)
-		}
-		if diff := cmp.Diff(want, got); diff != "" {
-			t.Errorf("parseCommands(%s) (-want +got):\n%s", name, diff)
-		}
-	}
-	if _, err := parseCommands(json.RawMessage(`{"commands":"x"}`)); err == nil || !strings.Contains(err.Error(), "want a list") {
-		t.Errorf("parseCommands(bad) = %v, want a 'want a list' error", err)
-	}
-}
-
-func TestSplitCommandLine(t *testing.T) {
-	t.Parallel()
-	cmds := []output.SlashCommand{{Name: "memory", SubCommands: []output.SlashCommand{{Name: "add"}, {Name: "show"}}}, {Name: "init"}}
-	tests := []struct {
-		words      []string
-		path, args []string
-	}{
-		{[]string{"memory", "show"}, []string{"memory", "show"}, []string{}},
-		{[]string{"memory", "add", "use", "tabs"}, []string{"memory", "add"}, []string{"use", "tabs"}},
-		{[]string{"init", "now"}, []string{"init"}, []string{"now"}},
-		{[]string{"unknown", "x"}, []string{"unknown"}, []string{"x"}},
-	}
-	for _, tt := range tests {
-		path, args := splitCommandLine(tt.words, cmds)
-		if diff := cmp.Diff(tt.path, path); diff != "" {
-			t.Errorf("splitCommandLine(%q) path (-want +got):\n%s", tt.words, diff)
-		}
-		if diff := cmp.Diff(tt.args, args); diff != "" {
-			t.Errorf("splitCommandLine(%q) args (-want +got):\n%s", tt.words, diff)
-		}
-	}
-}
 
 // commandAgent is an httptest agent: a JSON-RPC endpoint at /rpc (commands/get only when rfc is set) and, when
 // gemini is set, GET /listCommands. It records the requests it saw.

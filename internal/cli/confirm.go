@@ -6,7 +6,9 @@ import (
 	"time"
 
 	"github.com/a2acli/a2a/internal/coder"
+	"github.com/a2acli/a2a/internal/follow"
 	"github.com/a2acli/a2a/internal/output"
+	"github.com/a2acli/a2a/internal/termsafe"
 )
 
 // idleCloseBound bounds the wait for the agent to close idle connections after a turn stopped at a prompt.
@@ -15,10 +17,10 @@ const idleCloseBound = 10 * time.Second
 // stopAtPrompt tells the user which tool calls wait and the exact commands that answer them, then keeps the process
 // alive until the agent has closed the idle connection (the connection rule: see connTracker).
 // wait is false when the turn was not started by this process (subscribe).
-func (t *streamTurn) stopAtPrompt(ctx context.Context, wait bool) error {
-	pending := t.unanswered()
-	taskID, _ := t.ids()
-	w := t.f.io.Err
+func (f *factory) stopAtPrompt(ctx context.Context, t *follow.Turn, wait bool) error {
+	pending := t.Unanswered()
+	taskID, _ := t.IDs()
+	w := f.io.Err
 	fmt.Fprintf(w, "permission needed: %d tool call(s) wait for an answer\n", len(pending))
 	for _, c := range pending {
 		fmt.Fprintf(w, "  %s  %s\n", output.Sanitize(c.ID), output.Sanitize(coder.CallLabel(c)))
@@ -26,17 +28,17 @@ func (t *streamTurn) stopAtPrompt(ctx context.Context, wait bool) error {
 	fmt.Fprintln(w, "answer with:")
 	for _, c := range pending {
 		for _, opt := range []string{"approve", "reject"} {
-			fmt.Fprintf(w, "  a2a send %s --task %s --confirm %s\n", shellQuote(t.url), shellQuote(string(taskID)), shellQuote(c.ID+"="+opt))
+			fmt.Fprintf(w, "  a2a send %s --task %s --confirm %s\n", termsafe.ShellQuote(t.URL), termsafe.ShellQuote(string(taskID)), termsafe.ShellQuote(c.ID+"="+opt))
 		}
 	}
 	if len(pending) > 0 && pending[0].Confirmation != nil {
 		fmt.Fprintf(w, "  (OPTION: %s)\n", output.Sanitize(coder.DescribeOptions(pending[0].Confirmation.Options)))
 	}
 	if wait {
-		t.f.waitIdleClosed(ctx)
+		f.waitIdleClosed(ctx)
 	}
-	if t.f.opts.fail {
-		return &taskOutcomeError{state: t.view.state(), code: exitTaskPaused}
+	if f.opts.fail {
+		return &taskOutcomeError{state: t.View.State(), code: exitTaskPaused}
 	}
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/a2acli/a2a/internal/client"
 	"github.com/a2acli/a2a/internal/coder"
 	"github.com/a2acli/a2a/internal/devtool"
+	"github.com/a2acli/a2a/internal/follow"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/spf13/cobra"
 )
@@ -110,15 +111,8 @@ func (o *devtoolOptions) applySettings(msg *a2a.Message) {
 	}
 }
 
-// cardSpeaksDevtool reports whether the card declares the development-tool extension (the RFC shape).
-func cardSpeaksDevtool(card *a2a.AgentCard) bool {
-	if card == nil {
-		return false
-	}
-	for _, ext := range card.Capabilities.Extensions {
-		if ext.URI == devtool.URI {
-			return true
-		}
-	}
-	return false
+// turnAnswers are the flags a turn acts on.
+func (o *devtoolOptions) turnAnswers() follow.Answers {
+	return follow.Answers{Devtool: o.any(), Approve: o.approve, Reject: o.reject, AutoExecute: o.autoExecute,
+		Confirm: o.answers, Timeout: o.answerTimeout}
 }

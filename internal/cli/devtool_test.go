@@ -1,9 +1,7 @@
 package cli
 
 import (
-	"context"
 	"errors"
-	"iter"
 	"os"
 	"path/filepath"
 	"strings"
@@ -100,32 +98,5 @@ func TestApplySettings(t *testing.T) {
 	o.applySettings(follow)
 	if follow.Metadata != nil {
 		t.Errorf("follow-up metadata = %v, want none: settings go on a task's first message only", follow.Metadata)
-	}
-}
-
-func TestStreamWatchedIgnoredAnswer(t *testing.T) {
-	t.Parallel()
-	silent := func(ctx context.Context) iter.Seq2[a2a.Event, error] {
-		return func(yield func(a2a.Event, error) bool) {
-			<-ctx.Done()
-			yield(nil, ctx.Err())
-		}
-	}
-	err := streamWatched(context.Background(), &client.Conn{}, 20*time.Millisecond, silent, func(a2a.Event) error { return nil })
-	if !errors.Is(err, errAnswerIgnored) {
-		t.Fatalf("streamWatched() = %v, want errAnswerIgnored", err)
-	}
-}
-
-func TestStreamWatchedAnswered(t *testing.T) {
-	t.Parallel()
-	ev := a2a.NewStatusUpdateEvent(a2a.TaskInfo{TaskID: "t", ContextID: "c"}, a2a.TaskStateWorking, nil)
-	one := func(ctx context.Context) iter.Seq2[a2a.Event, error] {
-		return func(yield func(a2a.Event, error) bool) { yield(ev, nil) }
-	}
-	var got []a2a.Event
-	err := streamWatched(context.Background(), &client.Conn{}, time.Minute, one, func(e a2a.Event) error { got = append(got, e); return nil })
-	if err != nil || len(got) != 1 {
-		t.Fatalf("streamWatched() = %v with %d events, want nil with 1", err, len(got))
 	}
 }

@@ -47,9 +47,9 @@ func (f *factory) prepareEveryday(fs *pflag.FlagSet) error {
 			return client.Usagef("--jq filters JSON: drop -o %s", f.opts.output)
 		}
 		f.opts.output = string(output.JSON)
-		jw, err := newJQWriter(f.io.Out, o.jqExpr)
+		jw, err := output.NewJQ(f.io.Out, o.jqExpr)
 		if err != nil {
-			return err
+			return client.Usagef("invalid --jq expression: %v", err)
 		}
 		f.jq = jw
 		f.io.Out = jw

@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/a2aproject/a2a-go/v2/a2a"
-
 	"github.com/a2acli/a2a/internal/client"
+	"github.com/a2acli/a2a/internal/follow"
 	"github.com/a2acli/a2a/internal/redact"
+	"github.com/a2aproject/a2a-go/v2/a2a"
 )
 
 // Exit codes, as the README and CONTRACT.md state them.
@@ -68,9 +68,9 @@ func classify(err error) classified {
 	if errors.As(err, &h) {
 		c.hint = h.Hint
 	}
-	var lt *liveTaskError
+	var lt *follow.LiveTaskError
 	if errors.As(err, &lt) {
-		c.taskID = string(lt.id)
+		c.taskID = string(lt.ID)
 	}
 	set := func(exit int, code, hint string) classified {
 		c.exit, c.code = exit, code
@@ -99,7 +99,7 @@ func classify(err error) classified {
 		return set(te.code, code, "")
 	case errors.Is(err, client.ErrInterrupted):
 		return set(exitInterrupted, codeInterrupted, "")
-	case lt != nil && lt.lost:
+	case lt != nil && lt.Lost:
 		if client.IsUnreachable(err) {
 			return set(exitUnreachable, codeStreamLost, "")
 		}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/a2acli/a2a/internal/client"
+	"github.com/a2acli/a2a/internal/follow"
 	"github.com/a2acli/a2a/internal/output"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 )
@@ -18,7 +19,7 @@ type globalOptions struct {
 	verbose bool
 	fail    bool
 	// wait is --poll-interval and --wait of the verbs that wait for a task (send, subscribe); zero elsewhere.
-	wait waitOptions
+	wait follow.Wait
 	// everyday holds --config, --color and --jq (see everyday.go).
 	everyday
 }
@@ -37,7 +38,7 @@ type factory struct {
 	dial *client.Dialer
 	// sources says where each option's value came from (see applyConfig); jq filters stdout under --jq.
 	sources map[string]source
-	jq      *jqWriter
+	jq      *output.JQ
 	// idleClose bounds the wait for the agent to close idle connections after a turn stopped at a prompt (0:
 	// idleCloseBound); tests shorten it.
 	idleClose time.Duration

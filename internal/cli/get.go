@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/a2acli/a2a/internal/client"
+	"github.com/a2acli/a2a/internal/follow"
 	"github.com/a2acli/a2a/internal/output"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/spf13/cobra"
@@ -59,7 +60,7 @@ func runGetTask(ctx context.Context, o *getTaskOptions) error {
 		if err != nil {
 			return err
 		}
-		if err := o.f.saveFiles(o.save, task.Artifacts); err != nil {
+		if err := follow.SaveFiles(o.f.io.Err, o.save, task.Artifacts); err != nil {
 			return err
 		}
 		if !o.withArtifacts && o.f.opts.output != string(output.Raw) { // raw output is the artifacts

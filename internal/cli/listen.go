@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/a2acli/a2a/internal/client"
+	"github.com/a2acli/a2a/internal/push"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/spf13/cobra"
 )
@@ -54,7 +55,7 @@ terminal task state. Ctrl-C stops it.`,
 func runListen(ctx context.Context, o *listenOptions) error {
 	p := o.f.printer()
 	var lastTask a2a.TaskID
-	rc := newReceiver(o.token, func(ev a2a.Event) bool {
+	rc := push.NewReceiver(o.token, func(ev a2a.Event) bool {
 		if info := ev.TaskInfo(); info.TaskID != "" && info.TaskID != lastTask {
 			lastTask = info.TaskID
 			if err := p.NotificationTask(string(info.TaskID), string(info.ContextID)); err != nil {
@@ -64,18 +65,18 @@ func runListen(ctx context.Context, o *listenOptions) error {
 		if err := p.Event(ev); err != nil {
 			fmt.Fprintf(o.f.io.Err, "a2a: print notification: %v\n", err)
 		}
-		return o.untilFinal && eventFinal(ev)
+		return o.untilFinal && push.Final(ev)
 	})
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go func() {
 		select {
-		case <-rc.final:
+		case <-rc.Final():
 			cancel()
 		case <-ctx.Done():
 		}
 	}()
-	err := serveReceiver(ctx, o.host, o.port, rc, func(url string) {
+	err := push.Serve(ctx, o.host, o.port, rc, func(url string) {
 		fmt.Fprintf(o.f.io.Err, "listening on %s\n", url)
 		if o.ready != nil {
 			o.ready(url)

@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/a2acli/a2a/internal/client"
+	"github.com/a2acli/a2a/internal/devtool"
+	"github.com/a2acli/a2a/internal/follow"
 	"github.com/a2acli/a2a/internal/output"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/spf13/cobra"
@@ -77,7 +79,7 @@ func runRunCommand(ctx context.Context, o *runCommandOptions) error {
 			if err != nil {
 				o.f.log.Printf("list commands to split %q: %v", strings.Join(o.words, " "), err)
 			}
-			path, args = splitCommandLine(o.words, cmds)
+			path, args = devtool.SplitCommandLine(o.words, cmds)
 		}
 		if c.SpeaksJSONRPC() {
 			raw, err := c.RPC(ctx, "command/execute", map[string]any{"command_path": path, "args": strings.Join(args, " ")})
@@ -121,12 +123,12 @@ func (o *runCommandOptions) followExecution(ctx context.Context, c *client.Conn,
 	} else {
 		fmt.Fprintf(o.f.io.Err, "command started: execution %s (%s)\n", output.Sanitize(id), output.Sanitize(status))
 	}
-	t := newStreamTurn(o.f, c, o.url, &o.dt, p)
-	t.ask = o.f.terminalAsker(&o.dt)
-	err := t.run(ctx, func(ctx context.Context) iter.Seq2[a2a.Event, error] {
+	t := o.f.newTurn(c, o.url, &o.dt, p)
+	t.Ask = o.f.terminalAsker(&o.dt)
+	err := t.Run(ctx, func(ctx context.Context) iter.Seq2[a2a.Event, error] {
 		return c.SubscribeToTask(ctx, &a2a.SubscribeToTaskRequest{ID: a2a.TaskID(id), Tenant: o.f.opts.Tenant})
 	})
-	if err != nil && t.view.task == nil && (errors.Is(err, a2a.ErrTaskNotFound) || finishedTaskRefusal(err)) {
+	if err != nil && t.View.Task == nil && (errors.Is(err, a2a.ErrTaskNotFound) || finishedTaskRefusal(err)) {
 		// The execution has no task to follow (or it ended already): the answer above is all there is.
 		o.f.log.Printf("subscribe to execution %s: %v", id, err)
 		err = nil
@@ -134,17 +136,17 @@ func (o *runCommandOptions) followExecution(ctx context.Context, c *client.Conn,
 	return o.finish(ctx, p, t, err)
 }
 
-func (o *runCommandOptions) finish(ctx context.Context, p *output.Printer, t *streamTurn, err error) error {
+func (o *runCommandOptions) finish(ctx context.Context, p *output.Printer, t *follow.Turn, err error) error {
 	if cerr := p.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
 		return err
 	}
-	if t.stopped {
-		return t.stopAtPrompt(ctx, true)
+	if t.Stopped {
+		return o.f.stopAtPrompt(ctx, t, true)
 	}
-	return o.f.outcome(o.url, t.view.task)
+	return o.f.outcome(o.url, t.View.Task)
 }
 
 // executeGemini runs the command through POST /executeCommand {"command":"memory show","args":[…]}: a JSON answer is
@@ -159,10 +161,10 @@ func (o *runCommandOptions) executeGemini(ctx context.Context, c *client.Conn, p
 	}
 	u := c.HostURL("/executeCommand")
 	p := o.f.printer()
-	t := newStreamTurn(o.f, c, o.url, &o.dt, p)
-	t.ask = o.f.terminalAsker(&o.dt)
+	t := o.f.newTurn(c, o.url, &o.dt, p)
+	t.Ask = o.f.terminalAsker(&o.dt)
 	var result json.RawMessage
-	err = t.run(ctx, func(ctx context.Context) iter.Seq2[a2a.Event, error] {
+	err = t.Run(ctx, func(ctx context.Context) iter.Seq2[a2a.Event, error] {
 		return func(yield func(a2a.Event, error) bool) {
 			resp, err := c.Do(ctx, http.MethodPost, u, body)
 			if err != nil {

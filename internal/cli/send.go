@@ -5,6 +5,7 @@ import (
 	"iter"
 
 	"github.com/a2acli/a2a/internal/client"
+	"github.com/a2acli/a2a/internal/follow"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/spf13/cobra"
 )
@@ -81,7 +82,7 @@ or an agent card that declares the extension, send streams the turn.`,
 			if err := o.push.check(cmd.CommandPath()); err != nil {
 				return err
 			}
-			if err := o.f.opts.wait.check(cmd.CommandPath()); err != nil {
+			if err := o.f.opts.wait.Check(cmd.CommandPath()); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -146,7 +147,7 @@ func runSend(ctx context.Context, o *sendOptions) error {
 		return err
 	}
 	return o.withClient(ctx, o.url, func(ctx context.Context, c *client.Conn) error {
-		ctx, cancel := o.f.waits().waitContext(ctx)
+		ctx, cancel := o.f.waits().Context(ctx)
 		defer cancel()
 		if o.push.own {
 			return o.sendPush(ctx, c, req)
@@ -163,16 +164,16 @@ func runSend(ctx context.Context, o *sendOptions) error {
 		})
 		if err != nil {
 			sp.stop()
-			return waitExpired(ctx, err)
+			return follow.Expired(ctx, err)
 		}
-		if task, ok := res.(*a2a.Task); ok && !o.immediate && !settled(task.Status.State) {
+		if task, ok := res.(*a2a.Task); ok && !o.immediate && !follow.Settled(task.Status.State) {
 			// A non-blocking agent answered before the task was done: wait for it as the user asked.
 			o.f.log.Printf("task %s is %s: polling until it ends", task.ID, shortState(task.Status.State))
 			sp.set(spinnerTask(task))
-			final, err := o.f.pollTask(ctx, c, o.f.waits(), task.ID, task.Status.State, func(t *a2a.Task) { sp.set(spinnerTask(t)) })
+			final, err := o.f.env().PollTask(ctx, c, task.ID, task.Status.State, func(t *a2a.Task) { sp.set(spinnerTask(t)) })
 			sp.stop()
 			if err != nil {
-				return o.f.giveUp(o.url, task.ID, task.Status.State, false, err)
+				return follow.GiveUp(o.url, task.ID, task.Status.State, false, err)
 			}
 			res = final
 		}
@@ -188,7 +189,7 @@ func (o *sendOptions) printAnswer(res a2a.SendMessageResult) error {
 	}
 	task, _ := res.(*a2a.Task)
 	if task != nil {
-		if err := o.f.saveFiles(o.save, task.Artifacts); err != nil {
+		if err := follow.SaveFiles(o.f.io.Err, o.save, task.Artifacts); err != nil {
 			return err
 		}
 	}
@@ -199,24 +200,24 @@ func (o *sendOptions) printAnswer(res a2a.SendMessageResult) error {
 // agent left waiting for permission are listed with the commands that answer them.
 func (f *factory) streamEvents(ctx context.Context, c *client.Conn, agentURL, save string, open func(context.Context) iter.Seq2[a2a.Event, error]) error {
 	p := f.printer()
-	t := newStreamTurn(f, c, agentURL, &devtoolOptions{answerTimeout: defaultAnswerTimeout}, p)
-	t.recover = true
-	t.view.light = true // printed as it comes; --save writes as it comes
-	saver := newStreamSaver(f, save)
-	t.emit = saver.wrap(t.emit)
-	err := t.run(ctx, open)
+	t := f.newTurn(c, agentURL, &devtoolOptions{answerTimeout: defaultAnswerTimeout}, p)
+	t.Recover = true
+	t.View.Light = true // printed as it comes; --save writes as it comes
+	saver := follow.NewSaver(f.io.Err, save)
+	t.Emit = saver.Wrap(t.Emit)
+	err := t.Run(ctx, open)
 	if cerr := p.Close(); err == nil {
 		err = cerr
 	}
-	if serr := saver.finish(err != nil); err == nil {
+	if serr := saver.Finish(err != nil); err == nil {
 		err = serr
 	}
 	if err != nil {
 		return err
 	}
-	if t.stopped {
+	if t.Stopped {
 		// Not our turn to hold: the connection that started it belongs to another process.
-		return t.stopAtPrompt(ctx, false)
+		return f.stopAtPrompt(ctx, t, false)
 	}
-	return f.outcome(agentURL, t.view.task)
+	return f.outcome(agentURL, t.View.Task)
 }

@@ -6,6 +6,8 @@ import (
 
 	"github.com/a2acli/a2a/internal/client"
 	"github.com/a2acli/a2a/internal/coder"
+	"github.com/a2acli/a2a/internal/devtool"
+	"github.com/a2acli/a2a/internal/follow"
 	"github.com/a2acli/a2a/internal/output"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 )
@@ -34,7 +36,7 @@ func (o *sendOptions) streamsTurn(c *client.Conn) bool {
 	if o.immediate || c.Card == nil || !c.Card.Capabilities.Streaming {
 		return false
 	}
-	return o.dt.any() || cardSpeaksDevtool(c.Card)
+	return o.dt.any() || devtool.CardDeclares(c.Card)
 }
 
 // terminalAsker asks permission on the terminal: stdin and stderr both are one, and no flag answered already.
@@ -48,13 +50,13 @@ func (f *factory) terminalAsker(dt *devtoolOptions) coder.Asker {
 // sendTurn streams a turn, answering permission prompts. Without --stream and with -o json it prints only the final
 // task, as a unary send would.
 func (o *sendOptions) sendTurn(ctx context.Context, c *client.Conn, open func(context.Context) iter.Seq2[a2a.Event, error]) error {
-	return o.runTurn(ctx, c, func(t *streamTurn) error { return t.run(ctx, open) })
+	return o.runTurn(ctx, c, func(t *follow.Turn) error { return t.Run(ctx, open) })
 }
 
 // sendAnswers is send --task ID --confirm CALLID=OPTION…: a later process answers tool calls and streams the rest of
 // the turn.
 func (o *sendOptions) sendAnswers(ctx context.Context, c *client.Conn) error {
-	return o.runTurn(ctx, c, func(t *streamTurn) error {
+	return o.runTurn(ctx, c, func(t *follow.Turn) error {
 		id := a2a.TaskID(o.msg.taskID)
 		// The task's history tells the dialect, the pending calls and their options; the RFC also wants the context
 		// id on the answer. Best effort: without it the card decides the dialect.
@@ -66,55 +68,55 @@ func (o *sendOptions) sendAnswers(ctx context.Context, c *client.Conn) error {
 		if err != nil {
 			o.f.log.Printf("get task %s: %v", id, err)
 		} else if task != nil {
-			t.learn(task)
+			t.Learn(task)
 			if contextID == "" {
 				contextID = task.ContextID
 			}
 		}
-		t.view.task = &a2a.Task{ID: id, ContextID: contextID}
-		return t.run(ctx, nil)
+		t.View.Task = &a2a.Task{ID: id, ContextID: contextID}
+		return t.Run(ctx, nil)
 	})
 }
 
-func (o *sendOptions) runTurn(ctx context.Context, c *client.Conn, run func(*streamTurn) error) error {
+func (o *sendOptions) runTurn(ctx context.Context, c *client.Conn, run func(*follow.Turn) error) error {
 	p := o.f.printer()
-	t := newStreamTurn(o.f, c, o.url, &o.dt, p)
-	t.ask = o.f.terminalAsker(&o.dt)
-	t.recover = true
+	t := o.f.newTurn(c, o.url, &o.dt, p)
+	t.Ask = o.f.terminalAsker(&o.dt)
+	t.Recover = true
 	resultOnly := !o.stream && o.f.opts.output == string(output.JSON)
 	if resultOnly {
-		t.quiet()
+		t.Quiet()
 	}
-	t.view.light = !resultOnly // printed as it comes; --save writes as it comes
-	saver := newStreamSaver(o.f, o.save)
-	t.emit = saver.wrap(t.emit)
+	t.View.Light = !resultOnly // printed as it comes; --save writes as it comes
+	saver := follow.NewSaver(o.f.io.Err, o.save)
+	t.Emit = saver.Wrap(t.Emit)
 	err := run(t)
 	if cerr := p.Close(); err == nil {
 		err = cerr
 	}
-	if serr := saver.finish(err != nil); err == nil {
+	if serr := saver.Finish(err != nil); err == nil {
 		err = serr
 	}
 	if err != nil {
 		return err
 	}
 	if resultOnly {
-		if err := o.printResult(p, &t.view); err != nil {
+		if err := o.printResult(p, &t.View); err != nil {
 			return err
 		}
 	}
-	if t.stopped {
-		return t.stopAtPrompt(ctx, true)
+	if t.Stopped {
+		return o.f.stopAtPrompt(ctx, t, true)
 	}
-	return o.f.outcome(o.url, t.view.task)
+	return o.f.outcome(o.url, t.View.Task)
 }
 
-func (o *sendOptions) printResult(p *output.Printer, v *taskView) error {
-	if v.task != nil {
-		return p.Result(v.task)
+func (o *sendOptions) printResult(p *output.Printer, v *follow.View) error {
+	if v.Task != nil {
+		return p.Result(v.Task)
 	}
-	if v.message != nil {
-		return p.Result(v.message)
+	if v.Message != nil {
+		return p.Result(v.Message)
 	}
 	return nil
 }

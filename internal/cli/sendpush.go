@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/a2acli/a2a/internal/client"
+	"github.com/a2acli/a2a/internal/follow"
+	"github.com/a2acli/a2a/internal/push"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/spf13/cobra"
 )
@@ -55,19 +57,19 @@ func (o *sendOptions) sendPush(ctx context.Context, c *client.Conn, req *a2a.Sen
 	token := hex.EncodeToString(tok)
 	var mu sync.Mutex
 	var last *a2a.Task // the task as the notifications tell it, for giving up
-	rc := newReceiver(token, func(ev a2a.Event) bool {
+	rc := push.NewReceiver(token, func(ev a2a.Event) bool {
 		mu.Lock()
 		defer mu.Unlock()
 		switch v := ev.(type) {
 		case *a2a.Task:
 			last = v
-			return settled(v.Status.State)
+			return follow.Settled(v.Status.State)
 		case *a2a.TaskStatusUpdateEvent:
 			if last == nil {
 				last = &a2a.Task{ID: v.TaskID, ContextID: v.ContextID}
 			}
 			last.Status = v.Status
-			return settled(v.Status.State)
+			return follow.Settled(v.Status.State)
 		}
 		return false
 	})
@@ -75,7 +77,7 @@ func (o *sendOptions) sendPush(ctx context.Context, c *client.Conn, req *a2a.Sen
 	defer stop()
 	ready := make(chan string, 1)
 	served := make(chan error, 1)
-	go func() { served <- serveReceiver(rctx, "127.0.0.1", 0, rc, func(u string) { ready <- u }) }()
+	go func() { served <- push.Serve(rctx, "127.0.0.1", 0, rc, func(u string) { ready <- u }) }()
 	defer func() { stop(); <-served }()
 	var hook string
 	select {
@@ -88,10 +90,10 @@ func (o *sendOptions) sendPush(ctx context.Context, c *client.Conn, req *a2a.Sen
 	req.Config.ReturnImmediately = true
 	res, err := client.Unary(ctx, c, func(ctx context.Context) (a2a.SendMessageResult, error) { return c.SendMessage(ctx, req) })
 	if err != nil {
-		return waitExpired(ctx, err)
+		return follow.Expired(ctx, err)
 	}
 	task, ok := res.(*a2a.Task)
-	if !ok || settled(task.Status.State) {
+	if !ok || follow.Settled(task.Status.State) {
 		return o.printAnswer(res)
 	}
 	get := func() (*a2a.Task, error) {
@@ -109,10 +111,10 @@ func (o *sendOptions) sendPush(ctx context.Context, c *client.Conn, req *a2a.Sen
 	}
 	for {
 		select {
-		case <-rc.final:
+		case <-rc.Final():
 		case <-silence:
 			now, err := get()
-			if err != nil || !settled(now.Status.State) {
+			if err != nil || !follow.Settled(now.Status.State) {
 				continue // unreachable for now, or still going: the notifications may yet come
 			}
 		case <-ctx.Done():
@@ -122,7 +124,7 @@ func (o *sendOptions) sendPush(ctx context.Context, c *client.Conn, req *a2a.Sen
 				state = last.Status.State
 			}
 			mu.Unlock()
-			return o.f.giveUp(o.url, task.ID, state, false, waitCause(ctx, ctx.Err()))
+			return follow.GiveUp(o.url, task.ID, state, false, follow.Cause(ctx, ctx.Err()))
 		case err := <-served:
 			return fmt.Errorf("push webhook: %w", err)
 		}

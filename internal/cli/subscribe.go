@@ -6,6 +6,7 @@ import (
 	"iter"
 
 	"github.com/a2acli/a2a/internal/client"
+	"github.com/a2acli/a2a/internal/follow"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/spf13/cobra"
 )
@@ -30,7 +31,7 @@ A stream that breaks is resumed (resubscribe, then GetTask polling every --poll-
 		Args: exactArgs("<url>", "<task-id>"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.url, o.id = args[0], args[1]
-			if err := o.f.opts.wait.check(cmd.CommandPath()); err != nil {
+			if err := o.f.opts.wait.Check(cmd.CommandPath()); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -47,7 +48,7 @@ A stream that breaks is resumed (resubscribe, then GetTask polling every --poll-
 
 func runSubscribe(ctx context.Context, o *subscribeOptions) error {
 	return o.withClient(ctx, o.url, func(ctx context.Context, c *client.Conn) error {
-		ctx, cancel := o.f.waits().waitContext(ctx)
+		ctx, cancel := o.f.waits().Context(ctx)
 		defer cancel()
 		id := a2a.TaskID(o.id)
 		err := o.f.streamEvents(ctx, c, o.url, o.save, func(ctx context.Context) iter.Seq2[a2a.Event, error] {
@@ -66,7 +67,7 @@ func runSubscribe(ctx context.Context, o *subscribeOptions) error {
 		if gerr != nil || !task.Status.State.Terminal() {
 			return err
 		}
-		if err := o.f.saveFiles(o.save, task.Artifacts); err != nil {
+		if err := follow.SaveFiles(o.f.io.Err, o.save, task.Artifacts); err != nil {
 			return err
 		}
 		p := o.f.printer()

@@ -68,13 +68,14 @@ func TestCaptureSequences(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			s := NewSession()
+			tt := &turn{}
 			var b strings.Builder
 			for i, ev := range loadCapture(t, name) {
-				for _, u := range s.Apply(ev) {
+				for _, u := range tt.feed(s, ev) {
 					fmt.Fprintf(&b, "%02d %s\n", i, summary(u))
 				}
 			}
-			fmt.Fprintf(&b, "end pending=%d turnOver=%v yourTurn=%v\n", len(s.Pending()), s.TurnOver(), s.YourTurn())
+			fmt.Fprintf(&b, "end pending=%d turnOver=%v yourTurn=%v\n", len(s.Pending()), tt.over, tt.yours(s))
 			path := filepath.Join("testdata", name+".updates")
 			if *update {
 				if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
@@ -99,7 +100,7 @@ func TestCapturesAreDevTool(t *testing.T) {
 	t.Parallel()
 	for _, name := range captures {
 		for i, ev := range loadCapture(t, name) {
-			_, ok := Decode(ev)
+			_, ok := decodeOK(ev)
 			_, isTask := ev.(*a2a.Task)
 			if ok == isTask {
 				t.Errorf("%s event %d (%T): Decode ok = %v, want %v", name, i, ev, ok, !isTask)

@@ -62,3 +62,16 @@ func HistoryShape(history []*a2a.Message) Shape {
 	}
 	return Plain
 }
+
+// CardDeclares reports whether the card declares the development-tool extension (the RFC shape).
+func CardDeclares(card *a2a.AgentCard) bool {
+	if card == nil {
+		return false
+	}
+	for _, ext := range card.Capabilities.Extensions {
+		if ext.URI == URI {
+			return true
+		}
+	}
+	return false
+}

@@ -31,15 +31,15 @@ type eventInfo struct {
 	errMsg string
 }
 
-// Decode reports what one event carries; ok is false when the event is not development-tool
-// traffic (plain agents are never mistaken for it). A status event yields its content updates
-// followed by one KindState update.
+// Decode reports what one event carries when it is development-tool traffic (ok false for a plain
+// agent's event): the inspector's timeline reads tool calls, permission prompts and thoughts with it.
 func Decode(ev a2a.Event) (updates []Update, ok bool) {
 	ups, shape := decode(ev)
 	return ups, shape != Plain
 }
 
-// decode is Decode that also tells the shape.
+// decode reports what one event carries and in which shape (Plain: not development-tool traffic; plain agents are
+// never mistaken for it). A status event yields its content updates followed by one KindState update.
 func decode(ev a2a.Event) ([]Update, Shape) {
 	switch v := ev.(type) {
 	case *a2a.TaskStatusUpdateEvent:

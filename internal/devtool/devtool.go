@@ -3,9 +3,11 @@
 // and what the Gemini CLI A2A server actually sends (metadata.coderAgent.kind and its internal
 // tool-call objects) - and builds the client's answers.
 //
-// It owns the normalised view of that traffic (Update, ToolCall, Session) and the shape of
-// the answers (Answer, SettingsMetadata). It imports only the a2a package and the standard
-// library and does no I/O: rendering belongs to internal/output, sending to internal/client and internal/cli.
+// It owns the normalised view of that traffic (Update, ToolCall, Session), the shape of the
+// answers (Answer, SettingsMetadata), whether a card declares the extension (CardDeclares) and
+// the slash-command lists in either shape (SlashCommand, ParseCommands, SplitCommandLine). It
+// imports only the a2a package and the standard library and does no I/O: rendering belongs to
+// internal/output, sending to internal/client and internal/follow.
 package devtool
 
 import "github.com/a2aproject/a2a-go/v2/a2a"

@@ -4,8 +4,8 @@ import "github.com/a2aproject/a2a-go/v2/a2a"
 
 // Session follows one task's dev-tool traffic across a turn: de-duplicates tool updates by
 // call id + status, remembers which calls wait for permission (Gemini sends the confirmation
-// once, then stale input-required updates), and says when the turn ends. It is not safe for
-// concurrent use; events must be applied in order.
+// once, then stale input-required updates); the turn's end is a state update marked Final. It
+// is not safe for concurrent use; events must be applied in order.
 type Session struct {
 	shape     Shape
 	seen      map[string]bool // call id + status (+ confirmation) already reported
@@ -13,8 +13,6 @@ type Session struct {
 	order     []string // call ids in arrival order
 	screens   map[string]string
 	state     a2a.TaskState
-	turnOver  bool
-	model     string
 	workspace string
 }
 
@@ -46,12 +44,8 @@ func (s *Session) Feed(ev a2a.Event) (updates []Update, ok bool) {
 	if s.shape == Plain {
 		s.shape = shape
 	}
-	s.turnOver = false
 	var out []Update
 	for _, u := range ups {
-		if u.Model != "" {
-			s.model = u.Model
-		}
 		if s.keep(u) {
 			out = append(out, u)
 		}
@@ -84,9 +78,6 @@ func (s *Session) keep(u Update) bool {
 	case KindState:
 		changed := u.State != s.state
 		s.state = u.State
-		if u.Final {
-			s.turnOver = true
-		}
 		return changed || u.Final
 	}
 	return true
@@ -103,9 +94,6 @@ func (s *Session) noteTask(t *a2a.Task) {
 // Active reports whether dev-tool traffic was seen.
 func (s *Session) Active() bool { return s.shape != Plain }
 
-// Shape is the shape of the first dev-tool event seen (Plain before that).
-func (s *Session) Shape() Shape { return s.shape }
-
 // Pending returns the calls waiting for permission, in arrival order. A call drops out once
 // a later update shows it moved on (scheduled, executing, finished) or it was answered.
 func (s *Session) Pending() []*ToolCall {
@@ -117,35 +105,6 @@ func (s *Session) Pending() []*ToolCall {
 	}
 	return out
 }
-
-// TurnOver reports whether the last dev-tool event ended the turn (input-required on a
-// state-change event, or a terminal state).
-func (s *Session) TurnOver() bool { return s.turnOver }
-
-// YourTurn reports whether the turn is over with no confirmation pending: the agent waits
-// for the user's next message.
-func (s *Session) YourTurn() bool { return s.turnOver && len(s.Pending()) == 0 }
-
-// Call returns the latest state of a tool call, or nil.
-func (s *Session) Call(id string) *ToolCall { return s.calls[id] }
-
-// Calls returns the latest state of every tool call seen, in arrival order.
-func (s *Session) Calls() []*ToolCall {
-	out := make([]*ToolCall, 0, len(s.order))
-	for _, id := range s.order {
-		out = append(out, s.calls[id])
-	}
-	return out
-}
-
-// Screen returns the last live output screen of a tool call.
-func (s *Session) Screen(callID string) string { return s.screens[callID] }
-
-// State is the last task state seen.
-func (s *Session) State() a2a.TaskState { return s.state }
-
-// Model is the last model the agent named.
-func (s *Session) Model() string { return s.model }
 
 // Workspace is the workspace path the Gemini server persisted for the task, if it said.
 func (s *Session) Workspace() string { return s.workspace }

@@ -11,14 +11,42 @@ import (
 // applyAll feeds the named captures, in order, through one session and returns every update.
 func applyAll(t *testing.T, s *Session, names ...string) []Update {
 	t.Helper()
-	var all []Update
-	for _, n := range names {
-		for _, ev := range loadCapture(t, n) {
-			all = append(all, s.Apply(ev)...)
-		}
-	}
+	all, _ := applyTurn(t, s, names...)
 	return all
 }
+
+// applyTurn is applyAll that also follows the turn.
+func applyTurn(t *testing.T, s *Session, names ...string) ([]Update, *turn) {
+	t.Helper()
+	var all []Update
+	tt := &turn{}
+	for _, n := range names {
+		for _, ev := range loadCapture(t, n) {
+			all = append(all, tt.feed(s, ev)...)
+		}
+	}
+	return all, tt
+}
+
+// turn tells from what a session reports whether the turn is over: the last dev-tool event carried a state
+// update marked Final.
+type turn struct{ over bool }
+
+func (tt *turn) feed(s *Session, ev a2a.Event) []Update {
+	ups, ok := s.Feed(ev)
+	if ok {
+		tt.over = false
+	}
+	for _, u := range ups {
+		if u.Kind == KindState && u.Final {
+			tt.over = true
+		}
+	}
+	return ups
+}
+
+// yours reports whether the turn is over with no confirmation pending: the agent waits for the user's next message.
+func (tt *turn) yours(s *Session) bool { return tt.over && len(s.Pending()) == 0 }
 
 func pendingIDs(s *Session) []string {
 	var ids []string
@@ -52,15 +80,15 @@ func TestSessionTurns(t *testing.T) {
 		t.Run(strings.Join(tc.streams, "+"), func(t *testing.T) {
 			t.Parallel()
 			s := NewSession()
-			applyAll(t, s, tc.streams...)
+			_, tt := applyTurn(t, s, tc.streams...)
 			if diff := cmp.Diff(tc.wantPending, pendingIDs(s)); diff != "" {
 				t.Errorf("Pending() mismatch (-want +got):\n%s", diff)
 			}
-			if !s.TurnOver() || s.YourTurn() != tc.wantYourTurn {
-				t.Errorf("TurnOver, YourTurn = %v, %v, want true, %v", s.TurnOver(), s.YourTurn(), tc.wantYourTurn)
+			if !tt.over || tt.yours(s) != tc.wantYourTurn {
+				t.Errorf("turn over, yours = %v, %v, want true, %v", tt.over, tt.yours(s), tc.wantYourTurn)
 			}
-			if !s.Active() || s.Shape() != tc.wantShape {
-				t.Errorf("Active, Shape = %v, %v, want true, %v", s.Active(), s.Shape(), tc.wantShape)
+			if !s.Active() || s.shape != tc.wantShape {
+				t.Errorf("Active, shape = %v, %v, want true, %v", s.Active(), s.shape, tc.wantShape)
 			}
 		})
 	}
@@ -71,17 +99,17 @@ func TestSessionTurns(t *testing.T) {
 func TestSessionStaleInputRequired(t *testing.T) {
 	t.Parallel()
 	s := NewSession()
-	applyAll(t, s, "approve-write-1")
+	_, tt := applyTurn(t, s, "approve-write-1")
 	second := loadCapture(t, "approve-write-2")
 	for i, ev := range second[:len(second)-1] {
-		s.Apply(ev)
-		if s.TurnOver() {
-			t.Fatalf("TurnOver() after event %d of approve-write-2 = true, want false", i)
+		tt.feed(s, ev)
+		if tt.over {
+			t.Fatalf("turn over after event %d of approve-write-2, want not yet", i)
 		}
 	}
-	s.Apply(second[len(second)-1])
-	if !s.YourTurn() {
-		t.Errorf("YourTurn() after the last event = false, want true")
+	tt.feed(s, second[len(second)-1])
+	if !tt.yours(s) {
+		t.Errorf("after the last event the turn is not the user's, want it to be")
 	}
 }
 
@@ -119,9 +147,13 @@ func TestSessionLiveOutput(t *testing.T) {
 	t.Parallel()
 	s := NewSession()
 	var screens []string
+	model := ""
 	for _, u := range applyAll(t, s, "live-output-1") {
 		if u.Kind == KindLiveOutput {
 			screens = append(screens, strings.Join(strings.Fields(u.Screen), " "))
+		}
+		if u.Model != "" {
+			model = u.Model
 		}
 	}
 	want := []string{"tick 1", "tick 1 tick 2", "tick 1 tick 2 tick 3"}
@@ -129,11 +161,11 @@ func TestSessionLiveOutput(t *testing.T) {
 		t.Errorf("live screens mismatch (-want +got):\n%s", diff)
 	}
 	const id = "run_shell_command-1795325013275-97d9af13d48c5"
-	if c := s.Call(id); c == nil || c.Status != Succeeded || c.Output != "tick 1\ntick 2\ntick 3" {
-		t.Errorf("Call(%q) = %+v, want succeeded with the three ticks", id, c)
+	if c := s.calls[id]; c == nil || c.Status != Succeeded || c.Output != "tick 1\ntick 2\ntick 3" {
+		t.Errorf("call %q = %+v, want succeeded with the three ticks", id, c)
 	}
-	if s.Workspace() != "/home/dev/project/live-output" || s.Model() != "gemini-2.5-pro" {
-		t.Errorf("Workspace, Model = %q, %q", s.Workspace(), s.Model())
+	if s.Workspace() != "/home/dev/project/live-output" || model != "gemini-2.5-pro" {
+		t.Errorf("Workspace, last model = %q, %q", s.Workspace(), model)
 	}
 }
 
@@ -145,8 +177,8 @@ func TestSessionDeduplicates(t *testing.T) {
 	if len(first) != 2 || len(again) != 0 {
 		t.Errorf("Apply twice gave %d then %d updates, want 2 then 0", len(first), len(again))
 	}
-	if got := s.Calls(); len(got) != 1 || got[0].ID != "call-edit-1" {
-		t.Errorf("Calls() = %v, want the edit call", got)
+	if got := s.order; len(got) != 1 || got[0] != "call-edit-1" {
+		t.Errorf("calls seen = %v, want the edit call", got)
 	}
 }
 
@@ -166,7 +198,7 @@ func TestDecodePlain(t *testing.T) {
 		"nil":      nil,
 	}
 	for name, ev := range events {
-		if ups, ok := Decode(ev); ok || ups != nil {
+		if ups, ok := decodeOK(ev); ok || ups != nil {
 			t.Errorf("Decode(%s) = %v, %v, want nil, false", name, ups, ok)
 		}
 		s := NewSession()

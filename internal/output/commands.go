@@ -6,23 +6,15 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/a2acli/a2a/internal/devtool"
 	"github.com/mattn/go-runewidth"
 )
 
-// SlashCommand is one slash command a coding agent offers (the RFC's SlashCommand, or an entry of the Gemini CLI
-// server's /listCommands), normalised by the caller.
-type SlashCommand struct {
-	Name        string
-	Description string
-	Arguments   []SlashArgument
-	SubCommands []SlashCommand
-}
-
-// SlashArgument is one argument of a slash command.
-type SlashArgument struct {
-	Name, Description string
-	Required          bool
-}
+// SlashCommand and SlashArgument are devtool's: the command list is the dialects' (devtool.ParseCommands).
+type (
+	SlashCommand  = devtool.SlashCommand
+	SlashArgument = devtool.SlashArgument
+)
 
 // Commands renders a command list: in text, one line per command and subcommand (its full path, its arguments as
 // <required> and [optional], its description), argument descriptions below; in JSON, raw (the agent's own

@@ -1,6 +1,7 @@
 // Package output renders A2A values (agent cards, tasks, messages, task lists, stream events
 // and error documents) for the a2a CLI, as labelled text, as the protocol's own JSON, or as
-// the agent's content byte for byte (raw), onto an io.Writer it is given.
+// the agent's content byte for byte (raw), onto an io.Writer it is given; and it filters that
+// JSON through a --jq expression (JQ) when asked.
 //
 // It must not decide anything about the environment: whether colour is on, how wide the
 // terminal is and whether JSON is indented are all passed in through Options. It never

@@ -1,5 +1,6 @@
 // Package termsafe makes text that came from the network safe to print on a terminal: the one sanitiser both
-// the text output and serve's traffic log use. Standard library only.
+// the text output and serve's traffic log use (Sanitize), and the quoting of such text in the commands the CLI
+// prints for a user to paste (ShellQuote). Standard library only.
 package termsafe
 
 import (

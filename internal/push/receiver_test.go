@@ -1,6 +1,7 @@
-package cli
+package push
 
 import (
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -40,8 +41,8 @@ func TestDecodeNotification(t *testing.T) {
 		if got != tc.want || (tc.want == "") != (err != nil) {
 			t.Errorf("decodeNotification(%s) = %s, %v; want %q", tc.body, got, err, tc.want)
 		}
-		if ev != nil && eventFinal(ev) != tc.final {
-			t.Errorf("eventFinal(%s) = %v, want %v", tc.body, !tc.final, tc.final)
+		if ev != nil && Final(ev) != tc.final {
+			t.Errorf("Final(%s) = %v, want %v", tc.body, !tc.final, tc.final)
 		}
 	}
 }
@@ -49,7 +50,7 @@ func TestDecodeNotification(t *testing.T) {
 func TestReceiverToken(t *testing.T) {
 	t.Parallel()
 	var got []a2a.Event
-	rc := newReceiver("tok", func(ev a2a.Event) bool { got = append(got, ev); return eventFinal(ev) })
+	rc := NewReceiver("tok", func(ev a2a.Event) bool { got = append(got, ev); return Final(ev) })
 	body := `{"statusUpdate":{"taskId":"t","contextId":"c","status":{"state":"TASK_STATE_COMPLETED"}}}`
 	for _, tc := range []struct {
 		header, value string
@@ -77,5 +78,47 @@ func TestReceiverToken(t *testing.T) {
 	case <-rc.final:
 	default:
 		t.Error("final not closed after a completed status")
+	}
+}
+
+// TestServe: Serve listens on a free port, says where, takes a real POST and stops when ctx ends.
+func TestServe(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	rc := NewReceiver("", Final)
+	ready := make(chan string, 1)
+	served := make(chan error, 1)
+	go func() { served <- Serve(ctx, "127.0.0.1", 0, rc, func(u string) { ready <- u }) }()
+	var url string
+	select {
+	case url = <-ready:
+	case err := <-served:
+		t.Fatalf("Serve() = %v before listening", err)
+	}
+	body := `{"statusUpdate":{"taskId":"t","contextId":"c","status":{"state":"TASK_STATE_FAILED"}}}`
+	resp, err := http.Post(url, "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("POST %s: %s, want 200", url, resp.Status)
+	}
+	resp, err = http.Post(url, "application/json", strings.NewReader(`{"nope":1}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadRequest {
+		t.Errorf("POST of a non-notification: %s, want 400", resp.Status)
+	}
+	<-rc.Final()
+	cancel()
+	if err := <-served; err != nil {
+		t.Errorf("Serve() after ctx ended = %v, want nil", err)
+	}
+	if err := Serve(context.Background(), "127.0.0.1", -1, rc, func(string) {}); err == nil {
+		t.Error("Serve() on port -1 = nil, want an error")
 	}
 }

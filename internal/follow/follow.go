@@ -1,4 +1,4 @@
-package cli
+package follow
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/a2acli/a2a/internal/client"
+	"github.com/a2acli/a2a/internal/devtool"
+	"github.com/a2acli/a2a/internal/output"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 )
 
@@ -22,6 +24,26 @@ import (
 //     development-tool agent is read to the end (its connection rule, see connTracker, and its stale input-required
 //     events inside a turn).
 
+// Env is what following a task needs from the command's run: the -v log, the tenant and the wait bounds.
+type Env struct {
+	Log    *client.Log
+	Tenant string
+	Wait   *Wait // nil: the defaults
+}
+
+func (e *Env) wait() *Wait {
+	if e.Wait == nil || e.Wait.PollInterval <= 0 {
+		w := Wait{PollInterval: DefaultPollInterval}
+		if e.Wait != nil {
+			w.Wait = e.Wait.Wait
+		}
+		return &w
+	}
+	return e.Wait
+}
+
+func shortState(s a2a.TaskState) string { return output.ShortState(s) }
+
 // maxResubscribes bounds the resubscriptions of one command that bring events but never a settled state.
 const maxResubscribes = 10
 
@@ -31,66 +53,66 @@ var (
 )
 
 // follow streams the turn opened by open and sees its task through to a settled state (see above).
-func (t *streamTurn) follow(ctx context.Context, open func(context.Context) iter.Seq2[a2a.Event, error]) error {
+func (t *Turn) follow(ctx context.Context, open func(context.Context) iter.Seq2[a2a.Event, error]) error {
 	err := t.streamOnce(ctx, open)
 	for tries := 0; ; tries++ {
-		task := t.view.task
+		task := t.View.Task
 		switch {
-		case t.view.message != nil && task == nil, task != nil && settled(task.Status.State):
+		case t.View.Message != nil && task == nil, task != nil && Settled(task.Status.State):
 			return nil
 		case ctx.Err() != nil:
-			return t.f.giveUpIfLive(ctx, t.url, task, err)
+			return giveUpIfLive(ctx, t.URL, task, err)
 		case task == nil || task.ID == "":
-			if err == nil && t.view.message == nil {
+			if err == nil && t.View.Message == nil {
 				return errors.New("the stream ended without a task or message")
 			}
 			return err
 		case err != nil && !recoverable(err):
-			return t.f.giveUpIfLive(ctx, t.url, task, err)
+			return giveUpIfLive(ctx, t.URL, task, err)
 		case tries >= maxResubscribes:
 			return t.poll(ctx, task, err)
 		}
 		id := task.ID
-		t.f.log.Printf("stream of task %s ended in state %s (%v): resubscribing", id, shortState(task.Status.State), errOrEOF(err))
+		t.Env.Log.Printf("stream of task %s ended in state %s (%v): resubscribing", id, shortState(task.Status.State), errOrEOF(err))
 		seen := false
 		err = t.streamOnce(ctx, func(ctx context.Context) iter.Seq2[a2a.Event, error] {
-			return t.c.SubscribeToTask(ctx, &a2a.SubscribeToTaskRequest{ID: id, Tenant: t.f.opts.Tenant})
+			return t.C.SubscribeToTask(ctx, &a2a.SubscribeToTaskRequest{ID: id, Tenant: t.Env.Tenant})
 		}, func() { seen = true })
-		if !seen && !(t.view.task != nil && settled(t.view.task.Status.State)) {
+		if !seen && !(t.View.Task != nil && Settled(t.View.Task.Status.State)) {
 			if err != nil && !recoverable(err) && !isProtocolError(err) {
-				return t.f.giveUpIfLive(ctx, t.url, t.view.task, err)
+				return giveUpIfLive(ctx, t.URL, t.View.Task, err)
 			}
-			return t.poll(ctx, t.view.task, err)
+			return t.poll(ctx, t.View.Task, err)
 		}
 	}
 }
 
 // poll follows a task whose stream is gone by polling GetTask; the settled task is shown as the stream's last event.
-func (t *streamTurn) poll(ctx context.Context, task *a2a.Task, cause error) error {
-	t.f.log.Printf("resubscribing to task %s failed (%v): polling", task.ID, errOrEOF(cause))
-	final, err := t.f.pollTask(ctx, t.c, t.f.waits(), task.ID, task.Status.State, func(changed *a2a.Task) {
+func (t *Turn) poll(ctx context.Context, task *a2a.Task, cause error) error {
+	t.Env.Log.Printf("resubscribing to task %s failed (%v): polling", task.ID, errOrEOF(cause))
+	final, err := t.Env.PollTask(ctx, t.C, task.ID, task.Status.State, func(changed *a2a.Task) {
 		t.apply(changed) //nolint:errcheck // an output error shows again on the final event
 	})
 	if err != nil {
-		if errors.Is(err, errWaitExpired) || errors.Is(err, client.ErrInterrupted) {
-			return t.f.giveUp(t.url, task.ID, t.view.state(), false, err)
+		if errors.Is(err, ErrWaitExpired) || errors.Is(err, client.ErrInterrupted) {
+			return GiveUp(t.URL, task.ID, t.View.State(), false, err)
 		}
 		if cause != nil {
 			err = errors.Join(cause, err)
 		}
-		return t.f.giveUp(t.url, task.ID, t.view.state(), true, err)
+		return GiveUp(t.URL, task.ID, t.View.State(), true, err)
 	}
 	return t.apply(final)
 }
 
 // giveUpIfLive wraps err with the task's follow-up commands when the task still runs.
-func (f *factory) giveUpIfLive(ctx context.Context, agentURL string, task *a2a.Task, err error) error {
-	err = waitCause(ctx, err)
-	if task == nil || settled(task.Status.State) {
-		return waitExpired(ctx, err)
+func giveUpIfLive(ctx context.Context, agentURL string, task *a2a.Task, err error) error {
+	err = Cause(ctx, err)
+	if task == nil || Settled(task.Status.State) {
+		return Expired(ctx, err)
 	}
-	if errors.Is(err, errWaitExpired) || errors.Is(err, client.ErrInterrupted) {
-		return f.giveUp(agentURL, task.ID, task.Status.State, false, err)
+	if errors.Is(err, ErrWaitExpired) || errors.Is(err, client.ErrInterrupted) {
+		return GiveUp(agentURL, task.ID, task.Status.State, false, err)
 	}
 	return err
 }
@@ -99,7 +121,7 @@ func (f *factory) giveUpIfLive(ctx context.Context, agentURL string, task *a2a.T
 // Protocol errors, usage errors, timeouts of the user's own bounds and interrupts are reported as they are.
 func recoverable(err error) bool {
 	switch {
-	case errors.Is(err, client.ErrInterrupted), errors.Is(err, errWaitExpired), errors.Is(err, client.ErrTimeout):
+	case errors.Is(err, client.ErrInterrupted), errors.Is(err, ErrWaitExpired), errors.Is(err, client.ErrTimeout):
 		return false
 	case errors.Is(err, errSilentLost):
 		return true
@@ -132,17 +154,17 @@ func errOrEOF(err error) any {
 }
 
 // holds reports whether the stream is read to its end even past a settled state: development-tool agents only.
-func (t *streamTurn) holds() bool {
-	return t.dt.any() || cardSpeaksDevtool(t.c.Card) || t.sess.Active()
+func (t *Turn) holds() bool {
+	return t.Answers.Devtool || devtool.CardDeclares(t.C.Card) || t.sess.Active()
 }
 
 // streamOnce consumes one stream into the turn. A settled state ends it at once unless the agent holds (see holds);
 // silence longer than --timeout asks GetTask (see watchSilence). onEvent, if given, runs for every event.
-func (t *streamTurn) streamOnce(ctx context.Context, open func(context.Context) iter.Seq2[a2a.Event, error], onEvent ...func()) error {
+func (t *Turn) streamOnce(ctx context.Context, open func(context.Context) iter.Seq2[a2a.Event, error], onEvent ...func()) error {
 	sctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	w := &silenceWatch{t: t, cancel: cancel}
-	if id, _ := t.ids(); id != "" {
+	if id, _ := t.IDs(); id != "" {
 		w.id = id
 	}
 	stop := w.start(sctx)
@@ -158,7 +180,7 @@ func (t *streamTurn) streamOnce(ctx context.Context, open func(context.Context) 
 		if err := t.apply(ev); err != nil {
 			return err
 		}
-		if st := t.view.state(); t.view.task != nil && settled(st) && !t.holds() {
+		if st := t.View.State(); t.View.Task != nil && Settled(st) && !t.holds() {
 			return nil
 		}
 	}
@@ -167,7 +189,7 @@ func (t *streamTurn) streamOnce(ctx context.Context, open func(context.Context) 
 
 // silenceWatch asks GetTask when a stream stays silent longer than --timeout.
 type silenceWatch struct {
-	t      *streamTurn
+	t      *Turn
 	cancel context.CancelCauseFunc
 	mu     sync.Mutex
 	id     a2a.TaskID
@@ -178,7 +200,7 @@ type silenceWatch struct {
 
 // start arms the watch on the stream's context sctx: a check still asking when the stream ends is cancelled with it.
 func (w *silenceWatch) start(sctx context.Context) func() {
-	d := w.t.c.Timeout
+	d := w.t.C.Timeout
 	if d <= 0 {
 		return func() {}
 	}
@@ -200,7 +222,7 @@ func (w *silenceWatch) event(ev a2a.Event) {
 		w.id = ti.TaskID
 	}
 	if w.timer != nil && !w.done {
-		w.timer.Reset(w.t.c.Timeout)
+		w.timer.Reset(w.t.C.Timeout)
 	}
 }
 
@@ -212,22 +234,22 @@ func (w *silenceWatch) silent(ctx context.Context, d time.Duration) {
 		w.cancel(client.ErrTimeout)
 		return
 	}
-	w.t.f.log.Printf("no event for %s: asking the agent about task %s", d, id)
-	task, err := client.Unary(ctx, w.t.c, func(ctx context.Context) (*a2a.Task, error) {
-		return w.t.c.GetTask(ctx, &a2a.GetTaskRequest{ID: id, Tenant: w.t.f.opts.Tenant})
+	w.t.Env.Log.Printf("no event for %s: asking the agent about task %s", d, id)
+	task, err := client.Unary(ctx, w.t.C, func(ctx context.Context) (*a2a.Task, error) {
+		return w.t.C.GetTask(ctx, &a2a.GetTaskRequest{ID: id, Tenant: w.t.Env.Tenant})
 	})
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	switch {
 	case ctx.Err() != nil, w.done:
 	case err != nil:
-		w.t.f.log.Printf("get task %s: %v", id, err)
+		w.t.Env.Log.Printf("get task %s: %v", id, err)
 		w.cancel(errSilentLost)
-	case settled(task.Status.State):
+	case Settled(task.Status.State):
 		w.final = task
 		w.cancel(errSettledBySilence)
 	default:
-		w.t.f.log.Printf("task %s is %s: waiting on", id, shortState(task.Status.State))
+		w.t.Env.Log.Printf("task %s is %s: waiting on", id, shortState(task.Status.State))
 		w.timer.Reset(d)
 	}
 }

@@ -1,4 +1,4 @@
-package cli
+package output
 
 import (
 	"bytes"
@@ -8,33 +8,34 @@ import (
 	"io"
 
 	"github.com/itchyny/gojq"
-
-	"github.com/a2acli/a2a/internal/client"
-	"github.com/a2acli/a2a/internal/output"
 )
 
-// jqWriter filters JSON written to it through a jq expression, in-process (gojq), one document per line: every
+// JQ filters JSON written to it through a jq expression, in-process (gojq), one document per line: every
 // JSON output of a2a is one compact document per line (a result, or JSON Lines for a stream). Results print as
 // compact JSON, strings raw, as gh --jq does.
-type jqWriter struct {
+type JQ struct {
 	w    io.Writer
 	code *gojq.Code
 	buf  []byte
 }
 
-func newJQWriter(w io.Writer, expr string) (*jqWriter, error) {
+// NewJQ is a filter through the jq expression expr onto w; the error is the expression's (parse or compile).
+func NewJQ(w io.Writer, expr string) (*JQ, error) {
 	q, err := gojq.Parse(expr)
 	if err != nil {
-		return nil, client.Usagef("invalid --jq expression: %v", err)
+		return nil, err
 	}
 	code, err := gojq.Compile(q)
 	if err != nil {
-		return nil, client.Usagef("invalid --jq expression: %v", err)
+		return nil, err
 	}
-	return &jqWriter{w: w, code: code}, nil
+	return &JQ{w: w, code: code}, nil
 }
 
-func (j *jqWriter) Write(p []byte) (int, error) {
+// Under is the writer beneath the filter.
+func (j *JQ) Under() io.Writer { return j.w }
+
+func (j *JQ) Write(p []byte) (int, error) {
 	j.buf = append(j.buf, p...)
 	for {
 		i := bytes.IndexByte(j.buf, '\n')
@@ -49,14 +50,14 @@ func (j *jqWriter) Write(p []byte) (int, error) {
 	}
 }
 
-// flush filters what is left without a final newline.
-func (j *jqWriter) flush() error {
+// Flush filters what is left without a final newline.
+func (j *JQ) Flush() error {
 	line := j.buf
 	j.buf = nil
 	return j.filter(line)
 }
 
-func (j *jqWriter) filter(line []byte) error {
+func (j *JQ) filter(line []byte) error {
 	if len(bytes.TrimSpace(line)) == 0 {
 		return nil
 	}
@@ -82,7 +83,7 @@ func (j *jqWriter) filter(line []byte) error {
 		}
 		var out []byte
 		if s, ok := r.(string); ok {
-			out = []byte(output.Sanitize(s))
+			out = []byte(Sanitize(s))
 		} else {
 			b, err := gojq.Marshal(r)
 			if err != nil {
@@ -116,44 +117,4 @@ func normalizeNumbers(v any) any {
 		}
 	}
 	return v
-}
-
-// flushJQ writes what --jq still holds.
-func (f *factory) flushJQ() error {
-	if f.jq == nil {
-		return nil
-	}
-	return f.jq.flush()
-}
-
-// stdout is the real standard output, beneath any --jq filter: error documents are not filtered.
-func (f *factory) stdout() io.Writer {
-	if f.jq != nil {
-		return f.jq.w
-	}
-	return f.io.Out
-}
-
-// writeJSON writes one compact JSON document and a newline to stdout (through --jq when set).
-func (f *factory) writeJSON(b []byte) error {
-	_, err := f.io.Out.Write(append(b, '\n'))
-	return err
-}
-
-// outputColor decides colour for what goes to stdout: text follows the terminal and environment (colorOn); JSON is
-// coloured only with --color always, so its bytes do not change between a terminal and a pipe.
-func (f *factory) outputColor() bool {
-	if f.opts.output == string(output.JSON) {
-		return f.io.ColorMode == "always" && f.jq == nil
-	}
-	return f.io.ColorEnabled()
-}
-
-// withCmd gives a usage error the command it concerns, for the help hint.
-func withCmd(err error, cmd string) error {
-	var ue *client.UsageError
-	if errors.As(err, &ue) && ue.Cmd == "" {
-		ue.Cmd = cmd
-	}
-	return err
 }

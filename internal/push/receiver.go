@@ -1,4 +1,4 @@
-package cli
+package push
 
 import (
 	"context"
@@ -20,9 +20,9 @@ import (
 // maxNotification bounds the body of one push notification.
 const maxNotification = 16 << 20
 
-// receiver is the webhook behind `a2a listen` and `send --push`: it checks the token, decodes each
+// Receiver is the webhook behind `a2a listen` and `send --push`: it checks the token, decodes each
 // notification (a v1.0 StreamResponse, or the v0.3 Task) and hands it to got, one at a time.
-type receiver struct {
+type Receiver struct {
 	token string
 	// got is called for each notification, in the order they are answered; it returns true when the
 	// notification ends what the caller waits for.
@@ -32,12 +32,16 @@ type receiver struct {
 	done  bool
 }
 
-func newReceiver(token string, got func(a2a.Event) bool) *receiver {
-	r := &receiver{token: token, got: got, final: make(chan struct{}), calls: make(chan struct{}, 1)}
+// NewReceiver is a receiver that accepts only notifications carrying token (none: any) and hands them to got.
+func NewReceiver(token string, got func(a2a.Event) bool) *Receiver {
+	r := &Receiver{token: token, got: got, final: make(chan struct{}), calls: make(chan struct{}, 1)}
 	return r
 }
 
-func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+// Final is closed after the first notification got reported final.
+func (rc *Receiver) Final() <-chan struct{} { return rc.final }
+
+func (rc *Receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
 		http.Error(w, "push notifications are POSTed", http.StatusMethodNotAllowed)
@@ -109,8 +113,8 @@ func decodeNotification(b []byte) (a2a.Event, error) {
 	return nil, errV1
 }
 
-// eventFinal reports whether ev carries a terminal task state.
-func eventFinal(ev a2a.Event) bool {
+// Final reports whether ev carries a terminal task state.
+func Final(ev a2a.Event) bool {
 	switch v := ev.(type) {
 	case *a2a.TaskStatusUpdateEvent:
 		return v.Status.State.Terminal()
@@ -120,8 +124,8 @@ func eventFinal(ev a2a.Event) bool {
 	return false
 }
 
-// serveReceiver listens on host:port and serves rc until ctx ends; ready gets the listener's URL.
-func serveReceiver(ctx context.Context, host string, port int, rc *receiver, ready func(url string)) error {
+// Serve listens on host:port and serves rc until ctx ends; ready gets the listener's URL.
+func Serve(ctx context.Context, host string, port int, rc *Receiver, ready func(url string)) error {
 	ln, err := net.Listen("tcp", net.JoinHostPort(host, fmt.Sprint(port)))
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)

@@ -1,91 +1,91 @@
-package cli
+package follow
 
 import "github.com/a2aproject/a2a-go/v2/a2a"
 
-// taskView follows a stream of events and keeps what a client needs at the end: the task's ids, its last state and
+// View follows a stream of events and keeps what a client needs at the end: the task's ids, its last state and
 // its artifacts (chunks appended in place, never copied per event).
-type taskView struct {
-	task      *a2a.Task
-	message   *a2a.Message
+type View struct {
+	Task      *a2a.Task
+	Message   *a2a.Message
 	artifacts map[a2a.ArtifactID]*a2a.Artifact
-	// light keeps artifacts without their parts: the stream is printed (and saved) as it arrives, so holding its
+	// Light keeps artifacts without their parts: the stream is printed (and saved) as it arrives, so holding its
 	// content would only grow the client with the stream's length.
-	light bool
+	Light bool
 }
 
-func (v *taskView) apply(ev a2a.Event) {
+func (v *View) apply(ev a2a.Event) {
 	switch e := ev.(type) {
 	case *a2a.Task:
 		// A copy: the event may still be printed, and its artifacts must not be listed twice.
 		cp := *e
 		cp.Artifacts = nil
 		cp.History = append([]*a2a.Message(nil), e.History...)
-		v.task = &cp
+		v.Task = &cp
 		v.artifacts = nil
 		for _, a := range e.Artifacts {
 			ac := *a
 			ac.Parts = nil
-			if !v.light {
+			if !v.Light {
 				ac.Parts = append(a2a.ContentParts(nil), a.Parts...)
 			}
 			v.artifact(ac.ID, &ac)
 		}
 	case *a2a.Message:
-		v.message = e
+		v.Message = e
 	case *a2a.TaskStatusUpdateEvent:
 		v.ensure(e.TaskID, e.ContextID)
 		// As the A2A SDKs accumulate a task: a status message that a later status replaces moves into the history
 		// (a coding agent's tool calls waiting for permission live in such messages).
-		if old := v.task.Status.Message; old != nil && (e.Status.Message == nil || e.Status.Message.ID != old.ID || old.ID == "") {
-			v.task.History = append(v.task.History, old)
+		if old := v.Task.Status.Message; old != nil && (e.Status.Message == nil || e.Status.Message.ID != old.ID || old.ID == "") {
+			v.Task.History = append(v.Task.History, old)
 		}
-		v.task.Status = e.Status
+		v.Task.Status = e.Status
 	case *a2a.TaskArtifactUpdateEvent:
 		v.ensure(e.TaskID, e.ContextID)
 		if e.Artifact == nil {
 			return
 		}
 		if prev, ok := v.artifacts[e.Artifact.ID]; ok && e.Append {
-			if !v.light {
+			if !v.Light {
 				prev.Parts = append(prev.Parts, e.Artifact.Parts...)
 			}
 			return
 		}
 		cp := *e.Artifact
 		cp.Parts = nil
-		if !v.light {
+		if !v.Light {
 			cp.Parts = append(a2a.ContentParts(nil), e.Artifact.Parts...)
 		}
 		v.artifact(cp.ID, &cp)
 	}
 }
 
-func (v *taskView) artifact(id a2a.ArtifactID, a *a2a.Artifact) {
+func (v *View) artifact(id a2a.ArtifactID, a *a2a.Artifact) {
 	if v.artifacts == nil {
 		v.artifacts = map[a2a.ArtifactID]*a2a.Artifact{}
 	}
 	if _, ok := v.artifacts[id]; !ok {
-		v.task.Artifacts = append(v.task.Artifacts, a)
+		v.Task.Artifacts = append(v.Task.Artifacts, a)
 	} else {
-		for i, old := range v.task.Artifacts {
+		for i, old := range v.Task.Artifacts {
 			if old.ID == id {
-				v.task.Artifacts[i] = a
+				v.Task.Artifacts[i] = a
 			}
 		}
 	}
 	v.artifacts[id] = a
 }
 
-func (v *taskView) ensure(id a2a.TaskID, contextID string) {
-	if v.task == nil {
-		v.task = &a2a.Task{ID: id, ContextID: contextID}
+func (v *View) ensure(id a2a.TaskID, contextID string) {
+	if v.Task == nil {
+		v.Task = &a2a.Task{ID: id, ContextID: contextID}
 	}
 }
 
-// state is the last known task state, or "" before any task event.
-func (v *taskView) state() a2a.TaskState {
-	if v.task == nil {
+// State is the last known task state, or "" before any task event.
+func (v *View) State() a2a.TaskState {
+	if v.Task == nil {
 		return a2a.TaskStateUnspecified
 	}
-	return v.task.Status.State
+	return v.Task.Status.State
 }

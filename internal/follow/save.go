@@ -1,20 +1,23 @@
-package cli
+package follow
 
 import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
+	"github.com/a2acli/a2a/internal/output"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 )
 
-// streamSaver is --save for a stream: the content of every artifact goes to a file in dir as its chunks arrive, so
+// Saver is --save for a stream: the content of every artifact goes to a file in dir as its chunks arrive, so
 // the client holds none of it. At the end, each artifact that carried a file part is kept as one file (its chunks
 // joined, named after its first file part or its id), the others are removed.
-type streamSaver struct {
-	f     *factory
+type Saver struct {
+	w     io.Writer // where "saved …" is said
 	dir   string
 	files map[a2a.ArtifactID]*savedArtifact
 	order []a2a.ArtifactID
@@ -28,16 +31,16 @@ type savedArtifact struct {
 	n       int64
 }
 
-// newStreamSaver returns nil when dir is empty: no --save.
-func newStreamSaver(f *factory, dir string) *streamSaver {
+// NewSaver returns nil when dir is empty: no --save. It says what it saved on w.
+func NewSaver(w io.Writer, dir string) *Saver {
 	if dir == "" {
 		return nil
 	}
-	return &streamSaver{f: f, dir: dir, files: map[a2a.ArtifactID]*savedArtifact{}}
+	return &Saver{w: w, dir: dir, files: map[a2a.ArtifactID]*savedArtifact{}}
 }
 
-// wrap returns emit that first saves what ev carries.
-func (s *streamSaver) wrap(emit func(a2a.Event) error) func(a2a.Event) error {
+// Wrap returns emit that first saves what ev carries.
+func (s *Saver) Wrap(emit func(a2a.Event) error) func(a2a.Event) error {
 	if s == nil {
 		return emit
 	}
@@ -49,7 +52,7 @@ func (s *streamSaver) wrap(emit func(a2a.Event) error) func(a2a.Event) error {
 	}
 }
 
-func (s *streamSaver) observe(ev a2a.Event) error {
+func (s *Saver) observe(ev a2a.Event) error {
 	if s.err != nil {
 		return s.err
 	}
@@ -71,7 +74,7 @@ func (s *streamSaver) observe(ev a2a.Event) error {
 }
 
 // write appends the bytes of a's parts to its file, starting it over when restart is set.
-func (s *streamSaver) write(a *a2a.Artifact, restart bool) error {
+func (s *Saver) write(a *a2a.Artifact, restart bool) error {
 	sa, ok := s.files[a.ID]
 	if !ok {
 		if err := os.MkdirAll(s.dir, 0o755); err != nil {
@@ -122,9 +125,9 @@ func (s *streamSaver) write(a *a2a.Artifact, restart bool) error {
 	return nil
 }
 
-// finish keeps the artifacts that carried file parts, removes the rest and says what was saved on stderr. It also
+// Finish keeps the artifacts that carried file parts, removes the rest and says what was saved on stderr. It also
 // cleans up after a failed stream (failed set), keeping nothing.
-func (s *streamSaver) finish(failed bool) error {
+func (s *Saver) Finish(failed bool) error {
 	if s == nil {
 		return nil
 	}
@@ -148,10 +151,72 @@ func (s *streamSaver) finish(failed bool) error {
 			continue
 		}
 		saved++
-		fmt.Fprintf(s.f.io.Err, "saved %s (%d bytes)\n", path, sa.n)
+		fmt.Fprintf(s.w, "saved %s (%d bytes)\n", path, sa.n)
 	}
 	if err == nil && !failed && saved == 0 {
-		fmt.Fprintln(s.f.io.Err, "--save: no file parts to save")
+		fmt.Fprintln(s.w, "--save: no file parts to save")
 	}
 	return err
+}
+
+// SaveFiles writes the file parts of the task's artifacts (a unary answer) into dir and says where on w.
+func SaveFiles(w io.Writer, dir string, artifacts []*a2a.Artifact) error {
+	if dir == "" {
+		return nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("--save: %w", err)
+	}
+	n := 0
+	for _, a := range artifacts {
+		for i, p := range a.Parts {
+			raw := p.Raw()
+			if raw == nil {
+				continue
+			}
+			name := safeName(p.Filename)
+			if name == "" {
+				name = fmt.Sprintf("%s-%d.bin", safeName(string(a.ID)), i)
+			}
+			path := uniquePath(filepath.Join(dir, name))
+			if err := os.WriteFile(path, raw, 0o644); err != nil {
+				return fmt.Errorf("--save: %w", err)
+			}
+			n++
+			fmt.Fprintf(w, "saved %s (%d bytes)\n", output.Sanitize(path), len(raw))
+		}
+	}
+	if n == 0 {
+		fmt.Fprintln(w, "--save: no file parts to save")
+	}
+	return nil
+}
+
+// safeName keeps a file name from an agent inside the target directory.
+func safeName(s string) string {
+	s = filepath.Base(filepath.Clean("/" + s))
+	s = strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f || r == '/' || r == '\\' {
+			return '_'
+		}
+		return r
+	}, s)
+	if s == "/" || s == "." || s == ".." {
+		return ""
+	}
+	return s
+}
+
+func uniquePath(p string) string {
+	if _, err := os.Stat(p); os.IsNotExist(err) {
+		return p
+	}
+	ext := filepath.Ext(p)
+	base := strings.TrimSuffix(p, ext)
+	for i := 1; ; i++ {
+		q := fmt.Sprintf("%s-%d%s", base, i, ext)
+		if _, err := os.Stat(q); os.IsNotExist(err) {
+			return q
+		}
+	}
 }

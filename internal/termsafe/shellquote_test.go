@@ -1,4 +1,4 @@
-package cli
+package termsafe
 
 import "testing"
 
@@ -13,8 +13,8 @@ func TestDollarQuote(t *testing.T) {
 		{"\xff", `$'\xff'`},
 	}
 	for _, tt := range tests {
-		if got := shellQuote(tt.in); got != tt.want {
-			t.Errorf("shellQuote(%q) = %s, want %s", tt.in, got, tt.want)
+		if got := ShellQuote(tt.in); got != tt.want {
+			t.Errorf("ShellQuote(%q) = %s, want %s", tt.in, got, tt.want)
 		}
 	}
 }

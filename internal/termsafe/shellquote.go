@@ -1,10 +1,25 @@
-package cli
+package termsafe
 
 import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
 )
+
+// ShellQuote quotes s for a POSIX shell when it needs it, for the commands the CLI prints for a user to paste. A
+// string with control characters (an agent's task id can hold anything) gets $'…' quoting with escapes, so no byte
+// of it reaches the terminal raw.
+func ShellQuote(s string) string {
+	if hasControl(s) {
+		return dollarQuote(s)
+	}
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:@=,+", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
 
 // hasControl reports whether s holds a byte or rune a terminal may act on: C0 and C1 controls, DEL, bidirectional
 // overrides and isolates, or invalid UTF-8.

@@ -1,0 +1,154 @@
+package follow
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/a2acli/a2a/internal/client"
+	"github.com/a2acli/a2a/internal/termsafe"
+	"github.com/a2aproject/a2a-go/v2/a2a"
+)
+
+// Wait bounds how the CLI waits for a task that is still running: --poll-interval between GetTask calls (bounded
+// backoff from there), --wait for the whole wait (0: no limit).
+type Wait struct {
+	PollInterval time.Duration
+	Wait         time.Duration
+}
+
+// DefaultPollInterval is --poll-interval's default.
+const DefaultPollInterval = 2 * time.Second
+
+// Check validates the bounds; cmdPath names the command in the usage error.
+func (w *Wait) Check(cmdPath string) error {
+	if w.PollInterval <= 0 {
+		return &client.UsageError{Msg: "--poll-interval must be positive", Cmd: cmdPath}
+	}
+	if w.Wait < 0 {
+		return &client.UsageError{Msg: "--wait must not be negative", Cmd: cmdPath}
+	}
+	return nil
+}
+
+// ErrWaitExpired is the cause of a wait that --wait ended.
+var ErrWaitExpired = errors.New("--wait expired")
+
+// Context bounds ctx by --wait; the cause on expiry is ErrWaitExpired.
+func (w *Wait) Context(ctx context.Context) (context.Context, context.CancelFunc) {
+	if w.Wait <= 0 {
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeoutCause(ctx, w.Wait, ErrWaitExpired)
+}
+
+// maxPoll is the backoff's ceiling: 8 poll intervals, at most 30 s unless the interval itself is longer.
+func (w *Wait) maxPoll() time.Duration {
+	return max(w.PollInterval, min(8*w.PollInterval, 30*time.Second))
+}
+
+// Settled reports whether a task needs nothing more from a waiting client: a terminal or interrupted state.
+func Settled(s a2a.TaskState) bool {
+	return s.Terminal() || s == a2a.TaskStateInputRequired || s == a2a.TaskStateAuthRequired
+}
+
+// LiveTaskError is a failure after a task exists and while it may still run: the CLI gave up on it (--wait, an
+// interrupt) or lost it (lost: the stream broke and neither resubscribing nor polling reached the agent).
+type LiveTaskError struct {
+	ID    a2a.TaskID
+	State a2a.TaskState
+	Lost  bool
+	Err   error
+}
+
+func (e *LiveTaskError) Error() string {
+	state := shortState(e.State)
+	if state == "" {
+		state = "unknown"
+	}
+	if e.Lost {
+		return fmt.Sprintf("stream of task %s lost in state %s: %v", e.ID, state, e.Err)
+	}
+	if errors.Is(e.Err, ErrWaitExpired) {
+		return fmt.Sprintf("task %s still %s when --wait expired", e.ID, state)
+	}
+	return fmt.Sprintf("task %s still %s: %v", e.ID, state, e.Err)
+}
+
+func (e *LiveTaskError) Unwrap() error { return e.Err }
+
+// GiveUp wraps err (which ended the wait for task id) with what the user needs to follow the task up.
+func GiveUp(agentURL string, id a2a.TaskID, state a2a.TaskState, lost bool, err error) error {
+	if errors.Is(err, ErrWaitExpired) {
+		err = fmt.Errorf("%w: %w", ErrWaitExpired, client.ErrTimeout)
+	}
+	return client.WithHint(&LiveTaskError{ID: id, State: state, Lost: lost, Err: err}, followUpHint(agentURL, id))
+}
+
+func followUpHint(agentURL string, id a2a.TaskID) string {
+	u, t := termsafe.ShellQuote(agentURL), termsafe.ShellQuote(string(id))
+	return fmt.Sprintf("the task may still be running; follow it with: a2a subscribe %s %s · a2a get task %s %s · a2a cancel %s %s", u, t, u, t, u, t)
+}
+
+// Cause is the cause of ctx's end in the terms of a wait: ErrWaitExpired, client.ErrInterrupted, or err itself.
+func Cause(ctx context.Context, err error) error {
+	if cause := context.Cause(ctx); cause != nil && (errors.Is(cause, ErrWaitExpired) || errors.Is(cause, client.ErrInterrupted)) {
+		return cause
+	}
+	return err
+}
+
+// PollTask calls GetTask until the task reaches a terminal or interrupted state, every --poll-interval at first and
+// backing off while nothing changes. Each call is bounded by --timeout; an agent that cannot be reached is asked again
+// until it has been silent for --timeout (0: no limit). ctx bounds the whole wait. onChange sees every new state.
+func (e *Env) PollTask(ctx context.Context, c *client.Conn, id a2a.TaskID, last a2a.TaskState, onChange func(*a2a.Task)) (*a2a.Task, error) {
+	w := e.wait()
+	interval := w.PollInterval
+	lastAnswer := time.Now()
+	timer := time.NewTimer(interval)
+	defer timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil, Cause(ctx, ctx.Err())
+		case <-timer.C:
+		}
+		task, err := client.Unary(ctx, c, func(ctx context.Context) (*a2a.Task, error) {
+			return c.GetTask(ctx, &a2a.GetTaskRequest{ID: id, Tenant: e.Tenant})
+		})
+		switch {
+		case ctx.Err() != nil:
+			return nil, Cause(ctx, ctx.Err())
+		case err != nil && client.IsUnreachable(err) && (c.Timeout <= 0 || time.Since(lastAnswer) < c.Timeout):
+			e.Log.Printf("get task %s: %v: asking again", id, err)
+		case err != nil:
+			return nil, fmt.Errorf("get task: %w", err)
+		case task == nil:
+			return nil, fmt.Errorf("get task: the agent answered no task")
+		default:
+			lastAnswer = time.Now()
+			e.Log.Printf("task %s: %s", id, shortState(task.Status.State))
+			if Settled(task.Status.State) {
+				return task, nil
+			}
+			if task.Status.State != last {
+				last, interval = task.Status.State, w.PollInterval
+				if onChange != nil {
+					onChange(task)
+				}
+			} else {
+				interval = min(interval*3/2, w.maxPoll())
+			}
+		}
+		timer.Reset(interval)
+	}
+}
+
+// Expired turns a failure caused by --wait running out before any task existed into a timeout (exit 5).
+func Expired(ctx context.Context, err error) error {
+	if err != nil && errors.Is(context.Cause(ctx), ErrWaitExpired) && !errors.Is(err, client.ErrTimeout) {
+		return fmt.Errorf("%w: %w", ErrWaitExpired, client.ErrTimeout)
+	}
+	return err
+}
