@@ -46,12 +46,13 @@ type serveOptions struct {
 	store         string
 	lease         time.Duration
 	ui            bool // serve_ui.go
+	a3s           a3sOptions
 }
 
 func newServeCmd(f *factory, runF func(context.Context, *serveOptions) error) *cobra.Command {
 	o := &serveOptions{f: f}
 	cmd := &cobra.Command{
-		Use:   "serve (--echo | --proxy <url> | --exec <command> | --replay <file>)",
+		Use:   "serve (--echo | --proxy <url> | --exec <command> | --replay <file> | --a3s <addr>)",
 		Short: "Serve an A2A agent: echo, a proxy to another agent, or any command",
 		Long: `Start an A2A server on --host:--port (127.0.0.1:8080 by default) backed by one of:
 
@@ -61,13 +62,15 @@ func newServeCmd(f *factory, runF func(context.Context, *serveOptions) error) *c
                   with --chunk=DELIM, stdout streams out in DELIM-separated chunks as they are written
   --replay FILE   serve a recorded session turn by turn (repeatable: branches sharing a prefix);
                   --speed 1 replays in real time; --proxy URL --record FILE writes such a recording
+  --a3s ADDR      bridge to a coding agent speaking the A3S Code Agent Interface over gRPC (HOST:PORT,
+                  https:// for TLS); --a3s-dialect seed|a3s, --workspace DIR for its sessions
 
 The card is served at /.well-known/agent-card.json and lists every transport served (--transport takes one
 of rest, jsonrpc, grpc, or a comma list served together on the same port). Once ready, one line
 "listening on <url>" goes to stderr. Ctrl-C stops accepting, ends open streams and stops every subprocess.
 
 Web pages of other origins are refused (--allow-origin lets one in), so are Host names that are not this
-machine's on a loopback listener (--allow-host); beyond loopback, --exec and --proxy need a --token.
+machine's on a loopback listener (--allow-host); beyond loopback, --exec, --proxy and --a3s need a --token.
 Request bodies are capped by --max-request-bytes.
 
 For operators: --tls-cert/--tls-key serve every transport over TLS; the traffic log has one line per call
@@ -84,7 +87,8 @@ GET /metrics is Prometheus' text format (behind the token; --no-metrics turns it
   a2a serve --exec "./agent.sh" --store sqlite:tasks.db
   a2a serve --replay approve.jsonl --replay reject.jsonl --speed 1
   a2a serve --proxy http://localhost:41242 --record session.jsonl
-  a2a serve --echo --port 8443 --tls-cert server.pem --tls-key server-key.pem --log-format json`,
+  a2a serve --echo --port 8443 --tls-cert server.pem --tls-key server-key.pem --log-format json
+  a2a serve --a3s localhost:4088 --workspace ~/project`,
 		Args: exactArgs(),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.chunkSet = cmd.Flags().Changed("chunk")
@@ -126,8 +130,9 @@ GET /metrics is Prometheus' text format (behind the token; --no-metrics turns it
 	o.guard.addFlags(cmd)
 	o.ops.addFlags(cmd)
 	fl.BoolVar(&o.ui, "ui", false, "serve the inspector page (live calls, tasks, latency) at /_a2a/ on the same port")
-	cmd.MarkFlagsMutuallyExclusive("echo", "proxy", "exec", "replay")
-	cmd.MarkFlagsOneRequired("echo", "proxy", "exec", "replay")
+	o.a3s.addFlags(cmd)
+	cmd.MarkFlagsMutuallyExclusive("echo", "proxy", "exec", "replay", "a3s")
+	cmd.MarkFlagsOneRequired("echo", "proxy", "exec", "replay", "a3s")
 	_ = cmd.RegisterFlagCompletionFunc("protocol", fixedCompletion("latest", "0.3")) // cannot fail: the flag exists
 	_ = cmd.RegisterFlagCompletionFunc("input", fixedCompletion("text", "json"))     // cannot fail: the flag exists
 	_ = cmd.MarkFlagFilename("card", "json")                                         // cannot fail: the flag exists
@@ -205,11 +210,17 @@ func (o *serveOptions) config(cmd *cobra.Command) (serve.Config, error) {
 	if err := o.replay.check(cmd, o.proxy != ""); err != nil {
 		return cfg, usage("%v", err)
 	}
-	if err := o.guard.apply(&cfg, o.f.io.getenv, o.execSet() || o.proxy != "" || o.ui, usage); err != nil { // --ui shows the traffic
+	risky := o.execSet() || o.proxy != "" || o.a3s.addr != "" || o.ui // --ui shows the traffic
+	if err := o.guard.apply(&cfg, o.f.io.getenv, risky, usage); err != nil {
 		return cfg, err
 	}
 	o.applyUI(&cfg)
+	if err := o.a3s.check(cmd); err != nil {
+		return cfg, usage("%v", err)
+	}
 	switch {
+	case o.a3s.addr != "":
+		cfg.Backend = o.a3s.backend(o.f.opts.Insecure)
 	case o.echo:
 		cfg.Backend = serve.Echo()
 	case len(o.replay.files) > 0:
