@@ -3,7 +3,11 @@ package chat
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -30,11 +34,19 @@ type chatRun struct {
 func runChat(t *testing.T, b testagent.Behavior, keys string, edit func(*Session)) *chatRun {
 	t.Helper()
 	agent := testagent.Start(t, testagent.Options{Behavior: b})
+	r := runChatAt(t, agent.URL, keys, edit)
+	r.agent = agent
+	return r
+}
+
+// runChatAt runs a session against the agent at url.
+func runChatAt(t *testing.T, url, keys string, edit func(*Session)) *chatRun {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	var screen syncWriter
 	log := &client.Log{W: io.Discard}
-	c, err := client.NewDialer(&client.Options{}, log, io.Discard).Connect(ctx, agent.URL)
+	c, err := client.NewDialer(&client.Options{}, log, io.Discard).Connect(ctx, url)
 	if err != nil {
 		t.Fatalf("connect: %v", err)
 	}
@@ -66,17 +78,17 @@ func runChat(t *testing.T, b testagent.Behavior, keys string, edit func(*Session
 		pw.Close()
 	}()
 	s := &Session{
-		URL: agent.URL, In: ci, Err: ci.Term, Log: log,
+		URL: url, In: ci, Err: ci.Term, Log: log,
 		NewTurn: func(c *client.Conn) (*follow.Turn, *output.Printer) {
 			p := output.New(ci.Term, output.Options{Width: 80})
-			return follow.New(&follow.Env{Log: log}, c, agent.URL, follow.Answers{Timeout: 10 * time.Second}, p), p
+			return follow.New(&follow.Env{Log: log}, c, url, follow.Answers{Timeout: 10 * time.Second}, p), p
 		},
 	}
 	if edit != nil {
 		edit(s)
 	}
 	err = s.Run(ctx, c)
-	return &chatRun{agent: agent, screen: strings.ReplaceAll(screen.String(), "\r", ""), err: err, session: s}
+	return &chatRun{screen: strings.ReplaceAll(screen.String(), "\r", ""), err: err, session: s}
 }
 
 // waitMark in a key script: wait until the text up to the next newline shows, then type what follows.
@@ -115,7 +127,8 @@ func TestChatTurnsAndLeaving(t *testing.T) {
 }
 
 // TestChatHeaderOncePerTask: the second turn of an input-required task continues it (same task id) and shows its
-// state, not the task's header again.
+// state, not the task's header again (a2a-go's server streams only updates for a follow-up; see
+// TestChatHeaderOncePerTaskResent for an agent that resends the task).
 func TestChatHeaderOncePerTask(t *testing.T) {
 	r := runChat(t, testagent.InputRequired, "hi\rBob\r", nil)
 	if r.err != nil {
@@ -128,6 +141,79 @@ func TestChatHeaderOncePerTask(t *testing.T) {
 	if n := strings.Count(r.screen, "State: input-required"); n != 1 {
 		t.Errorf("input-required shows %d times, want once:\n%s", n, r.screen)
 	}
+}
+
+// TestChatHeaderOncePerTaskResent: an agent that starts every answer with the whole task (as the Gemini CLI
+// server does) still gets the task's header shown once; the later turn shows the task's state instead.
+func TestChatHeaderOncePerTaskResent(t *testing.T) {
+	r := runChatAt(t, taskEveryTurnAgent(t), "hi\r"+waitMark+"what is your name?\nBob\r", nil)
+	if r.err != nil {
+		t.Fatalf("Run = %v", r.err)
+	}
+	r.want(t, "what is your name?", "hello, Bob", "State: working", "State: completed")
+	if n := strings.Count(r.screen, "Task ID:"); n != 1 {
+		t.Errorf("the task header shows %d times, want once:\n%s", n, r.screen)
+	}
+}
+
+// taskEveryTurnAgent is a plain JSON-RPC agent (not built on a2a-go's server) whose streams start every answer
+// with a snapshot of the whole task: the first message gets a question (input-required), a follow-up on the same
+// task completes it with "hello, <text>".
+func taskEveryTurnAgent(t *testing.T) string {
+	t.Helper()
+	const taskID, ctxID = "task-every-turn", "ctx-every-turn"
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /.well-known/agent-card.json", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"name":"every turn","description":"d","version":"1","supportedInterfaces":[{"url":%q,`+
+			`"protocolBinding":"JSONRPC","protocolVersion":"1.0"}],"capabilities":{"streaming":true},`+
+			`"defaultInputModes":["text/plain"],"defaultOutputModes":["text/plain"],"skills":[]}`, "http://"+r.Host)
+	})
+	mux.HandleFunc("POST /", func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			ID     json.RawMessage `json:"id"`
+			Params struct {
+				Message struct {
+					TaskID string `json:"taskId"`
+					Parts  []struct {
+						Text string `json:"text"`
+					} `json:"parts"`
+				} `json:"message"`
+			} `json:"params"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		send := func(result string) {
+			fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":%s}\n\n", req.ID, result)
+		}
+		status := func(state, msg string) string {
+			s := `{"statusUpdate":{"taskId":"` + taskID + `","contextId":"` + ctxID + `","status":{"state":"` + state + `"`
+			if msg != "" {
+				s += `,"message":{"messageId":"m-` + state + `","role":"ROLE_AGENT","parts":[{"text":"` + msg + `"}]}`
+			}
+			return s + `}}}`
+		}
+		state := "TASK_STATE_SUBMITTED"
+		if req.Params.Message.TaskID == taskID {
+			state = "TASK_STATE_WORKING"
+		}
+		send(`{"task":{"id":"` + taskID + `","contextId":"` + ctxID + `","status":{"state":"` + state + `"}}}`)
+		if req.Params.Message.TaskID != taskID {
+			send(status("TASK_STATE_INPUT_REQUIRED", "what is your name?"))
+			return
+		}
+		text := ""
+		if len(req.Params.Message.Parts) > 0 {
+			text = req.Params.Message.Parts[0].Text
+		}
+		send(status("TASK_STATE_COMPLETED", "hello, "+text))
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv.URL
 }
 
 // TestChatCommands: /help prints the help, an unknown command is named, /new forgets the conversation, /quit
