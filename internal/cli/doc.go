@@ -5,7 +5,7 @@
 // are printed.
 //
 // It reaches agents only through internal/client, leaves following a task to its end (stream, resubscribe, poll)
-// to internal/follow, a coding agent's prompts and chat input to internal/coder and the development-tool dialects
+// to internal/follow, the chat session's turn loop to internal/chat, a coding agent's prompts and chat input to internal/coder and the development-tool dialects
 // to internal/devtool, renders through internal/output and hands servers to internal/serve. Nothing imports it but
 // cmd/a2a.
 package cli

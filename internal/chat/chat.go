@@ -1,0 +1,199 @@
+package chat
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"strings"
+
+	"github.com/a2acli/a2a/internal/client"
+	"github.com/a2acli/a2a/internal/coder"
+	"github.com/a2acli/a2a/internal/follow"
+	"github.com/a2acli/a2a/internal/output"
+	"github.com/a2aproject/a2a-go/v2/a2a"
+)
+
+// Help is the chat's own commands, printed by /help.
+const Help = `/new    start a new conversation (new context)
+/quit   leave (also /exit, Ctrl-D, or Ctrl-C twice)
+/help   this text
+Ctrl-C cancels the running turn. At a permission prompt: y (yes once, Enter), a (always), n (no), or a number.`
+
+// Session is one chat: where it reads and writes, how a turn is made, and the ids that carry over between turns.
+// The caller owns the terminal (raw mode, size): a Session only reads In's events and writes through Err and the
+// turn's printer.
+type Session struct {
+	// URL names the agent, for the hints a turn prints.
+	URL string
+	// In is the input line; it also answers permission prompts.
+	In *coder.ChatInput
+	// Err gets the session's own lines (greeting, notes, errors); Log is the -v log.
+	Err io.Writer
+	Log *client.Log
+	// Tenant goes on CancelTask.
+	Tenant string
+	// TaskID and ContextID start the chat in a task or context (empty: new ones).
+	TaskID    a2a.TaskID
+	ContextID string
+	// Prepare, if set, edits each outgoing message (the development-tool AgentSettings).
+	Prepare func(*a2a.Message)
+	// NewTurn makes a turn on c that renders through the printer it returns; the session closes the printer.
+	NewTurn func(c *client.Conn) (*follow.Turn, *output.Printer)
+	// shownTask is the task whose header was printed last: a later turn of it prints only its state.
+	shownTask a2a.TaskID
+}
+
+// Run greets, then reads lines until the user leaves: a line is a message, a /word a chat command.
+func (s *Session) Run(ctx context.Context, c *client.Conn) error {
+	name := "agent"
+	if c.Card != nil && c.Card.Name != "" {
+		name = c.Card.Name
+	}
+	fmt.Fprintf(s.Err, "chatting with %s; /help for help, Ctrl-D to leave\n", output.Sanitize(name))
+	lastCtrlC := false
+	for {
+		s.In.Prompt("> ")
+		ev, err := s.In.Next(ctx)
+		if err != nil {
+			return err
+		}
+		switch ev.Kind {
+		case coder.InputEOF:
+			return nil
+		case coder.InputCtrlC:
+			if lastCtrlC {
+				return nil
+			}
+			lastCtrlC = true
+			fmt.Fprintln(s.Err, "(Ctrl-C again, Ctrl-D or /quit to leave)")
+			continue
+		}
+		lastCtrlC = false
+		line := strings.TrimSpace(ev.Line)
+		if line == "" {
+			continue
+		}
+		if strings.HasPrefix(line, "/") {
+			if quit := s.command(line); quit {
+				return nil
+			}
+			continue
+		}
+		if s.turn(ctx, c, line) {
+			lastCtrlC = true
+		}
+	}
+}
+
+// command runs a chat command; it reports whether to leave.
+func (s *Session) command(line string) bool {
+	switch strings.Fields(line)[0] {
+	case "/quit", "/exit", "/q":
+		return true
+	case "/new":
+		s.TaskID, s.ContextID = "", ""
+		fmt.Fprintln(s.Err, "(new conversation)")
+	case "/help", "/?":
+		fmt.Fprintln(s.Err, Help)
+	default:
+		fmt.Fprintf(s.Err, "unknown command %s: /help lists them\n", output.Sanitize(strings.Fields(line)[0]))
+	}
+	return false
+}
+
+// turn sends one message and streams the reply, answering permission prompts inline. It reports whether Ctrl-C
+// cancelled it (so that a second Ctrl-C at the prompt leaves).
+func (s *Session) turn(ctx context.Context, c *client.Conn, text string) (cancelled bool) {
+	msg := a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart(text))
+	msg.TaskID, msg.ContextID = s.TaskID, s.ContextID
+	if s.Prepare != nil {
+		s.Prepare(msg)
+	}
+	req := &a2a.SendMessageRequest{Message: msg, Tenant: s.Tenant}
+
+	tctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	s.In.Busy.Store(true)
+	defer s.In.Busy.Store(false)
+	s.In.Prompt("") // a read must be outstanding for Ctrl-C to be seen
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		select {
+		case <-s.In.Intr:
+			cancel(errTurnCancelled)
+		case <-stop:
+		}
+	}()
+
+	t, p := s.NewTurn(c)
+	t.Ask = s.In
+	emit := t.Emit
+	t.Emit = func(ev a2a.Event) error {
+		// A later turn of the same task starts with the task again: show its state, not the whole header.
+		if task, ok := ev.(*a2a.Task); ok {
+			if task.ID == s.shownTask {
+				ev = &a2a.TaskStatusUpdateEvent{TaskID: task.ID, ContextID: task.ContextID, Status: task.Status}
+			}
+			s.shownTask = task.ID
+		}
+		return emit(ev)
+	}
+	err := t.Run(tctx, func(ctx context.Context) iter.Seq2[a2a.Event, error] {
+		return c.SendStreamingMessage(ctx, req)
+	})
+	p.Close() //nolint:errcheck // a broken terminal shows up on the next write
+	s.remember(&t.View)
+	switch {
+	case errors.Is(context.Cause(tctx), errTurnCancelled):
+		fmt.Fprintln(s.Err, "(turn cancelled)")
+		s.cancelTask(ctx, c)
+		return true
+	case err != nil:
+		fmt.Fprintf(s.Err, "error: %s\n", output.Sanitize(oneLine(err.Error())))
+	case t.Stopped:
+		fmt.Fprintln(s.Err, "(tool calls left waiting: your next message goes to the agent as is)")
+	}
+	return false
+}
+
+var errTurnCancelled = errors.New("turn cancelled")
+
+// remember keeps the ids for the next turn: the context always, the task while it can take more input.
+func (s *Session) remember(v *follow.View) {
+	switch {
+	case v.Task != nil:
+		s.ContextID = v.Task.ContextID
+		s.TaskID = v.Task.ID
+		if v.Task.Status.State.Terminal() {
+			s.TaskID = ""
+		}
+	case v.Message != nil:
+		if v.Message.ContextID != "" {
+			s.ContextID = v.Message.ContextID
+		}
+		s.TaskID = ""
+	}
+}
+
+// cancelTask asks the agent to cancel the abandoned task (best effort: an agent like the Gemini CLI server already
+// aborted it when the stream's connection closed).
+func (s *Session) cancelTask(ctx context.Context, c *client.Conn) {
+	if s.TaskID == "" {
+		return
+	}
+	_, err := client.Unary(ctx, c, func(ctx context.Context) (*a2a.Task, error) {
+		return c.CancelTask(ctx, &a2a.CancelTaskRequest{ID: s.TaskID, Tenant: s.Tenant})
+	})
+	if err != nil {
+		s.Log.Printf("cancel task %s: %v", s.TaskID, err)
+	}
+	s.TaskID = ""
+}
+
+// oneLine folds an error's text onto one line.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ")), " ")
+}
