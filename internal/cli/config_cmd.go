@@ -3,13 +3,12 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
+	"github.com/a2acli/a2a/internal/config"
 	"github.com/a2acli/a2a/internal/output"
-	"github.com/a2acli/a2a/internal/redact"
 )
 
 func newConfigCmd(f *factory) *cobra.Command {
@@ -25,7 +24,7 @@ $XDG_CONFIG_HOME/a2a/.env or ~/.config/a2a/.env), the default.`,
   A2ACLI_TIMEOUT=5s a2a config show -o json`,
 		Args: exactArgs(),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			entries := f.configEntries(cmd.InheritedFlags())
+			entries := config.Entries(cmd.InheritedFlags(), f.sources)
 			if f.opts.output == string(output.JSON) {
 				b, err := json.Marshal(map[string]any{"options": entries})
 				if err != nil {
@@ -47,20 +46,4 @@ $XDG_CONFIG_HOME/a2a/.env or ~/.config/a2a/.env), the default.`,
 	}
 	cmd.AddCommand(show)
 	return cmd
-}
-
-// redactParams masks the values of key=value service parameters whose key names a credential.
-func redactParams(flag string, vals []string) []string {
-	if flag != "svc-param" {
-		return vals
-	}
-	out := make([]string, len(vals))
-	for i, kv := range vals {
-		k, _, _ := strings.Cut(kv, "=")
-		if redact.Sensitive(k) {
-			kv = k + "=" + redact.Mask
-		}
-		out[i] = kv
-	}
-	return out
 }

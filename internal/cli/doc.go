@@ -6,6 +6,7 @@
 //
 // It reaches agents only through internal/client, leaves following a task to its end (stream, resubscribe, poll)
 // to internal/follow, the chat session's turn loop to internal/chat, a coding agent's prompts and chat input to internal/coder and the development-tool dialects
-// to internal/devtool, renders through internal/output and hands servers to internal/serve. Nothing imports it but
-// cmd/a2a.
+// to internal/devtool, renders through internal/output. The serve verb is internal/cli/servecmd (flags → serve.Config
+// and a Backend), where each option's value comes from is internal/config, send's message is built by
+// internal/message. Nothing imports it but cmd/a2a.
 package cli

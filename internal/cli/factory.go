@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/a2acli/a2a/internal/client"
+	"github.com/a2acli/a2a/internal/config"
 	"github.com/a2acli/a2a/internal/follow"
 	"github.com/a2acli/a2a/internal/output"
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -39,7 +40,7 @@ type factory struct {
 	// dial connects to agents; built on first use, shared by every connection of the run (see dialer).
 	dial *client.Dialer
 	// sources says where each option's value came from (see applyConfig); jq filters stdout under --jq.
-	sources map[string]source
+	sources map[string]config.Source
 	jq      *output.JQ
 	// idleClose bounds the wait for the agent to close idle connections after a turn stopped at a prompt (0:
 	// idleCloseBound); tests shorten it.

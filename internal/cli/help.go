@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/a2acli/a2a/internal/client"
+	"github.com/a2acli/a2a/internal/config"
 )
 
 // Command groups of the root's help.
@@ -94,10 +95,10 @@ Global options:
 `)
 	var rows [][2]string
 	root.PersistentFlags().VisitAll(func(fl *pflag.Flag) {
-		if noEnvFlags[fl.Name] {
+		if config.NoEnv(fl.Name) {
 			return
 		}
-		rows = append(rows, [2]string{envName(fl.Name), "--" + fl.Name})
+		rows = append(rows, [2]string{config.EnvName(fl.Name), "--" + fl.Name})
 	})
 	sort.Slice(rows, func(i, j int) bool { return rows[i][0] < rows[j][0] })
 	for _, r := range rows {

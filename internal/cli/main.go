@@ -12,7 +12,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/a2acli/a2a/internal/cli/servecmd"
 	"github.com/a2acli/a2a/internal/client"
+	"github.com/a2acli/a2a/internal/config"
 	"github.com/a2acli/a2a/internal/exec"
 	"github.com/a2acli/a2a/internal/output"
 )
@@ -147,9 +149,11 @@ Exit codes: 0 done, 1 failure, 2 usage, 3 unreachable or no card, 4 authenticati
 		CompletionOptions: cobra.CompletionOptions{HiddenDefaultCmd: false},
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
 			f.cmdPath = cmd.CommandPath()
-			if err := f.applyConfig(cmd); err != nil {
+			sources, err := config.Apply(cmd.Flags(), f.io.getenv, f.io.In)
+			if err != nil {
 				return withCmd(err, f.cmdPath)
 			}
+			f.sources = sources
 			if err := f.prepareEveryday(cmd.Flags()); err != nil {
 				return withCmd(err, f.cmdPath)
 			}
@@ -214,7 +218,7 @@ Exit codes: 0 done, 1 failure, 2 usage, 3 unreachable or no card, 4 authenticati
 		newListenCmd(f, nil),
 		newRunCmd(f),
 		newChatCmd(f, nil),
-		newServeCmd(f, nil),
+		servecmd.New(servecmd.Deps{Err: f.io.Err, Getenv: f.io.getenv, Opts: &f.opts.Options, Verbose: &f.opts.verbose, Dialer: f.dialer}),
 		newVersionCmd(f),
 		newConfigCmd(f),
 	)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/a2acli/a2a/internal/client"
 	"github.com/a2acli/a2a/internal/follow"
+	"github.com/a2acli/a2a/internal/message"
 	"github.com/a2acli/a2a/internal/termsafe"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/spf13/cobra"
@@ -17,7 +18,7 @@ type sendOptions struct {
 	f          *factory
 	withClient withClientFunc
 	url        string
-	msg        messageOptions
+	msg        message.Input
 	stream     bool
 	immediate  bool
 	history    int
@@ -76,7 +77,7 @@ or an agent card that declares the extension, send streams the turn.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.url = args[0]
 			if len(args) == 2 {
-				o.msg.text, o.msg.hasText = args[1], true
+				o.msg.Text, o.msg.HasText = args[1], true
 			}
 			if cmd.Flags().Changed("history") && o.history < 0 {
 				return &client.UsageError{Msg: "--history must not be negative", Cmd: cmd.CommandPath()}
@@ -99,14 +100,14 @@ or an agent card that declares the extension, send streams the turn.`,
 	fl := cmd.Flags()
 	fl.BoolVar(&o.stream, "stream", false, "use SendStreamingMessage and print events as they arrive")
 	fl.BoolVar(&o.immediate, "immediate", false, "return at once with the task (ReturnImmediately)")
-	fl.StringVar(&o.msg.json, "json", "", "the whole Message as JSON")
-	fl.StringVar(&o.msg.parts, "parts", "", "a JSON array of parts; the message is built with ROLE_USER")
-	fl.StringVarP(&o.msg.file, "message-file", "f", "", "read the Message (or a parts array) from a JSON file, - for stdin")
-	fl.StringArrayVar(&o.msg.files, "file", nil, "attach a file as a file part (repeatable)")
-	fl.StringVar(&o.msg.mediaType, "media-type", "", "media type of --file parts (default: from the name or content)")
-	fl.StringVar(&o.msg.data, "data", "", "attach JSON from a file, or - for stdin, as a data part")
-	fl.StringVar(&o.msg.taskID, "task", "", "continue an existing task")
-	fl.StringVar(&o.msg.contextID, "context", "", "group the message under a context id")
+	fl.StringVar(&o.msg.JSON, "json", "", "the whole Message as JSON")
+	fl.StringVar(&o.msg.Parts, "parts", "", "a JSON array of parts; the message is built with ROLE_USER")
+	fl.StringVarP(&o.msg.File, "message-file", "f", "", "read the Message (or a parts array) from a JSON file, - for stdin")
+	fl.StringArrayVar(&o.msg.Files, "file", nil, "attach a file as a file part (repeatable)")
+	fl.StringVar(&o.msg.MediaType, "media-type", "", "media type of --file parts (default: from the name or content)")
+	fl.StringVar(&o.msg.Data, "data", "", "attach JSON from a file, or - for stdin, as a data part")
+	fl.StringVar(&o.msg.TaskID, "task", "", "continue an existing task")
+	fl.StringVar(&o.msg.ContextID, "context", "", "group the message under a context id")
 	fl.IntVar(&o.history, "history", -1, "ask for n history messages in the response")
 	fl.StringVar(&o.save, "save", "", "write file parts of the result's artifacts into `dir`")
 	fl.BoolVar(&f.opts.fail, "fail", false, "exit 6 when the task fails, is rejected or canceled; 7 when it needs input or auth")
@@ -122,7 +123,7 @@ or an agent card that declares the extension, send streams the turn.`,
 }
 
 func (o *sendOptions) request() (*a2a.SendMessageRequest, error) {
-	msg, err := buildMessage(&o.msg, o.f.io.In)
+	msg, err := message.Build(&o.msg, o.f.io.In)
 	if err != nil {
 		return nil, err
 	}

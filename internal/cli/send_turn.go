@@ -14,13 +14,13 @@ import (
 
 // checkDevtool validates the coding-agent flags of send and their combinations.
 func (o *sendOptions) checkDevtool() error {
-	if err := o.dt.check(o.msg.taskID); err != nil {
+	if err := o.dt.check(o.msg.TaskID); err != nil {
 		return err
 	}
 	if len(o.dt.answers) == 0 {
 		return nil
 	}
-	if o.msg.hasText || o.msg.json != "" || o.msg.parts != "" || o.msg.file != "" || len(o.msg.files) > 0 || o.msg.data != "" {
+	if o.msg.HasText || o.msg.JSON != "" || o.msg.Parts != "" || o.msg.File != "" || len(o.msg.Files) > 0 || o.msg.Data != "" {
 		return client.Usagef("--confirm sends only the answers: drop the message")
 	}
 	if o.immediate {
@@ -64,14 +64,14 @@ func (o *sendOptions) sendTurn(ctx context.Context, c *client.Conn, open func(co
 // the turn.
 func (o *sendOptions) sendAnswers(ctx context.Context, c *client.Conn) error {
 	return o.runTurn(ctx, c, func(t *follow.Turn) error {
-		id := a2a.TaskID(o.msg.taskID)
+		id := a2a.TaskID(o.msg.TaskID)
 		// The task's history tells the dialect, the pending calls and their options; the RFC also wants the context
 		// id on the answer. Best effort: without it the card decides the dialect.
 		hist := 100
 		task, err := client.Unary(ctx, c, func(ctx context.Context) (*a2a.Task, error) {
 			return c.GetTask(ctx, &a2a.GetTaskRequest{ID: id, HistoryLength: &hist, Tenant: o.f.opts.Tenant})
 		})
-		contextID := o.msg.contextID
+		contextID := o.msg.ContextID
 		if err != nil {
 			o.f.log.Printf("get task %s: %v", id, err)
 		} else if task != nil {

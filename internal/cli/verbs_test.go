@@ -198,7 +198,7 @@ func TestSendFlagsToOptions(t *testing.T) {
 	if err := cmd.Execute(); err != nil {
 		t.Fatal(err)
 	}
-	if got == nil || got.url != "h:1" || got.msg.text != "hello" || !got.stream || got.msg.taskID != "t1" || got.msg.contextID != "c1" ||
+	if got == nil || got.url != "h:1" || got.msg.Text != "hello" || !got.stream || got.msg.TaskID != "t1" || got.msg.ContextID != "c1" ||
 		got.history != 3 || got.save != "d" || !f.opts.fail || !got.dt.approve {
 		t.Fatalf("options = %+v", got)
 	}

@@ -1,4 +1,4 @@
-package cli
+package config
 
 import (
 	"bufio"
@@ -12,57 +12,78 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/a2acli/a2a/internal/client"
-	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/a2acli/a2a/internal/client"
+	"github.com/a2acli/a2a/internal/redact"
 )
 
 // envPrefix names every option's environment variable, as the A2A CLI specification does: A2ACLI_ + the long flag
 // in upper snake case (--poll-interval: A2ACLI_POLL_INTERVAL).
 const envPrefix = "A2ACLI_"
 
-// envName is the environment variable of a flag.
-func envName(flag string) string {
+// EnvName is the environment variable of a flag.
+func EnvName(flag string) string {
 	return envPrefix + strings.ToUpper(strings.ReplaceAll(flag, "-", "_"))
 }
 
 // noEnvFlags are flags no variable may set: asking for help or the version is the user's act, not a default.
 var noEnvFlags = map[string]bool{"help": true, "version": true}
 
+// NoEnv reports a flag no variable may set (--help, --version).
+func NoEnv(flag string) bool { return noEnvFlags[flag] }
+
 // secretFlags hold credentials: `config show` masks them, and "@FILE" or "-" reads them from a file or stdin.
 var secretFlags = map[string]bool{"auth": true, "bearer": true, "api-key": true}
 
-// source says where an option's effective value came from.
-type source struct {
-	kind string // flag, env, file or default
-	from string // the variable or file path, when kind is env or file
+// Source says where an option's effective value came from.
+type Source struct {
+	Kind string // flag, env, file or default
+	From string // the variable or file path, when Kind is env or file
 }
 
-func (s source) String() string {
-	if s.from == "" {
-		return s.kind
+func (s Source) String() string {
+	if s.From == "" {
+		return s.Kind
 	}
-	return s.kind + " " + s.from
+	return s.Kind + " " + s.From
+}
+
+// loader is one Apply: the environment, stdin (for "-" secrets) and the sources found so far.
+type loader struct {
+	getenv  func(string) string
+	stdin   io.Reader
+	config  string // --config
+	sources map[string]Source
 }
 
 // dotenvValue is one A2ACLI_ line of a dotenv file.
 type dotenvValue struct{ value, path string }
 
-// applyConfig fills every flag of cmd the command line left unset: from the environment, then the dotenv files
+// Apply fills every flag of fs the command line left unset: from the environment, then the dotenv files
 // (--config, ./.env, the user's config directory, first wins), then the flag's default. It runs once, before the
-// command, over cobra's whole flag set, so a new flag gets its variable without code. It then reads secrets given
-// as @FILE or - (stdin).
-func (f *factory) applyConfig(cmd *cobra.Command) error {
-	f.sources = map[string]source{}
-	fs := cmd.Flags()
+// command, over the command's whole flag set, so a new flag gets its variable without code. It then reads secrets
+// given as @FILE or - (stdin). It returns where each flag's value came from.
+func Apply(fs *pflag.FlagSet, getenv func(string) string, stdin io.Reader) (map[string]Source, error) {
+	f := &loader{getenv: getenv, stdin: stdin, sources: map[string]Source{}}
+	if err := f.apply(fs); err != nil {
+		return nil, err
+	}
+	return f.sources, nil
+}
+
+func (f *loader) apply(fs *pflag.FlagSet) error {
 	if fl := fs.Lookup("config"); fl != nil && !fl.Changed {
-		if v := f.io.getenv(envName("config")); v != "" {
+		if v := f.getenv(EnvName("config")); v != "" {
 			if err := fl.Value.Set(v); err != nil {
-				return client.Usagef("invalid %s=%q: %v", envName("config"), v, err)
+				return client.Usagef("invalid %s=%q: %v", EnvName("config"), v, err)
 			}
 			fl.Changed = true
-			f.sources["config"] = source{kind: "env", from: envName("config")}
+			f.sources["config"] = Source{Kind: "env", From: EnvName("config")}
 		}
+	}
+	if fl := fs.Lookup("config"); fl != nil {
+		f.config = fl.Value.String()
 	}
 	files, err := f.loadDotenv()
 	if err != nil {
@@ -75,19 +96,19 @@ func (f *factory) applyConfig(cmd *cobra.Command) error {
 		}
 		if fl.Changed {
 			if _, ok := f.sources[fl.Name]; !ok {
-				f.sources[fl.Name] = source{kind: "flag"}
+				f.sources[fl.Name] = Source{Kind: "flag"}
 			}
 			return
 		}
-		name := envName(fl.Name)
-		val, src := f.io.getenv(name), source{kind: "env", from: name}
+		name := EnvName(fl.Name)
+		val, src := f.getenv(name), Source{Kind: "env", From: name}
 		if val == "" {
 			dv, ok := files[name]
 			if !ok {
-				f.sources[fl.Name] = source{kind: "default"}
+				f.sources[fl.Name] = Source{Kind: "default"}
 				return
 			}
-			val, src = dv.value, source{kind: "file", from: dv.path}
+			val, src = dv.value, Source{Kind: "file", From: dv.path}
 		}
 		if err := fl.Value.Set(val); err != nil {
 			errs = append(errs, client.Usagef("invalid %s=%q (%s): %v", name, maskIf(fl.Name, val), src, err))
@@ -112,7 +133,7 @@ func maskIf(flag, val string) string {
 
 // readSecrets replaces a credential flag's "@FILE" by the file's first line and "-" by stdin's, so a secret need
 // not appear in ps or the shell history.
-func (f *factory) readSecrets(fs *pflag.FlagSet) error {
+func (f *loader) readSecrets(fs *pflag.FlagSet) error {
 	stdinUsed := ""
 	for _, name := range []string{"auth", "bearer", "api-key"} {
 		fl := fs.Lookup(name)
@@ -127,7 +148,7 @@ func (f *factory) readSecrets(fs *pflag.FlagSet) error {
 				return client.Usagef("--%s - and --%s - cannot both read stdin", stdinUsed, name)
 			}
 			stdinUsed = name
-			b, err := io.ReadAll(io.LimitReader(f.io.In, 64<<10))
+			b, err := io.ReadAll(io.LimitReader(f.stdin, 64<<10))
 			if err != nil {
 				return fmt.Errorf("read --%s from stdin: %w", name, err)
 			}
@@ -154,10 +175,10 @@ func (f *factory) readSecrets(fs *pflag.FlagSet) error {
 }
 
 // dotenvPaths are the dotenv files, most important first: --config, ./.env, then the user's config directory.
-func (f *factory) dotenvPaths() []string {
+func (f *loader) dotenvPaths() []string {
 	var paths []string
-	if f.opts.config != "" {
-		paths = append(paths, f.opts.config)
+	if f.config != "" {
+		paths = append(paths, f.config)
 	}
 	paths = append(paths, ".env")
 	if dir := f.userConfigDir(); dir != "" {
@@ -168,26 +189,26 @@ func (f *factory) dotenvPaths() []string {
 
 // userConfigDir is os.UserConfigDir read through Streams.Getenv: $XDG_CONFIG_HOME, else ~/.config ($APPDATA on
 // Windows when HOME is unset).
-func (f *factory) userConfigDir() string {
-	if d := f.io.getenv("XDG_CONFIG_HOME"); d != "" && filepath.IsAbs(d) {
+func (f *loader) userConfigDir() string {
+	if d := f.getenv("XDG_CONFIG_HOME"); d != "" && filepath.IsAbs(d) {
 		return d
 	}
-	if h := f.io.getenv("HOME"); h != "" {
+	if h := f.getenv("HOME"); h != "" {
 		return filepath.Join(h, ".config")
 	}
-	return f.io.getenv("APPDATA")
+	return f.getenv("APPDATA")
 }
 
 // loadDotenv reads the A2ACLI_ lines of every dotenv file; a name in a more important file wins. A missing
 // ./.env or user file is fine; a missing --config file is a usage error.
-func (f *factory) loadDotenv() (map[string]dotenvValue, error) {
+func (f *loader) loadDotenv() (map[string]dotenvValue, error) {
 	out := map[string]dotenvValue{}
 	paths := f.dotenvPaths()
 	for i := len(paths) - 1; i >= 0; i-- {
 		p := paths[i]
 		data, err := os.ReadFile(p)
 		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) && (f.opts.config == "" || i > 0) {
+			if errors.Is(err, fs.ErrNotExist) && (f.config == "" || i > 0) {
 				continue
 			}
 			return nil, client.Usagef("read config file: %v", err)
@@ -237,17 +258,17 @@ func parseDotenv(data []byte) (map[string]string, error) {
 	return out, sc.Err()
 }
 
-// configEntry is one line of `config show`.
-type configEntry struct {
+// Entry is one line of `config show`.
+type Entry struct {
 	Name   string `json:"name"`
 	Env    string `json:"env"`
 	Value  string `json:"value"`
 	Source string `json:"source"`
 }
 
-// configEntries lists the options of fs with their effective values and sources, secrets masked.
-func (f *factory) configEntries(fs *pflag.FlagSet) []configEntry {
-	var out []configEntry
+// Entries lists the options of fs with their effective values and sources (from Apply), secrets masked.
+func Entries(fs *pflag.FlagSet, sources map[string]Source) []Entry {
+	var out []Entry
 	fs.VisitAll(func(fl *pflag.Flag) {
 		if noEnvFlags[fl.Name] {
 			return
@@ -259,12 +280,28 @@ func (f *factory) configEntries(fs *pflag.FlagSet) []configEntry {
 		if secretFlags[fl.Name] && v != "" {
 			v = "***"
 		}
-		src := f.sources[fl.Name]
-		if src.kind == "" {
-			src.kind = "default"
+		src := sources[fl.Name]
+		if src.Kind == "" {
+			src.Kind = "default"
 		}
-		out = append(out, configEntry{Name: fl.Name, Env: envName(fl.Name), Value: v, Source: src.String()})
+		out = append(out, Entry{Name: fl.Name, Env: EnvName(fl.Name), Value: v, Source: src.String()})
 	})
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// redactParams masks the values of key=value service parameters whose key names a credential.
+func redactParams(flag string, vals []string) []string {
+	if flag != "svc-param" {
+		return vals
+	}
+	out := make([]string, len(vals))
+	for i, kv := range vals {
+		k, _, _ := strings.Cut(kv, "=")
+		if redact.Sensitive(k) {
+			kv = k + "=" + redact.Mask
+		}
+		out[i] = kv
+	}
 	return out
 }

@@ -1,4 +1,4 @@
-package cli
+package message
 
 import (
 	"errors"
@@ -24,41 +24,41 @@ func TestBuildMessage(t *testing.T) {
 	}
 	tests := []struct {
 		name  string
-		o     messageOptions
+		o     Input
 		stdin string
 		check func(*a2a.Message) string
 	}{
-		{"text", messageOptions{text: "hi", hasText: true, taskID: "t1", contextID: "c1"}, "", func(m *a2a.Message) string {
+		{"text", Input{Text: "hi", HasText: true, TaskID: "t1", ContextID: "c1"}, "", func(m *a2a.Message) string {
 			if m.Parts[0].Text() != "hi" || m.TaskID != "t1" || m.ContextID != "c1" || m.Role != a2a.MessageRoleUser || m.ID == "" {
 				return "want text hi on task t1, context c1, user role, an id"
 			}
 			return ""
 		}},
-		{"stdin text", messageOptions{text: "-", hasText: true}, "from stdin\n", func(m *a2a.Message) string {
+		{"stdin text", Input{Text: "-", HasText: true}, "from stdin\n", func(m *a2a.Message) string {
 			if m.Parts[0].Text() != "from stdin\n" {
 				return "want the stdin text"
 			}
 			return ""
 		}},
-		{"grammar --json with fileUrl", messageOptions{json: `{"role":"ROLE_USER","parts":[{"text":"analyze this"},{"fileUrl":"s3://b/doc.pdf"}]}`}, "", func(m *a2a.Message) string {
+		{"grammar --json with fileUrl", Input{JSON: `{"role":"ROLE_USER","parts":[{"text":"analyze this"},{"fileUrl":"s3://b/doc.pdf"}]}`}, "", func(m *a2a.Message) string {
 			if len(m.Parts) != 2 || m.Parts[0].Text() != "analyze this" || m.Parts[1].URL() != "s3://b/doc.pdf" {
 				return "want a text part and a url part"
 			}
 			return ""
 		}},
-		{"grammar --parts", messageOptions{parts: `[{"text":"analyze this"},{"fileUrl":"s3://x"}]`}, "", func(m *a2a.Message) string {
+		{"grammar --parts", Input{Parts: `[{"text":"analyze this"},{"fileUrl":"s3://x"}]`}, "", func(m *a2a.Message) string {
 			if len(m.Parts) != 2 || m.Role != a2a.MessageRoleUser {
 				return "want two parts with ROLE_USER"
 			}
 			return ""
 		}},
-		{"-f with v0.3 parts", messageOptions{file: msgFile}, "", func(m *a2a.Message) string {
+		{"-f with v0.3 parts", Input{File: msgFile}, "", func(m *a2a.Message) string {
 			if m.Parts[0].Text() != "v03" || m.Role != a2a.MessageRoleUser {
 				return "want the v0.3 text part as user"
 			}
 			return ""
 		}},
-		{"--file and --data", messageOptions{text: "look", hasText: true, files: []string{png}, data: "-"}, `{"rows":3}`, func(m *a2a.Message) string {
+		{"--file and --data", Input{Text: "look", HasText: true, Files: []string{png}, Data: "-"}, `{"rows":3}`, func(m *a2a.Message) string {
 			if len(m.Parts) != 3 || m.Parts[1].Filename != "chart.png" || m.Parts[1].MediaType != "image/png" || len(m.Parts[1].Raw()) != 12 {
 				return "want text, a chart.png image/png part of 12 bytes, and data"
 			}
@@ -69,9 +69,9 @@ func TestBuildMessage(t *testing.T) {
 		}},
 	}
 	for _, tt := range tests {
-		m, err := buildMessage(&tt.o, strings.NewReader(tt.stdin))
+		m, err := Build(&tt.o, strings.NewReader(tt.stdin))
 		if err != nil {
-			t.Errorf("%s: buildMessage: %v", tt.name, err)
+			t.Errorf("%s: Build: %v", tt.name, err)
 			continue
 		}
 		if problem := tt.check(m); problem != "" {
@@ -84,28 +84,28 @@ func TestBuildMessageErrors(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name string
-		o    messageOptions
+		o    Input
 		want string
 	}{
-		{"nothing", messageOptions{}, "no message"},
-		{"two sources", messageOptions{text: "a", hasText: true, parts: `[{"text":"b"}]`}, "one way only"},
-		{"bad json", messageOptions{json: `{"parts":[`}, "not a JSON Message"},
-		{"json without parts", messageOptions{json: `{"role":"user"}`}, "no \"parts\""},
-		{"bad part", messageOptions{parts: `[{"bogus":1}]`}, "part 0"},
-		{"empty parts", messageOptions{parts: `[]`}, "empty"},
-		{"parts not array", messageOptions{parts: `{"text":"x"}`}, "not a JSON array"},
-		{"bad data", messageOptions{text: "x", hasText: true, data: "-"}, "not JSON"},
-		{"two stdin readers", messageOptions{text: "-", hasText: true, data: "-"}, "only one input"},
+		{"nothing", Input{}, "no message"},
+		{"two sources", Input{Text: "a", HasText: true, Parts: `[{"text":"b"}]`}, "one way only"},
+		{"bad json", Input{JSON: `{"parts":[`}, "not a JSON Message"},
+		{"json without parts", Input{JSON: `{"role":"user"}`}, "no \"parts\""},
+		{"bad part", Input{Parts: `[{"bogus":1}]`}, "part 0"},
+		{"empty parts", Input{Parts: `[]`}, "empty"},
+		{"parts not array", Input{Parts: `{"text":"x"}`}, "not a JSON array"},
+		{"bad data", Input{Text: "x", HasText: true, Data: "-"}, "not JSON"},
+		{"two stdin readers", Input{Text: "-", HasText: true, Data: "-"}, "only one input"},
 	}
 	for _, tt := range tests {
-		_, err := buildMessage(&tt.o, strings.NewReader("{not json"))
+		_, err := Build(&tt.o, strings.NewReader("{not json"))
 		var ue *client.UsageError
 		if !errors.As(err, &ue) || !strings.Contains(err.Error(), tt.want) {
-			t.Errorf("%s: buildMessage = %v, want a usage error containing %q", tt.name, err, tt.want)
+			t.Errorf("%s: Build = %v, want a usage error containing %q", tt.name, err, tt.want)
 		}
 	}
-	_, err := buildMessage(&messageOptions{files: []string{"/nonexistent/x"}}, nil)
+	_, err := Build(&Input{Files: []string{"/nonexistent/x"}}, nil)
 	if !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("buildMessage(missing --file) = %v, want a not-exist error", err)
+		t.Errorf("Build(missing --file) = %v, want a not-exist error", err)
 	}
 }

@@ -1,4 +1,4 @@
-package cli
+package servecmd
 
 import (
 	"github.com/a2acli/a2a/internal/inspect"

@@ -1,4 +1,4 @@
-package cli
+package servecmd
 
 import (
 	"crypto/tls"

@@ -1,4 +1,4 @@
-package cli
+package message
 
 import (
 	"encoding/json"
@@ -14,26 +14,26 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 )
 
-// messageOptions are the ways send can be given its message.
-type messageOptions struct {
-	text      string   // the positional text; "-" reads stdin
-	hasText   bool     // the positional was given
-	json      string   // --json: a whole Message object
-	parts     string   // --parts: a parts array
-	file      string   // -f: a Message (or parts array) in a file; "-" reads stdin
-	files     []string // --file: file parts
-	mediaType string   // --media-type for --file
-	data      string   // --data FILE|-: a data part
-	taskID    string
-	contextID string
+// Input are the ways send can be given its message.
+type Input struct {
+	Text      string   // the positional text; "-" reads stdin
+	HasText   bool     // the positional was given
+	JSON      string   // --json: a whole Message object
+	Parts     string   // --parts: a parts array
+	File      string   // -f: a Message (or parts array) in a file; "-" reads stdin
+	Files     []string // --file: file parts
+	MediaType string   // --media-type for --file
+	Data      string   // --data FILE|-: a data part
+	TaskID    string   // --task
+	ContextID string   // --context
 }
 
 const maxInputBytes = 256 << 20
 
-// buildMessage assembles the Message from whichever source was given, reading stdin at most once.
-func buildMessage(o *messageOptions, stdin io.Reader) (*a2a.Message, error) {
+// Build assembles the Message from whichever source was given, reading stdin at most once.
+func Build(o *Input, stdin io.Reader) (*a2a.Message, error) {
 	sources := 0
-	for _, set := range []bool{o.hasText, o.json != "", o.parts != "", o.file != ""} {
+	for _, set := range []bool{o.HasText, o.JSON != "", o.Parts != "", o.File != ""} {
 		if set {
 			sources++
 		}
@@ -41,23 +41,23 @@ func buildMessage(o *messageOptions, stdin io.Reader) (*a2a.Message, error) {
 	if sources > 1 {
 		return nil, client.Usagef("give the message one way only: text, --json, --parts or -f")
 	}
-	if o.hasText && o.text == "-" && (o.file == "-" || o.data == "-") || o.file == "-" && o.data == "-" {
+	if o.HasText && o.Text == "-" && (o.File == "-" || o.Data == "-") || o.File == "-" && o.Data == "-" {
 		return nil, client.Usagef("only one input can read stdin ('-')")
 	}
 	msg := &a2a.Message{Role: a2a.MessageRoleUser}
 	var err error
 	switch {
-	case o.json != "":
-		msg, err = parseMessageJSON([]byte(o.json), "--json")
-	case o.parts != "":
-		msg.Parts, err = parsePartsJSON([]byte(o.parts), "--parts")
-	case o.file != "":
+	case o.JSON != "":
+		msg, err = parseMessageJSON([]byte(o.JSON), "--json")
+	case o.Parts != "":
+		msg.Parts, err = parsePartsJSON([]byte(o.Parts), "--parts")
+	case o.File != "":
 		var body []byte
-		if body, err = readInput(o.file, stdin); err == nil {
-			msg, err = parseMessageOrParts(body, o.file)
+		if body, err = readInput(o.File, stdin); err == nil {
+			msg, err = parseMessageOrParts(body, o.File)
 		}
-	case o.hasText:
-		text := o.text
+	case o.HasText:
+		text := o.Text
 		if text == "-" {
 			var body []byte
 			if body, err = readInput("-", stdin); err == nil {
@@ -71,21 +71,21 @@ func buildMessage(o *messageOptions, stdin io.Reader) (*a2a.Message, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, path := range o.files {
-		p, err := filePart(path, o.mediaType)
+	for _, path := range o.Files {
+		p, err := filePart(path, o.MediaType)
 		if err != nil {
 			return nil, err
 		}
 		msg.Parts = append(msg.Parts, p)
 	}
-	if o.data != "" {
-		body, err := readInput(o.data, stdin)
+	if o.Data != "" {
+		body, err := readInput(o.Data, stdin)
 		if err != nil {
 			return nil, err
 		}
 		var v any
 		if err := json.Unmarshal(body, &v); err != nil {
-			return nil, client.Usagef("--data %s is not JSON: %v", o.data, err)
+			return nil, client.Usagef("--data %s is not JSON: %v", o.Data, err)
 		}
 		msg.Parts = append(msg.Parts, a2a.NewDataPart(v))
 	}
@@ -98,11 +98,11 @@ func buildMessage(o *messageOptions, stdin io.Reader) (*a2a.Message, error) {
 	if msg.Role == a2a.MessageRoleUnspecified {
 		msg.Role = a2a.MessageRoleUser
 	}
-	if o.taskID != "" {
-		msg.TaskID = a2a.TaskID(o.taskID)
+	if o.TaskID != "" {
+		msg.TaskID = a2a.TaskID(o.TaskID)
 	}
-	if o.contextID != "" {
-		msg.ContextID = o.contextID
+	if o.ContextID != "" {
+		msg.ContextID = o.ContextID
 	}
 	return msg, nil
 }

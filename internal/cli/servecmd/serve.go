@@ -1,9 +1,10 @@
-package cli
+package servecmd
 
 import (
 	"context"
 	"crypto/tls"
 	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"strings"
@@ -17,8 +18,23 @@ import (
 	"github.com/a2acli/a2a/internal/serve"
 )
 
+// Deps is what the serve verb takes from the CLI's run.
+type Deps struct {
+	// Err receives the traffic log and the "listening on" line.
+	Err io.Writer
+	// Getenv reads the environment (serve's token variable).
+	Getenv func(string) string
+	// Opts are the root's client flags: --auth and --svc-param go to the proxy's upstream, --insecure to the
+	// proxy's and the A3S bridge's TLS; a proxy sets NoRefusedRetry.
+	Opts *client.Options
+	// Verbose is the root's -v, read once the flags are parsed.
+	Verbose *bool
+	// Dialer is the run's dialer: the proxy reaches its upstream through it.
+	Dialer func() *client.Dialer
+}
+
 type serveOptions struct {
-	f             *factory
+	d             Deps
 	echo          bool
 	proxy         string
 	execCmd       string
@@ -49,8 +65,9 @@ type serveOptions struct {
 	a3s           a3sOptions
 }
 
-func newServeCmd(f *factory, runF func(context.Context, *serveOptions) error) *cobra.Command {
-	o := &serveOptions{f: f}
+// New is the serve verb: its flags become a serve.Config with its Backend, and serve.Run runs it.
+func New(d Deps) *cobra.Command {
+	o := &serveOptions{d: d}
 	cmd := &cobra.Command{
 		Use:   "serve (--echo | --proxy <url> | --exec <command> | --replay <file> | --a3s <addr>)",
 		Short: "Serve an A2A agent: echo, a proxy to another agent, or any command",
@@ -89,16 +106,13 @@ GET /metrics is Prometheus' text format (behind the token; --no-metrics turns it
   a2a serve --proxy http://localhost:41242 --record session.jsonl
   a2a serve --echo --port 8443 --tls-cert server.pem --tls-key server-key.pem --log-format json
   a2a serve --a3s localhost:4088 --workspace ~/project`,
-		Args: exactArgs(),
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.chunkSet = cmd.Flags().Changed("chunk")
 			defer o.replay.close()
 			cfg, err := o.config(cmd)
 			if err != nil {
 				return err
-			}
-			if runF != nil {
-				return runF(cmd.Context(), o)
 			}
 			return serve.Run(cmd.Context(), cfg)
 		},
@@ -146,7 +160,7 @@ func (o *serveOptions) config(cmd *cobra.Command) (serve.Config, error) {
 	}
 	cfg := serve.Config{
 		Host: o.host, Port: o.port, Name: o.name, Description: o.description, CardCompat: o.cardCompat,
-		Quiet: o.quiet, Verbose: o.f.opts.verbose, Log: o.f.io.Err, MaxTasks: o.maxTasks, TaskTTL: o.taskTTL,
+		Quiet: o.quiet, Verbose: *o.d.Verbose, Log: o.d.Err, MaxTasks: o.maxTasks, TaskTTL: o.taskTTL,
 		PushAllow: o.pushAllow, Store: o.store, Lease: o.lease,
 	}
 	if err := checkStore(o.store, o.lease, o.proxy != "", cmd.Flags().Changed("lease")); err != nil {
@@ -204,14 +218,14 @@ func (o *serveOptions) config(cmd *cobra.Command) (serve.Config, error) {
 	if !o.execSet() && (o.chunkSet || cmd.Flags().Changed("input") || o.execTimeout != 0 || cmd.Flags().Changed("max-concurrent")) {
 		return cfg, usage("--chunk, --input, --exec-timeout and --max-concurrent go with --exec")
 	}
-	if o.proxy == "" && (o.f.opts.Auth != "" || len(o.f.opts.SvcParams) > 0) {
+	if o.proxy == "" && (o.d.Opts.Auth != "" || len(o.d.Opts.SvcParams) > 0) {
 		return cfg, usage("--auth and --svc-param go with --proxy")
 	}
 	if err := o.replay.check(cmd, o.proxy != ""); err != nil {
 		return cfg, usage("%v", err)
 	}
 	risky := o.execSet() || o.proxy != "" || o.a3s.addr != "" || o.ui // --ui shows the traffic
-	if err := o.guard.apply(&cfg, o.f.io.getenv, risky, usage); err != nil {
+	if err := o.guard.apply(&cfg, o.d.Getenv, risky, usage); err != nil {
 		return cfg, err
 	}
 	o.applyUI(&cfg)
@@ -220,7 +234,7 @@ func (o *serveOptions) config(cmd *cobra.Command) (serve.Config, error) {
 	}
 	switch {
 	case o.a3s.addr != "":
-		cfg.Backend = o.a3s.backend(o.f.opts.Insecure)
+		cfg.Backend = o.a3s.backend(o.d.Opts.Insecure)
 	case o.echo:
 		cfg.Backend = serve.Echo()
 	case len(o.replay.files) > 0:
@@ -252,13 +266,13 @@ func (o *serveOptions) config(cmd *cobra.Command) (serve.Config, error) {
 		if _, err := client.ParseRef(o.proxy); err != nil {
 			return cfg, usage("invalid --proxy: %v", err)
 		}
-		headers, err := o.f.opts.ServiceParams()
+		headers, err := o.d.Opts.ServiceParams()
 		if err != nil {
 			return cfg, err
 		}
-		o.f.opts.NoRefusedRetry = true // a proxy answers its callers at once when the upstream is down
-		pc := serve.ProxyConfig{Connect: o.connectUpstream, AuthInjected: o.f.opts.Auth != "", Headers: headers}
-		if o.f.opts.Insecure {
+		o.d.Opts.NoRefusedRetry = true // a proxy answers its callers at once when the upstream is down
+		pc := serve.ProxyConfig{Connect: o.connectUpstream, AuthInjected: o.d.Opts.Auth != "", Headers: headers}
+		if o.d.Opts.Insecure {
 			pc.TLS = &tls.Config{InsecureSkipVerify: true} //nolint:gosec // the user asked for it with --insecure
 		}
 		cfg.Backend = serve.Proxy(pc)
@@ -280,9 +294,23 @@ func defaultMaxConcurrent() int { return 4 * runtime.GOMAXPROCS(0) }
 func (o *serveOptions) connectUpstream(ctx context.Context) (*a2aclient.Client, *a2a.AgentCard, error) {
 	// serve's --transport names what we serve, not how to reach the upstream. The dialer is the run's: every
 	// reconnect reuses its HTTP client and pool.
-	c, err := o.f.dialer().WithTransport("").Connect(ctx, o.proxy)
+	c, err := o.d.Dialer().WithTransport("").Connect(ctx, o.proxy)
 	if err != nil {
 		return nil, nil, err
 	}
 	return c.Client, c.Card, nil
+}
+
+// noArgs rejects positional arguments with a usage error (as the CLI's exactArgs() does).
+func noArgs(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return &client.UsageError{Msg: fmt.Sprintf("unexpected argument %q", args[0]), Cmd: cmd.CommandPath()}
+	}
+	return nil
+}
+
+func fixedCompletion(values ...string) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+	return func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return values, cobra.ShellCompDirectiveNoFileComp
+	}
 }
