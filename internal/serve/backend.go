@@ -2,12 +2,8 @@ package serve
 
 import (
 	"context"
-	"fmt"
-	"io"
-	"log/slog"
 	"net"
 	"net/http"
-	"sync"
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -15,7 +11,7 @@ import (
 
 	"github.com/a2acli/a2a/internal/serve/hotpath"
 	"github.com/a2acli/a2a/internal/serve/tasks"
-	"github.com/a2acli/a2a/internal/termsafe"
+	"github.com/a2acli/a2a/internal/serve/traffic"
 )
 
 // Backend produces the answers of the server: Echo, Exec, Proxy, Replay or one of a caller's own.
@@ -31,7 +27,7 @@ type Env struct {
 	// Logf writes a line to the server's log (sanitised; whether or not Config.Quiet: a backend's
 	// own notes check it).
 	Logf tasks.Logf
-	log  *trafficLog // the traffic log, for this package's backends (exec's stderr lines, the proxy's calls)
+	log  *traffic.Log // the traffic log, for this package's backends (exec's stderr lines, the proxy's calls)
 	// Recording says the backend's handler is wrapped by a recorder (Record), which needs the events of
 	// A2A calls: a backend that could forward them without decoding (the proxy's byte path) must not.
 	Recording bool
@@ -87,7 +83,7 @@ const (
 // taskBackend is the parts of a backend whose agent runs on the task runner: served on the hot
 // path, its streams detached.
 func taskBackend(e *Env, a tasks.Agent) *Parts {
-	ts := tasks.NewRunner(e.Store, a, tasks.NewPusher(e.Config.PushAllow, e.log.printf))
+	ts := tasks.NewRunner(e.Store, a, tasks.NewPusher(e.Config.PushAllow, e.log.Printf))
 	return &Parts{Handler: tasks.NewHandler(ts, tasks.WithFlushHints(e.FlushHints)), Shutdown: ts.Shutdown, Push: PushOn, FastPath: true, DetachStreams: true}
 }
 
@@ -110,29 +106,4 @@ func (echoAgent) Run(_ context.Context, t *tasks.Turn) (a2a.TaskState, *a2a.Mess
 	ev.LastChunk = true
 	t.Emit(ev)
 	return a2a.TaskStateCompleted, nil
-}
-
-// lockedWriter serialises writes of whole lines to the log. Every line goes through termsafe.Sanitize: the log
-// prints what clients chose (task ids from the path, methods, error messages, headers), which must never carry an
-// escape sequence to the operator's terminal.
-type lockedWriter struct {
-	mu   sync.Mutex
-	w    io.Writer
-	json *slog.Logger // --log-format json: each line becomes one object's msg (calllog.go); nil => text
-}
-
-func (l *lockedWriter) printf(format string, args ...any) {
-	if l.json != nil {
-		l.jsonLines(fmt.Sprintf(format, args...))
-		return
-	}
-	l.plainf(format, args...)
-}
-
-// plainf writes text whatever the log's form.
-func (l *lockedWriter) plainf(format string, args ...any) {
-	line := termsafe.Sanitize(fmt.Sprintf(format, args...))
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	io.WriteString(l.w, line) //nolint:errcheck // a log line that cannot be written has nowhere else to go
 }

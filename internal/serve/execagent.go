@@ -14,6 +14,7 @@ import (
 
 	"github.com/a2acli/a2a/internal/exec"
 	"github.com/a2acli/a2a/internal/serve/tasks"
+	"github.com/a2acli/a2a/internal/serve/traffic"
 )
 
 // ExecConfig configures the Exec backend.
@@ -50,7 +51,7 @@ func (b execBackend) Setup(e *Env) (*Parts, error) {
 	// No process left behind: what a command leaves outside its group is ours to stop, and a watchdog stops
 	// the commands if we are killed. Without it (an odd system) commands still run, less contained.
 	if err := exec.Guard(); err != nil {
-		e.log.printf("warning: %v\n", err)
+		e.log.Printf("warning: %v\n", err)
 	}
 	a := &execAgent{cfg: b.cfg, sem: tasks.NewFIFOSem(b.cfg.MaxConcurrent), log: e.log, verbose: e.Config.Verbose}
 	parts := taskBackend(e, a)
@@ -66,7 +67,7 @@ func (b execBackend) Setup(e *Env) (*Parts, error) {
 type execAgent struct {
 	cfg     ExecConfig
 	sem     *tasks.FIFOSem
-	log     *trafficLog
+	log     *traffic.Log
 	verbose bool
 }
 
@@ -108,12 +109,12 @@ func (a *execAgent) Run(ctx context.Context, t *tasks.Turn) (a2a.TaskState, *a2a
 	}
 	if a.verbose {
 		cmd.OnStderrLine = func(line []byte) {
-			a.log.printf("exec task=%s stderr: %s\n", t.Info.TaskID, strings.ToValidUTF8(string(line), "\uFFFD"))
+			a.log.Printf("exec task=%s stderr: %s\n", t.Info.TaskID, strings.ToValidUTF8(string(line), "\uFFFD"))
 		}
 	}
 	var res exec.Result
-	a.log.procStarted()
-	defer a.log.procEnded()
+	a.log.ProcStarted()
+	defer a.log.ProcEnded()
 	if a.cfg.Chunk != nil {
 		res, err = a.runChunked(runCtx, t, cmd)
 	} else {

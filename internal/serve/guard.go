@@ -15,6 +15,8 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 	"github.com/a2aproject/a2a-go/v2/errordetails"
+
+	"github.com/a2acli/a2a/internal/serve/traffic"
 )
 
 // Who may call serve, checked in front of everything it serves over HTTP (the fast path, a2asrv's handlers, the
@@ -47,10 +49,10 @@ type guard struct {
 	maxBody   int64 // <0: no bound
 	readTO    time.Duration
 	writeTO   time.Duration
-	rpcRoot   bool        // POST / is JSON-RPC: errors there take JSON-RPC's shape
-	scheme    string      // serve's own origin's scheme: http or https
-	log       *trafficLog // where gRPC refusals are logged (guardgrpc.go); nil => not logged
-	inspector Inspector   // accepts its own credential under InspectorPath; nil => none
+	rpcRoot   bool         // POST / is JSON-RPC: errors there take JSON-RPC's shape
+	scheme    string       // serve's own origin's scheme: http or https
+	log       *traffic.Log // where gRPC refusals are logged (guardgrpc.go); nil => not logged
+	inspector Inspector    // accepts its own credential under InspectorPath; nil => none
 }
 
 func newGuard(cfg *Config, next http.Handler, loopback bool) *guard {

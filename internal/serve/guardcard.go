@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/a2acli/a2a/internal/serve/traffic"
 )
 
 // isLoopback reports whether a listener's address is reachable from this machine only.
@@ -19,15 +21,15 @@ func isLoopback(addr net.Addr) bool {
 }
 
 // warnExposed says, once at start-up, that the server can be reached from other machines.
-func warnExposed(lw *lockedWriter, cfg *Config, bound string, exposed bool) {
+func warnExposed(log *traffic.Log, cfg *Config, bound string, exposed bool) {
 	if !exposed {
 		return
 	}
 	if cfg.Token == "" {
-		lw.printf("warning: %s is reachable from other machines and takes calls without a token: anyone who reaches it can call this agent\n", bound)
+		log.Printf("warning: %s is reachable from other machines and takes calls without a token: anyone who reaches it can call this agent\n", bound)
 		return
 	}
-	lw.printf("warning: %s is reachable from other machines: every call but the agent card needs the token\n", bound)
+	log.Printf("warning: %s is reachable from other machines: every call but the agent card needs the token\n", bound)
 }
 
 // boundAddress is the address listened on as the operator named it (0.0.0.0 stays 0.0.0.0), with the real port.

@@ -17,7 +17,7 @@ import (
 func (g *guard) grpcOptions(idle time.Duration) []grpc.ServerOption {
 	opts := []grpc.ServerOption{
 		grpc.UnaryInterceptor(func(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
-			ctx, m := g.log.grpcCall(ctx)
+			ctx, done := g.log.GRPCCall(ctx)
 			ctx, err := g.checkGRPC(ctx)
 			if err == nil {
 				var resp any
@@ -26,16 +26,16 @@ func (g *guard) grpcOptions(idle time.Duration) []grpc.ServerOption {
 					return resp, nil
 				}
 			}
-			g.log.grpcRefused(m, info.FullMethod, err)
+			done(info.FullMethod, err)
 			return nil, err
 		}),
 		grpc.StreamInterceptor(func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, h grpc.StreamHandler) error {
-			ctx, m := g.log.grpcCall(ss.Context())
+			ctx, done := g.log.GRPCCall(ss.Context())
 			ctx, err := g.checkGRPC(ctx)
 			if err == nil {
 				err = h(srv, &ctxStream{ServerStream: ss, ctx: ctx})
 			}
-			g.log.grpcRefused(m, info.FullMethod, err)
+			done(info.FullMethod, err)
 			return err
 		}),
 		grpc.ConnectionTimeout(readHeaderTimeout),

@@ -3,7 +3,7 @@ package serve
 import (
 	"net/http"
 
-	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/a2acli/a2a/internal/serve/traffic"
 )
 
 // Endpoints for whoever runs serve, on the same port as the agent, in front of every backend (a proxy forwards
@@ -11,7 +11,7 @@ import (
 //   - GET /healthz answers 200 {"status":"ok"} while the server takes calls. It needs no token (a liveness
 //     probe has none), but the Host and Origin checks stay: a probe sends no Origin, and on a loopback
 //     listener it comes from this machine or names a host given with --allow-host or --public-url.
-//   - GET /metrics is the Prometheus text format (metrics.go), behind the token when serve has one;
+//   - GET /metrics is the Prometheus text format (package traffic), behind the token when serve has one;
 //     Config.NoMetrics turns it off (404 like any unknown path).
 
 const (
@@ -25,11 +25,8 @@ func healthPath(r *http.Request) bool {
 }
 
 // opsHandler serves /healthz and /metrics, and passes the rest to next.
-func opsHandler(next http.Handler, tl *trafficLog) http.Handler {
-	var prom http.Handler
-	if tl.metrics != nil {
-		prom = promhttp.HandlerFor(tl.metrics.reg, promhttp.HandlerOpts{})
-	}
+func opsHandler(next http.Handler, tl *traffic.Log) http.Handler {
+	prom := tl.Metrics()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case healthPath(r):

@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/a2acli/a2a/internal/serve/proxy"
+	"github.com/a2acli/a2a/internal/serve/traffic"
 )
 
 // ProxyConfig configures the Proxy backend.
@@ -34,42 +35,28 @@ func (b proxyBackend) Setup(e *Env) (*Parts, error) {
 }
 
 // proxyLog is the traffic log as package proxy writes to it.
-type proxyLog struct{ l *trafficLog }
+type proxyLog struct{ l *traffic.Log }
 
-func (p proxyLog) Records() bool {
-	l := p.l
-	return !l.quiet || l.metrics != nil || l.obs != nil
-}
-func (p proxyLog) Verbose() bool                     { return p.l.verbose && !p.l.quiet }
-func (p proxyLog) Printf(format string, args ...any) { p.l.printf(format, args...) }
+func (p proxyLog) Records() bool                     { return p.l.Records() }
+func (p proxyLog) Verbose() bool                     { return p.l.Verbose() }
+func (p proxyLog) Printf(format string, args ...any) { p.l.Printf(format, args...) }
 
 func (p proxyLog) Begin(in *http.Request, route proxy.Route, method, taskID string, body []byte) *proxy.Call {
-	rec := p.l.record(in.Context(), method, taskID)
-	if p.l.obs != nil {
-		rec.watch = p.l.obs.Begin(CallStart{
-			Time: rec.start, Method: method, Binding: route.Binding.Protocol, Version: route.Binding.Version,
-			TaskID: taskID, HTTPMethod: in.Method, Path: in.URL.RequestURI(), Header: in.Header, Body: body,
-		})
-	}
-	return &proxy.Call{Method: method, Start: rec.start, ID: taskID, State: "-", Watched: rec.watch != nil, Rec: rec}
+	rec := p.l.Record(in.Context(), method, taskID)
+	watched := rec.Watch(CallStart{
+		Time: rec.Start(), Method: method, Binding: route.Binding.Protocol, Version: route.Binding.Version,
+		TaskID: taskID, HTTPMethod: in.Method, Path: in.URL.RequestURI(), Header: in.Header, Body: body,
+	})
+	return &proxy.Call{Method: method, Start: rec.Start(), ID: taskID, State: "-", Watched: watched, Rec: rec}
 }
 
-func (p proxyLog) Event(c *proxy.Call, data []byte) {
-	if rec := c.Rec.(*callRecord); rec.watch != nil {
-		rec.watch.Event(data)
-	}
-}
+func (p proxyLog) Event(c *proxy.Call, data []byte) { c.Rec.(*traffic.Call).Event(data) }
 
-func (p proxyLog) HandOff(c *proxy.Call) {
-	rec := c.Rec.(*callRecord)
-	p.l.metrics.dropped(rec) // the A2A handler's own record counts the call
-	rec.endWatch(nil, true)  // and reports it to the observer
-}
+// HandOff: the A2A handler's own record counts the call and reports it to the observer.
+func (p proxyLog) HandOff(c *proxy.Call) { c.Rec.(*traffic.Call).HandOff() }
 
 func (p proxyLog) End(c *proxy.Call, err error) {
-	rec := c.Rec.(*callRecord)
-	rec.id, rec.state, rec.bytes, rec.events = c.ID, c.State, c.Bytes, c.Events
-	rec.end(err)
+	c.Rec.(*traffic.Call).Finish(c.ID, c.State, c.Bytes, c.Events, err)
 }
 
 // proxyRoutes is the route table as package proxy reads it.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/a2acli/a2a/internal/serve/proxy"
 	"github.com/a2acli/a2a/internal/serve/tasks"
+	"github.com/a2acli/a2a/internal/serve/traffic"
 )
 
 // TestRoutesAgree ties the places that route a request together: the mux buildServers mounts from
@@ -53,7 +54,7 @@ func TestRoutesAgree(t *testing.T) {
 					t.Fatal(err)
 				}
 				parts := taskBackend(&Env{Config: &cfg, Store: tasks.NewStore(0, 0, nil)}, echoAgent{})
-				srv := buildServers(&cfg, host, parts, &trafficLog{quiet: true}, false)
+				srv := buildServers(&cfg, host, parts, traffic.New(traffic.Config{Quiet: true}), false)
 				fronts := frontsOf(&cfg)
 				name := fmt.Sprintf("%v protocol=%q compat=%v", trs, proto, compat)
 				for _, p := range probes {

@@ -1,12 +1,13 @@
 // Package serve owns the server behind `a2a serve`: one A2A request handler mounted on the chosen
 // transports (REST, JSON-RPC and gRPC together on one port), the agent card, the guard and
-// conformance layers, the traffic log, the exported Backend API (a backend's Parts declare how it is
-// served) and the echo, exec and proxy backends. Tasks live in serve/tasks, the hot calls' encoder
-// and detached streams in serve/hotpath, the proxy's forwarding in serve/proxy (it reads the route
-// table and the traffic log through interfaces this package implements); other backends
-// (serve/replay) are packages of their own that import serve, never the other way round. The inspector
-// page (internal/inspect) comes in as Config.Inspector and sees the calls through the observer hook
-// (observer.go).
+// conformance layers, the exported Backend API (a backend's Parts declare how it is served) and the
+// echo, exec and proxy backends. Tasks live in serve/tasks, the hot calls' encoder and detached
+// streams in serve/hotpath, the proxy's forwarding in serve/proxy (it reads the route table and the
+// traffic log through interfaces this package implements), the traffic log (lines, metrics, the
+// observer hook) in serve/traffic, which this package builds from Config (trafficlog.go) and mounts;
+// other backends (serve/replay) are packages of their own that import serve, never the other way
+// round. The inspector page (internal/inspect) comes in as Config.Inspector and sees the calls
+// through the observer hook (inspector.go; the types are package traffic's).
 //
 // It has no flags and no cobra, never touches the process's standard streams (logs go to
 // Config.Log) and never builds clients itself: the proxy gets its upstream client from the caller.
@@ -31,6 +32,7 @@ import (
 
 	"github.com/a2acli/a2a/internal/serve/hotpath"
 	"github.com/a2acli/a2a/internal/serve/tasks"
+	"github.com/a2acli/a2a/internal/serve/traffic"
 )
 
 // Config configures Run.
@@ -80,12 +82,12 @@ type Config struct {
 	// TLSCertFile and TLSKeyFile (PEM), both set, make every transport speak TLS on the port and the card list
 	// https:// URLs; "" => plain HTTP.
 	TLSCertFile, TLSKeyFile string
-	// LogFormat is the traffic log's form: "text" (or "") or "json", one object per line (calllog.go).
+	// LogFormat is the traffic log's form: "text" (or "") or "json", one object per line (package traffic).
 	LogFormat string
 	// NoMetrics turns GET /metrics off; false => served (ops.go).
 	NoMetrics bool
 	// Inspector, when set, serves its page under InspectorPath on the same port, behind the guard, and sees
-	// every call (observer.go); nil => none.
+	// every call (inspector.go); nil => none.
 	Inspector Inspector
 
 	clock func() time.Time // tests: the task store's clock; nil => time.Now
@@ -163,16 +165,13 @@ func Run(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
-	lw, tl := newTrafficLog(&cfg)
-	if cfg.Inspector != nil {
-		tl.obs = cfg.Inspector
-	}
+	tl := newTrafficLog(&cfg)
 	store := tasks.NewStore(cfg.MaxTasks, cfg.TaskTTL, cfg.clock)
 	if cfg.MaxArtifactBytes != 0 {
 		store.SetMaxArtifactBytes(cfg.MaxArtifactBytes)
 	}
 	if !tasks.MemoryOnly(cfg.Store) {
-		if err := store.OpenDurable(ctx, cfg.Store, cfg.Lease, lw.printf); err != nil {
+		if err := store.OpenDurable(ctx, cfg.Store, cfg.Lease, tl.Printf); err != nil {
 			return err
 		}
 		defer store.CloseDurable() //nolint:errcheck // after the shutdown: a failed last write was logged
@@ -183,7 +182,7 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	hostport := advertisedHost(ln.Addr())
 	exposed := !isLoopback(ln.Addr())
-	e := &Env{Config: &cfg, Store: store, Logf: tl.printf, log: tl, FlushHints: flushHints}
+	e := &Env{Config: &cfg, Store: store, Logf: tl.Printf, log: tl, FlushHints: flushHints}
 	parts, err := cfg.Backend.Setup(e)
 	if err != nil {
 		ln.Close()
@@ -191,8 +190,8 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	srv := buildServers(&cfg, hostport, parts, tl, exposed)
 	sp := hotpath.NewSplitter(ln, srv.grpc != nil)
-	sp.TLS, sp.TLSRefused = tlsConf, tl.tlsRefused
-	sp.OnError = func(err error) { lw.printf("accept: %v; retrying\n", err) }
+	sp.TLS, sp.TLSRefused = tlsConf, tl.TLSRefused
+	sp.OnError = func(err error) { tl.Printf("accept: %v; retrying\n", err) }
 	if srv.detach != nil {
 		srv.detach.Requeue = sp.HTTP.Put
 	}
@@ -204,11 +203,11 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	url := cfg.scheme() + "://" + hostport
 	bound := boundAddress(&cfg, ln.Addr())
-	warnExposed(lw, &cfg, bound, exposed) // before the line scripts wait for
+	warnExposed(tl, &cfg, bound, exposed) // before the line scripts wait for
 	if cfg.Inspector != nil {
-		lw.plainf("inspector on %s\n", cfg.Inspector.Link(cfg.scheme()+"://"+bound))
+		tl.Plainf("inspector on %s\n", cfg.Inspector.Link(cfg.scheme()+"://"+bound))
 	}
-	lw.plainf("listening on %s\n", cfg.scheme()+"://"+bound) // plain in JSON logs too: scripts wait for it
+	tl.Plainf("listening on %s\n", cfg.scheme()+"://"+bound) // plain in JSON logs too: scripts wait for it
 	if cfg.Ready != nil {
 		cfg.Ready(url)
 	}
@@ -233,12 +232,12 @@ type servers struct {
 	detach *hotpath.Detacher // streams taken off the HTTP server; nil when none are
 }
 
-func buildServers(cfg *Config, hostport string, parts *Parts, tl *trafficLog, exposed bool) *servers {
+func buildServers(cfg *Config, hostport string, parts *Parts, tl *traffic.Log, exposed bool) *servers {
 	var h a2asrv.RequestHandler = parts.Handler
-	if !cfg.Quiet || tl.metrics != nil || cfg.Inspector != nil {
-		h = &logHandler{next: h, log: tl}
+	if tl.Records() {
+		h = tl.Handler(h)
 	}
-	h = &a2asrv.InterceptedHandler{Handler: h, Logger: tl.slogger()}
+	h = &a2asrv.InterceptedHandler{Handler: h, Logger: tl.Slogger()}
 	v03 := cfg.Protocol == "0.3"
 	ver := versions{v1: !v03, v03: v03 || cfg.CardCompat}
 	base := parts.Card
@@ -276,7 +275,7 @@ func buildServers(cfg *Config, hostport string, parts *Parts, tl *trafficLog, ex
 	}
 	s.http.ConnState = connState(s.detach, parts.Conns)
 	if cfg.Verbose && !cfg.Quiet {
-		s.http.ErrorLog = log.New(&lineWriter{l: tl.w, w: tl.w.w}, "http: ", 0) // sanitised, like every log line
+		s.http.ErrorLog = tl.ErrorLog("http: ") // sanitised, like every log line
 	}
 	if c := parts.Conns; c != nil {
 		s.http.ConnContext = c.Context
@@ -289,12 +288,12 @@ func buildServers(cfg *Config, hostport string, parts *Parts, tl *trafficLog, ex
 	}
 	s.http.Handler = conformHTTP(s.http.Handler, frontsOf(cfg)) // in front of every backend's handlers (conform.go)
 	if cfg.Inspector != nil {
-		s.http.Handler = withInspector(cfg.Inspector, frontsOf(cfg), s.http.Handler) // /_a2a/ (observer.go)
+		s.http.Handler = withInspector(cfg.Inspector, frontsOf(cfg), s.http.Handler) // /_a2a/ (inspector.go)
 		s.http.RegisterOnShutdown(cfg.Inspector.Close)
 		g.inspector = cfg.Inspector
 	}
-	g.next = opsHandler(s.http.Handler, tl)            // /healthz and /metrics (ops.go)
-	s.http.Handler = &frontLog{next: g, g: g, log: tl} // the guard in front of everything, the proxy's byte path included (guard.go), its refusals logged (calllog.go)
+	g.next = opsHandler(s.http.Handler, tl)     // /healthz and /metrics (ops.go)
+	s.http.Handler = tl.Front(g, g.jsonrpcCall) // the guard in front of everything, the proxy's byte path included (guard.go), its refusals logged (package traffic)
 	return s
 }
 

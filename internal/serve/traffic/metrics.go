@@ -1,13 +1,15 @@
-package serve
+package traffic
 
 import (
+	"net/http"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
-// metrics are what GET /metrics shows, in Prometheus' text format (ops.go): every call the traffic log sees, by
+// metrics are what GET /metrics shows, in Prometheus' text format (serve's ops.go): every call the traffic log sees, by
 // method and outcome, its latency, the streams open now and the --exec processes running now. Each Run has its
 // own registry: two servers in one process (tests) count apart.
 type metrics struct {
@@ -67,14 +69,14 @@ func newMetrics() *metrics {
 }
 
 // started counts a call that began; nil-safe, like every method here.
-func (m *metrics) started(c *callRecord) {
+func (m *metrics) started(c *Call) {
 	if m != nil && c.stream {
 		m.streams.Inc()
 	}
 }
 
 // ended counts a call that ended after d.
-func (m *metrics) ended(c *callRecord, d time.Duration, err error) {
+func (m *metrics) ended(c *Call, d time.Duration, err error) {
 	if m == nil {
 		return
 	}
@@ -92,7 +94,7 @@ func (m *metrics) ended(c *callRecord, d time.Duration, err error) {
 
 // dropped forgets a call that began but is counted by another record (the proxy's fast path handing a call to
 // the A2A handler).
-func (m *metrics) dropped(c *callRecord) {
+func (m *metrics) dropped(c *Call) {
 	if m != nil && c.stream {
 		m.streams.Dec()
 	}
@@ -105,14 +107,23 @@ func (m *metrics) refused(method string) {
 	}
 }
 
-// procStarted and procEnded count the --exec processes running.
-func (l *trafficLog) procStarted() {
+// Metrics serves the metrics in Prometheus' text format; nil when the log counts none.
+func (l *Log) Metrics() http.Handler {
+	if l.metrics == nil {
+		return nil
+	}
+	return promhttp.HandlerFor(l.metrics.reg, promhttp.HandlerOpts{})
+}
+
+// ProcStarted and ProcEnded count the --exec processes running.
+func (l *Log) ProcStarted() {
 	if l != nil && l.metrics != nil {
 		l.metrics.procs.Inc()
 	}
 }
 
-func (l *trafficLog) procEnded() {
+// ProcEnded counts an --exec process that ended.
+func (l *Log) ProcEnded() {
 	if l != nil && l.metrics != nil {
 		l.metrics.procs.Dec()
 	}

@@ -1,4 +1,4 @@
-package serve
+package traffic
 
 import (
 	"context"
@@ -19,9 +19,9 @@ import (
 // maxLoggedPayload bounds one payload in the verbose traffic log.
 const maxLoggedPayload = 4096
 
-// trafficLog writes one line per call to the configured writer, plus payloads and request
+// Log writes one line per call to the configured writer, plus payloads and request
 // parameters when verbose. Credentials are always redacted.
-type trafficLog struct {
+type Log struct {
 	w       *lockedWriter
 	quiet   bool
 	verbose bool
@@ -29,16 +29,10 @@ type trafficLog struct {
 	obs     Observer // sees every call, even when quiet; nil => none (observer.go)
 }
 
-func (l *trafficLog) printf(format string, args ...any) {
-	if l != nil && l.w != nil {
-		l.w.printf(format, args...)
-	}
-}
-
-// slogger is the logger handed to a2asrv: a2a-go's own messages go to the log only when verbose.
+// Slogger is the logger handed to a2asrv: a2a-go's own messages go to the log only when verbose.
 // Otherwise it discards without formatting: a2asrv derives a logger with attributes on every call,
 // which a text handler would pre-format for nothing.
-func (l *trafficLog) slogger() *slog.Logger {
+func (l *Log) Slogger() *slog.Logger {
 	if !l.verbose || l.quiet {
 		return slog.New(slog.DiscardHandler)
 	}
@@ -111,9 +105,9 @@ func describe(v any) (id string, state string) {
 	return "", "-"
 }
 
-// callRecord accumulates what is logged (and counted, metrics.go) about one call.
-type callRecord struct {
-	l      *trafficLog
+// Call accumulates what is logged (and counted, metrics.go) about one call.
+type Call struct {
+	l      *Log
 	method string
 	start  time.Time
 	id     string
@@ -125,7 +119,7 @@ type callRecord struct {
 	watch  CallWatch // nil when nobody observes (observer.go)
 }
 
-func (l *trafficLog) begin(ctx context.Context, method string, req any, taskID string) *callRecord {
+func (l *Log) begin(ctx context.Context, method string, req any, taskID string) *Call {
 	if l.quiet && l.metrics == nil && l.obs == nil {
 		return nil
 	}
@@ -137,15 +131,15 @@ func (l *trafficLog) begin(ctx context.Context, method string, req any, taskID s
 				params[k] = v
 			}
 		}
-		l.printf("%s params:%s\n  > %s\n", method, formatParams(params), payloadText(req))
+		l.Printf("%s params:%s\n  > %s\n", method, formatParams(params), payloadText(req))
 	}
-	c := l.record(ctx, method, taskID)
+	c := l.Record(ctx, method, taskID)
 	c.watch = l.watchCall(ctx, method, req, taskID)
 	return c
 }
 
 // observe records one response or stream event.
-func (c *callRecord) observe(v any) {
+func (c *Call) observe(v any) {
 	if c == nil || v == nil {
 		return
 	}
@@ -162,12 +156,12 @@ func (c *callRecord) observe(v any) {
 		c.state = state
 	}
 	if c.l.verbose && !c.l.quiet {
-		c.l.printf("  < %s\n", payloadText(v))
+		c.l.Printf("  < %s\n", payloadText(v))
 	}
 	watchEvent(c.watch, v)
 }
 
-func (c *callRecord) end(err error) {
+func (c *Call) end(err error) {
 	if c == nil {
 		return
 	}

@@ -1,4 +1,4 @@
-package serve
+package traffic
 
 import (
 	"context"
@@ -8,16 +8,20 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 )
 
-// logHandler writes the traffic log around every call of the backend's handler: one line when
-// the call (or stream) ends.
+// Handler writes the traffic log around every call of next: one line when the call (or stream) ends.
+func (l *Log) Handler(next a2asrv.RequestHandler) a2asrv.RequestHandler {
+	return &logHandler{next: next, log: l}
+}
+
+// logHandler is Log.Handler.
 type logHandler struct {
 	next a2asrv.RequestHandler
-	log  *trafficLog
+	log  *Log
 }
 
 var _ a2asrv.RequestHandler = (*logHandler)(nil)
 
-func logUnary[Req, Resp any](ctx context.Context, l *trafficLog, method, id string, req Req, call func(context.Context, Req) (Resp, error)) (Resp, error) {
+func logUnary[Req, Resp any](ctx context.Context, l *Log, method, id string, req Req, call func(context.Context, Req) (Resp, error)) (Resp, error) {
 	c := l.begin(ctx, method, req, id)
 	resp, err := call(ctx, req)
 	if err == nil {

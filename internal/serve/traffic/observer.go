@@ -1,33 +1,14 @@
-package serve
+package traffic
 
 import (
 	"context"
 	"encoding/json"
-	"net/http"
-	"strings"
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 	"google.golang.org/grpc"
 )
-
-// InspectorPath is the path prefix an Inspector serves under, on serve's own port.
-const InspectorPath = "/_a2a/"
-
-// Inspector is a page (and its API) that watches the traffic: Config.Inspector; internal/inspect builds one.
-// It serves under InspectorPath behind the same guard as everything else.
-type Inspector interface {
-	Observer
-	http.Handler // every request under InspectorPath
-	// Authorized reports whether a request under InspectorPath carries the inspector's own credential (its
-	// one-time link or session cookie), which the guard then accepts in place of serve's token.
-	Authorized(r *http.Request) bool
-	// Link is the URL to print for a server reached at base ("http://127.0.0.1:8080").
-	Link(base string) string
-	// Close ends the inspector's open event streams; called when the server shuts down.
-	Close()
-}
 
 // Observer watches every call the traffic log describes, even with a quiet log. Its methods run on the call's
 // own goroutine: they must return at once and never block on a reader.
@@ -72,7 +53,7 @@ type CallEnd struct {
 }
 
 // watchCall starts observing a call of the decoding path; nil when nobody observes.
-func (l *trafficLog) watchCall(ctx context.Context, method string, req any, taskID string) CallWatch {
+func (l *Log) watchCall(ctx context.Context, method string, req any, taskID string) CallWatch {
 	if l.obs == nil {
 		return nil
 	}
@@ -84,8 +65,8 @@ func (l *trafficLog) watchCall(ctx context.Context, method string, req any, task
 	}
 	if _, ok := grpc.Method(ctx); ok {
 		s.Binding = a2a.TransportProtocolGRPC
-	} else if k, ok := ctx.Value(frontCtxKey{}).(frontKey); ok {
-		s.Binding, s.Version = k.binding, k.version
+	} else if f, ok := ctx.Value(frontCtxKey{}).(frontOf); ok {
+		s.Binding, s.Version = f.binding, f.version
 	}
 	if req != nil {
 		s.Body, _ = json.Marshal(req) // a request that decoded encodes; an error leaves no body to show
@@ -110,7 +91,7 @@ func watchEvent(w CallWatch, v any) {
 }
 
 // endWatch reports the end of a logged call to its watcher.
-func (c *callRecord) endWatch(err error, handed bool) {
+func (c *Call) endWatch(err error, handed bool) {
 	if c.watch == nil {
 		return
 	}
@@ -118,24 +99,16 @@ func (c *callRecord) endWatch(err error, handed bool) {
 	c.watch = nil
 }
 
-// wantsInspector reports a request the inspector serves.
-func wantsInspector(r *http.Request) bool {
-	return r.URL.Path+"/" == InspectorPath || strings.HasPrefix(r.URL.Path, InspectorPath)
-}
-
 type frontCtxKey struct{}
 
-// withInspector serves the inspector's paths in front of next, and tells the observer which binding and version
-// an A2A call came on (the decoding path does not know).
-func withInspector(in Inspector, fronts httpFronts, next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if wantsInspector(r) {
-			in.ServeHTTP(w, r)
-			return
-		}
-		if fr := fronts.classify(r); fr.kind == frontA2A {
-			r = r.WithContext(context.WithValue(r.Context(), frontCtxKey{}, fr.key))
-		}
-		next.ServeHTTP(w, r)
-	})
+// frontOf is the binding and version WithFront put in a context.
+type frontOf struct {
+	binding a2a.TransportProtocol
+	version string
+}
+
+// WithFront tells the observer which binding and protocol version an HTTP call came on (the decoding path,
+// where Log.Handler sees the call, does not know).
+func WithFront(ctx context.Context, binding a2a.TransportProtocol, version string) context.Context {
+	return context.WithValue(ctx, frontCtxKey{}, frontOf{binding, version})
 }

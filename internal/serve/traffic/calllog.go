@@ -1,4 +1,4 @@
-package serve
+package traffic
 
 import (
 	"context"
@@ -16,12 +16,12 @@ import (
 	"google.golang.org/grpc/status"
 )
 
-// The traffic log has one line per call, in text or JSON (Config.LogFormat):
+// The traffic log has one line per call, in text or JSON (Config.JSON, serve's --log-format):
 //
 //	2026-11-24T20:30:01.123Z 127.0.0.1:41234 SendMessage task=9f… state=completed 1.2ms 345B
 //	{"time":"…","level":"INFO","msg":"call","client":"127.0.0.1:41234","method":"SendMessage","task":"9f…",…}
 //
-// A request no call took (callRecord) but that was refused (guard.go, conform.go, a body a2asrv could not
+// A request no call took (Call) but that was refused (serve's guard and conformance layer, a body a2asrv could not
 // read, an unknown path) gets a line too, with the status and the reason the client was given:
 //
 //	2026-11-24T20:30:01.125Z 127.0.0.1:41236 POST /message:send task=- state=refused 31µs 0B status=401 reason="…"
@@ -35,7 +35,7 @@ const logTime = "2006-01-02T15:04:05.000Z07:00"
 // maxReason bounds the refusal reason kept from an answer.
 const maxReason = 512
 
-// callMeta is what serve knows of a request before any handler reads it. A callRecord that begins under it
+// callMeta is what serve knows of a request before any handler reads it. A Call that begins under it
 // takes it: the call's own line then says what happened, and no refusal is logged.
 type callMeta struct {
 	client string
@@ -50,19 +50,6 @@ func callMetaFrom(ctx context.Context) *callMeta {
 	return m
 }
 
-// newTrafficLog builds the log writer and the traffic log of cfg (normalised).
-func newTrafficLog(cfg *Config) (*lockedWriter, *trafficLog) {
-	lw := &lockedWriter{w: cfg.Log}
-	if cfg.LogFormat == "json" {
-		lw.json = slog.New(slog.NewJSONHandler(&lineWriter{l: lw, w: cfg.Log}, nil))
-	}
-	tl := &trafficLog{w: lw, quiet: cfg.Quiet, verbose: cfg.Verbose}
-	if !cfg.NoMetrics {
-		tl.metrics = newMetrics()
-	}
-	return lw, tl
-}
-
 // jsonLines writes each line of s as one JSON object with the line as its msg.
 func (l *lockedWriter) jsonLines(s string) {
 	for line := range strings.SplitSeq(strings.TrimRight(s, "\n"), "\n") {
@@ -70,9 +57,9 @@ func (l *lockedWriter) jsonLines(s string) {
 	}
 }
 
-// record starts the record of one call; the caller's address comes from the request (frontLog) or the gRPC peer.
-func (l *trafficLog) record(ctx context.Context, method, taskID string) *callRecord {
-	c := &callRecord{l: l, method: method, start: time.Now(), id: taskID, state: "-", stream: streamMethod(method)}
+// Record starts the record of one call; the caller's address comes from the request (Front) or the gRPC peer.
+func (l *Log) Record(ctx context.Context, method, taskID string) *Call {
+	c := &Call{l: l, method: method, start: time.Now(), id: taskID, state: "-", stream: streamMethod(method)}
 	if m := callMetaFrom(ctx); m != nil {
 		m.taken.Store(true)
 		c.client = m.client
@@ -95,7 +82,7 @@ func orDash(s string) string {
 }
 
 // writeCall writes the line of a call that ended after d.
-func (l *trafficLog) writeCall(c *callRecord, d time.Duration, err error) {
+func (l *Log) writeCall(c *Call, d time.Duration, err error) {
 	if l.w.json != nil {
 		attrs := []slog.Attr{slog.String("client", orDash(c.client)), slog.String("method", c.method),
 			slog.String("task", orDash(c.id)), slog.String("state", c.state),
@@ -117,11 +104,11 @@ func (l *trafficLog) writeCall(c *callRecord, d time.Duration, err error) {
 	if err != nil {
 		line += fmt.Sprintf(" error=%q", err.Error())
 	}
-	l.printf("%s\n", line)
+	l.Printf("%s\n", line)
 }
 
 // refused logs and counts a request turned away before any call took it.
-func (l *trafficLog) refused(m *callMeta, method, code, reason string) {
+func (l *Log) refused(m *callMeta, method, code, reason string) {
 	l.metrics.refused(method)
 	if l.quiet {
 		return
@@ -134,26 +121,30 @@ func (l *trafficLog) refused(m *callMeta, method, code, reason string) {
 			slog.String("reason", reason))
 		return
 	}
-	l.printf("%s %s %s task=- state=refused %s 0B status=%s reason=%q\n", time.Now().Format(logTime), orDash(m.client),
+	l.Printf("%s %s %s task=- state=refused %s 0B status=%s reason=%q\n", time.Now().Format(logTime), orDash(m.client),
 		method, d.Round(time.Microsecond), code, reason)
 }
 
-// frontLog is the outermost HTTP handler: it hands every request its callMeta and logs the requests refused
-// before a call took them.
-type frontLog struct {
-	next http.Handler
-	g    *guard
-	log  *trafficLog
+// Front is the outermost HTTP handler: it hands every request its callMeta and logs the requests refused
+// before a call took them. rpc reports a request on the JSON-RPC endpoint, whose errors come with status 200.
+func (l *Log) Front(next http.Handler, rpc func(*http.Request) bool) http.Handler {
+	return &front{next: next, rpc: rpc, log: l}
 }
 
-func (f *frontLog) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+type front struct {
+	next http.Handler
+	rpc  func(*http.Request) bool
+	log  *Log
+}
+
+func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if f.log.quiet && f.log.metrics == nil {
 		f.next.ServeHTTP(w, r)
 		return
 	}
 	m := &callMeta{client: r.RemoteAddr, start: time.Now()}
 	r = r.WithContext(context.WithValue(r.Context(), callMetaKey{}, m))
-	rw := &refusalWriter{ResponseWriter: w, m: m, rpc: f.g.jsonrpcCall(r)}
+	rw := &refusalWriter{ResponseWriter: w, m: m, rpc: f.rpc(r)}
 	f.next.ServeHTTP(rw, r)
 	if m.taken.Load() {
 		return
@@ -230,29 +221,30 @@ func (w *refusalWriter) refusal() (string, bool) {
 	return reason, true
 }
 
-// grpcCall hands a gRPC call its callMeta (the guard's interceptor, outermost).
-func (l *trafficLog) grpcCall(ctx context.Context) (context.Context, *callMeta) {
+// GRPCCall hands a gRPC call its callMeta (the guard's interceptor, outermost); call done with the call's
+// outcome: it logs a call that failed before any call record took it (the guard, the conformance layer).
+func (l *Log) GRPCCall(ctx context.Context) (_ context.Context, done func(fullMethod string, err error)) {
 	if l == nil || (l.quiet && l.metrics == nil) {
-		return ctx, nil
+		return ctx, func(string, error) {}
 	}
 	m := &callMeta{start: time.Now()}
 	if p, ok := peer.FromContext(ctx); ok && p.Addr != nil {
 		m.client = p.Addr.String()
 	}
-	return context.WithValue(ctx, callMetaKey{}, m), m
+	return context.WithValue(ctx, callMetaKey{}, m), func(fullMethod string, err error) { l.grpcRefused(m, fullMethod, err) }
 }
 
-// grpcRefused logs a gRPC call that failed before any call record took it (the guard, conform.go).
-func (l *trafficLog) grpcRefused(m *callMeta, fullMethod string, err error) {
-	if m == nil || err == nil || m.taken.Load() {
+// grpcRefused logs a gRPC call that failed before any call record took it.
+func (l *Log) grpcRefused(m *callMeta, fullMethod string, err error) {
+	if err == nil || m.taken.Load() {
 		return
 	}
 	st := status.Convert(err)
 	l.refused(m, path.Base(fullMethod), st.Code().String(), st.Message())
 }
 
-// tlsRefused logs and counts a connection whose TLS handshake failed.
-func (l *trafficLog) tlsRefused(client, reason string) {
+// TLSRefused logs and counts a connection whose TLS handshake failed.
+func (l *Log) TLSRefused(client, reason string) {
 	if l.quiet && l.metrics == nil {
 		return
 	}
