@@ -3,11 +3,7 @@ package e2e
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"strings"
@@ -17,6 +13,8 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+
+	"github.com/a2acli/a2a/internal/testagent/wire"
 )
 
 // The permission prompt and chat driven through a real pseudo-terminal: a2a sees a terminal on stdin, stdout and
@@ -236,72 +234,12 @@ func TestChatCtrlCCancelsTurn(t *testing.T) {
 	}
 }
 
-// taskEveryTurnAgent is a plain net/http JSON-RPC agent that, like the Gemini CLI's, starts every streamed
-// answer with a snapshot of the whole task: the first message gets a question (input-required), a follow-up on
-// the same task completes it with "hello, <text>".
-func taskEveryTurnAgent(t *testing.T) string {
-	t.Helper()
-	const taskID, ctxID = "task-every-turn", "ctx-every-turn"
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /.well-known/agent-card.json", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprintf(w, `{"name":"every turn","description":"d","version":"1","supportedInterfaces":[{"url":%q,`+
-			`"protocolBinding":"JSONRPC","protocolVersion":"1.0"}],"capabilities":{"streaming":true},`+
-			`"defaultInputModes":["text/plain"],"defaultOutputModes":["text/plain"],"skills":[]}`, "http://"+r.Host)
-	})
-	mux.HandleFunc("POST /", func(w http.ResponseWriter, r *http.Request) {
-		var req struct {
-			ID     json.RawMessage `json:"id"`
-			Params struct {
-				Message struct {
-					TaskID string `json:"taskId"`
-					Parts  []struct {
-						Text string `json:"text"`
-					} `json:"parts"`
-				} `json:"message"`
-			} `json:"params"`
-		}
-		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		w.Header().Set("Content-Type", "text/event-stream")
-		send := func(result string) {
-			fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":%s}\n\n", req.ID, result)
-		}
-		status := func(state, msg string) string {
-			s := `{"statusUpdate":{"taskId":"` + taskID + `","contextId":"` + ctxID + `","status":{"state":"` + state + `"`
-			if msg != "" {
-				s += `,"message":{"messageId":"m-` + state + `","role":"ROLE_AGENT","parts":[{"text":"` + msg + `"}]}`
-			}
-			return s + `}}}`
-		}
-		state := "TASK_STATE_SUBMITTED"
-		if req.Params.Message.TaskID == taskID {
-			state = "TASK_STATE_WORKING"
-		}
-		send(`{"task":{"id":"` + taskID + `","contextId":"` + ctxID + `","status":{"state":"` + state + `"}}}`)
-		if req.Params.Message.TaskID != taskID {
-			send(status("TASK_STATE_INPUT_REQUIRED", "what is your name?"))
-			return
-		}
-		text := ""
-		if len(req.Params.Message.Parts) > 0 {
-			text = req.Params.Message.Parts[0].Text
-		}
-		send(status("TASK_STATE_COMPLETED", "hello, "+text))
-	})
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-	return srv.URL
-}
-
 // TestChatHeaderOncePerTask (issue 13 #10): a task that takes several chat turns shows its header (Task ID,
 // Context ID) once, even from an agent that sends the whole task at the start of every answer; its later turns
 // show its state only.
 func TestChatHeaderOncePerTask(t *testing.T) {
 	t.Parallel()
-	p := startPTY(t, "chat", taskEveryTurnAgent(t))
+	p := startPTY(t, "chat", wire.TaskEveryTurn(t))
 	p.waitFor("> ")
 	p.write("hi\r")
 	p.waitFor("what is your name?")

@@ -3,11 +3,7 @@ package chat
 import (
 	"bytes"
 	"context"
-	"encoding/json"
-	"fmt"
 	"io"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -18,6 +14,7 @@ import (
 	"github.com/a2acli/a2a/internal/follow"
 	"github.com/a2acli/a2a/internal/output"
 	"github.com/a2acli/a2a/internal/testagent"
+	"github.com/a2acli/a2a/internal/testagent/wire"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 )
 
@@ -63,12 +60,16 @@ func runChatAt(t *testing.T, url, keys string, edit func(*Session)) *chatRun {
 		for i, step := range strings.Split(keys, waitMark) {
 			if i > 0 {
 				show, rest, _ := strings.Cut(step, "\n")
+				tick := time.NewTicker(time.Millisecond) // polling the screen: there is no event for "shown"
 				for !strings.Contains(screen.String(), show) {
-					if ctx.Err() != nil {
+					select {
+					case <-ctx.Done():
+						tick.Stop()
 						return
+					case <-tick.C:
 					}
-					time.Sleep(time.Millisecond) // polling the screen: there is no event for "shown"
 				}
+				tick.Stop()
 				step = rest
 			}
 			if _, err := pw.Write([]byte(step)); err != nil {
@@ -146,7 +147,7 @@ func TestChatHeaderOncePerTask(t *testing.T) {
 // TestChatHeaderOncePerTaskResent: an agent that starts every answer with the whole task (as the Gemini CLI
 // server does) still gets the task's header shown once; the later turn shows the task's state instead.
 func TestChatHeaderOncePerTaskResent(t *testing.T) {
-	r := runChatAt(t, taskEveryTurnAgent(t), "hi\r"+waitMark+"what is your name?\nBob\r", nil)
+	r := runChatAt(t, wire.TaskEveryTurn(t), "hi\r"+waitMark+"what is your name?\nBob\r", nil)
 	if r.err != nil {
 		t.Fatalf("Run = %v", r.err)
 	}
@@ -154,66 +155,6 @@ func TestChatHeaderOncePerTaskResent(t *testing.T) {
 	if n := strings.Count(r.screen, "Task ID:"); n != 1 {
 		t.Errorf("the task header shows %d times, want once:\n%s", n, r.screen)
 	}
-}
-
-// taskEveryTurnAgent is a plain JSON-RPC agent (not built on a2a-go's server) whose streams start every answer
-// with a snapshot of the whole task: the first message gets a question (input-required), a follow-up on the same
-// task completes it with "hello, <text>".
-func taskEveryTurnAgent(t *testing.T) string {
-	t.Helper()
-	const taskID, ctxID = "task-every-turn", "ctx-every-turn"
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /.well-known/agent-card.json", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprintf(w, `{"name":"every turn","description":"d","version":"1","supportedInterfaces":[{"url":%q,`+
-			`"protocolBinding":"JSONRPC","protocolVersion":"1.0"}],"capabilities":{"streaming":true},`+
-			`"defaultInputModes":["text/plain"],"defaultOutputModes":["text/plain"],"skills":[]}`, "http://"+r.Host)
-	})
-	mux.HandleFunc("POST /", func(w http.ResponseWriter, r *http.Request) {
-		var req struct {
-			ID     json.RawMessage `json:"id"`
-			Params struct {
-				Message struct {
-					TaskID string `json:"taskId"`
-					Parts  []struct {
-						Text string `json:"text"`
-					} `json:"parts"`
-				} `json:"message"`
-			} `json:"params"`
-		}
-		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		w.Header().Set("Content-Type", "text/event-stream")
-		send := func(result string) {
-			fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":%s}\n\n", req.ID, result)
-		}
-		status := func(state, msg string) string {
-			s := `{"statusUpdate":{"taskId":"` + taskID + `","contextId":"` + ctxID + `","status":{"state":"` + state + `"`
-			if msg != "" {
-				s += `,"message":{"messageId":"m-` + state + `","role":"ROLE_AGENT","parts":[{"text":"` + msg + `"}]}`
-			}
-			return s + `}}}`
-		}
-		state := "TASK_STATE_SUBMITTED"
-		if req.Params.Message.TaskID == taskID {
-			state = "TASK_STATE_WORKING"
-		}
-		send(`{"task":{"id":"` + taskID + `","contextId":"` + ctxID + `","status":{"state":"` + state + `"}}}`)
-		if req.Params.Message.TaskID != taskID {
-			send(status("TASK_STATE_INPUT_REQUIRED", "what is your name?"))
-			return
-		}
-		text := ""
-		if len(req.Params.Message.Parts) > 0 {
-			text = req.Params.Message.Parts[0].Text
-		}
-		send(status("TASK_STATE_COMPLETED", "hello, "+text))
-	})
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-	return srv.URL
 }
 
 // TestChatCommands: /help prints the help, an unknown command is named, /new forgets the conversation, /quit

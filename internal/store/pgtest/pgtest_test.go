@@ -67,12 +67,15 @@ func TestNoOrphanServer(t *testing.T) {
 		t.Fatalf("child: %v %v: %s", err, serr, out)
 	}
 	defer os.RemoveAll(dir) // the child could not: it exited without Close
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.After(30 * time.Second)
+	tick := time.NewTicker(20 * time.Millisecond) // polling for the exit of a process that is not our child
+	defer tick.Stop()
 	for syscall.Kill(pid, 0) == nil {
-		if time.Now().After(deadline) {
+		select {
+		case <-deadline:
 			syscall.Kill(-pid, syscall.SIGKILL)
 			t.Fatalf("postgres %d still running 30s after its test binary exited", pid)
+		case <-tick.C:
 		}
-		time.Sleep(20 * time.Millisecond) // polling for the exit of a process that is not our child
 	}
 }
