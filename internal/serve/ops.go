@@ -2,8 +2,6 @@ package serve
 
 import (
 	"net/http"
-
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
 // Endpoints for whoever runs serve, on the same port as the agent, in front of every backend (a proxy forwards
@@ -28,7 +26,7 @@ func healthPath(r *http.Request) bool {
 func opsHandler(next http.Handler, tl *trafficLog) http.Handler {
 	var prom http.Handler
 	if tl.metrics != nil {
-		prom = promhttp.HandlerFor(tl.metrics.reg, promhttp.HandlerOpts{})
+		prom = http.HandlerFunc(tl.metrics.serveHTTP)
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch {
