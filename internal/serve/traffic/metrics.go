@@ -1,23 +1,23 @@
 package traffic
 
 import (
+	"bytes"
 	"net/http"
+	"strconv"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/a2acli/a2a/internal/serve/promtext"
 )
 
 // metrics are what GET /metrics shows, in Prometheus' text format (serve's ops.go): every call the traffic log sees, by
 // method and outcome, its latency, the streams open now and the --exec processes running now. Each Run has its
 // own registry: two servers in one process (tests) count apart.
 type metrics struct {
-	reg     *prometheus.Registry
-	calls   *prometheus.CounterVec
-	latency *prometheus.HistogramVec
-	streams prometheus.Gauge
-	procs   prometheus.Gauge
+	reg     *promtext.Registry
+	calls   *promtext.CounterVec
+	latency *promtext.HistogramVec
+	streams *promtext.Gauge
+	procs   *promtext.Gauge
 }
 
 // Outcomes of a call, the outcome label's values.
@@ -42,29 +42,21 @@ func methodLabel(m string) string {
 	return "other"
 }
 
+// latencyBuckets are a2a_serve_call_duration_seconds' bucket bounds, in seconds.
+var latencyBuckets = []float64{.001, .005, .01, .05, .1, .5, 1, 5, 10, 30, 60, 300}
+
 func newMetrics() *metrics {
 	m := &metrics{
-		reg: prometheus.NewRegistry(),
-		calls: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "a2a_serve_calls_total",
-			Help: "A2A calls ended, by method and outcome (ok, error, refused).",
-		}, []string{"method", "outcome"}),
-		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name:    "a2a_serve_call_duration_seconds",
-			Help:    "How long A2A calls took, from the request to the last byte of the answer (a stream's whole life).",
-			Buckets: []float64{.001, .005, .01, .05, .1, .5, 1, 5, 10, 30, 60, 300},
-		}, []string{"method"}),
-		streams: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "a2a_serve_open_streams",
-			Help: "Event streams (SendStreamingMessage, SubscribeToTask) open now.",
-		}),
-		procs: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "a2a_serve_running_processes",
-			Help: "Commands run by --exec that are running now.",
-		}),
+		reg: promtext.NewRegistry(),
+		calls: promtext.NewCounterVec("a2a_serve_calls_total",
+			"A2A calls ended, by method and outcome (ok, error, refused).", "method", "outcome"),
+		latency: promtext.NewHistogramVec("a2a_serve_call_duration_seconds",
+			"How long A2A calls took, from the request to the last byte of the answer (a stream's whole life).",
+			latencyBuckets, "method"),
+		streams: promtext.NewGauge("a2a_serve_open_streams", "Event streams (SendStreamingMessage, SubscribeToTask) open now."),
+		procs:   promtext.NewGauge("a2a_serve_running_processes", "Commands run by --exec that are running now."),
 	}
-	m.reg.MustRegister(m.calls, m.latency, m.streams, m.procs,
-		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	m.reg.Register(m.calls, m.latency, m.streams, m.procs, promtext.GoCollector{}, promtext.ProcessCollector{})
 	return m
 }
 
@@ -112,7 +104,7 @@ func (l *Log) Metrics() http.Handler {
 	if l.metrics == nil {
 		return nil
 	}
-	return promhttp.HandlerFor(l.metrics.reg, promhttp.HandlerOpts{})
+	return http.HandlerFunc(l.metrics.serveHTTP)
 }
 
 // ProcStarted and ProcEnded count the --exec processes running.
@@ -126,5 +118,19 @@ func (l *Log) ProcStarted() {
 func (l *Log) ProcEnded() {
 	if l != nil && l.metrics != nil {
 		l.metrics.procs.Dec()
+	}
+}
+
+// serveHTTP writes the metrics in the text format (HEAD gets the headers only).
+func (m *metrics) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	var b bytes.Buffer
+	if err := m.reg.WriteText(&b); err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", promtext.ContentType)
+	w.Header().Set("Content-Length", strconv.Itoa(b.Len()))
+	if r.Method != http.MethodHead {
+		_, _ = w.Write(b.Bytes()) // a scraper gone away is no matter
 	}
 }
