@@ -303,7 +303,6 @@ func TestShutdownEndsStreamAndKillsProcess(t *testing.T) {
 	if err := <-shutdownErr; err != nil {
 		t.Errorf("Run() = %v, want nil", err)
 	}
-	srv.done <- nil // for the cleanup
 	if pid := readPID(t, pidFile); pidAlive(pid) {
 		t.Errorf("grandchild %d still alive after shutdown", pid)
 	}

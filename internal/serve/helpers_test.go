@@ -1,125 +1,44 @@
 package serve
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
-	"github.com/a2aproject/a2a-go/v2/a2aclient"
-	"github.com/a2aproject/a2a-go/v2/a2aclient/agentcard"
-	grpcv1 "github.com/a2aproject/a2a-go/v2/a2agrpc/v1"
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
+
+	"github.com/a2acli/a2a/internal/serve/servetest"
 )
 
-// syncBuffer is a log writer safe for concurrent use.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+// The shared helpers (servetest) under the names these tests use.
+type syncBuffer = servetest.SyncBuffer
 
 type testServer struct {
-	url    string
-	stop   context.CancelFunc
-	done   chan error
-	stopMu sync.Once
-	err    error // Run's, once it returned
+	*servetest.Server
+	url string
 }
 
 // shutdown stops the server and returns Run's error.
-func (s *testServer) shutdown() error {
-	s.stop()
-	s.stopMu.Do(func() { s.err = <-s.done })
-	return s.err
-}
+func (s *testServer) shutdown() error { return s.Shutdown() }
 
 // startServer runs cfg on 127.0.0.1:0 and stops it when the test ends.
 func startServer(t testing.TB, cfg Config) *testServer {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	urls := make(chan string, 1)
-	cfg.Ready = func(u string) { urls <- u }
-	s := &testServer{stop: cancel, done: make(chan error, 1)}
-	go func() { s.done <- Run(ctx, cfg) }()
-	select {
-	case s.url = <-urls:
-	case err := <-s.done:
-		t.Fatalf("Run() = %v before listening", err)
-	}
-	t.Cleanup(func() {
-		cancel()
-		s.stopMu.Do(func() {
-			select {
-			case s.err = <-s.done:
-			case <-time.After(30 * time.Second):
-				t.Errorf("Run did not return after cancel")
-			}
-		})
+	s := servetest.Start(t, func(ctx context.Context, ready func(string)) error {
+		cfg.Ready = ready
+		return Run(ctx, cfg)
 	})
-	return s
+	return &testServer{Server: s, url: s.URL}
 }
 
-var insecureGRPC = grpcv1.WithGRPCTransport(grpc.WithTransportCredentials(insecure.NewCredentials()))
-
-// newClient resolves the card at url and connects over tr.
-func newClient(t testing.TB, url string, tr a2a.TransportProtocol, opts ...a2aclient.FactoryOption) *a2aclient.Client {
-	t.Helper()
-	ctx := context.Background()
-	card, err := agentcard.DefaultResolver.Resolve(ctx, url)
-	if err != nil {
-		t.Fatalf("Resolve(%s) = %v", url, err)
-	}
-	opts = append(opts, insecureGRPC, a2aclient.WithConfig(a2aclient.Config{PreferredTransports: []a2a.TransportProtocol{tr}}))
-	c, err := a2aclient.NewFromCard(ctx, card, opts...)
-	if err != nil {
-		t.Fatalf("NewFromCard(%s) = %v", tr, err)
-	}
-	t.Cleanup(func() { c.Destroy() })
-	return c
-}
-
-func textMessage(text string) *a2a.SendMessageRequest {
-	return &a2a.SendMessageRequest{Message: a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart(text))}
-}
-
-// partsText joins the text parts.
-func partsText(parts a2a.ContentParts) string {
-	var b strings.Builder
-	for _, p := range parts {
-		b.WriteString(p.Text())
-	}
-	return b.String()
-}
-
-// collect drains a stream.
-func collect(t testing.TB, seq func(yield func(a2a.Event, error) bool)) ([]a2a.Event, error) {
-	t.Helper()
-	var evs []a2a.Event
-	for ev, err := range seq {
-		if err != nil {
-			return evs, err
-		}
-		evs = append(evs, ev)
-	}
-	return evs, nil
-}
+var (
+	insecureGRPC = servetest.InsecureGRPC
+	newClient    = servetest.NewClient
+	textMessage  = servetest.TextMessage
+	collect      = servetest.Collect
+)
 
 var allTransports = []a2a.TransportProtocol{a2a.TransportProtocolHTTPJSON, a2a.TransportProtocolJSONRPC, a2a.TransportProtocolGRPC}
 
@@ -139,4 +58,13 @@ func eventually(timeout time.Duration, cond func() bool) bool {
 		}
 	}
 	return true
+}
+
+// partsText joins the text parts.
+func partsText(parts a2a.ContentParts) string {
+	var b strings.Builder
+	for _, p := range parts {
+		b.WriteString(p.Text())
+	}
+	return b.String()
 }

@@ -126,7 +126,6 @@ func TestProxyUpstreamDiesMidStream(t *testing.T) {
 		t.Errorf("stream ended with state %v and no error, want a final status or an error", final)
 	}
 	<-stopped
-	up.done <- nil
 }
 
 func TestProxyAuthAndRedaction(t *testing.T) {

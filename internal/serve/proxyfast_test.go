@@ -193,7 +193,6 @@ func TestProxyFastStreamFlushes(t *testing.T) {
 	}
 	resp.Body.Close()
 	px.shutdown()
-	px.done <- nil
 	if out := log.String(); !strings.Contains(out, "SendStreamingMessage task=t9 state=completed ") || !strings.Contains(out, " events=2") {
 		t.Errorf("log lacks the stream's line:\n%s", out)
 	}
@@ -303,7 +302,6 @@ func TestProxyFastLog(t *testing.T) {
 	rawCall(t, "GET", px.url+"/tasks/"+id, "", hdr)
 	rawCall(t, "POST", px.url+"/message:stream", `{"message":{"messageId":"m2","role":"ROLE_USER","parts":[{"text":"s"}]}}`, hdr)
 	px.shutdown()
-	px.done <- nil
 	out := log.String()
 	for _, want := range []string{
 		"SendMessage task=" + id + " state=completed ",

@@ -1,0 +1,119 @@
+// Package servetest holds what the tests of serve and of its backends share: a server run in-process on a free
+// loopback port and stopped with the test, a2a-go clients connected to it on a chosen transport, and small
+// helpers for messages, streams and logs. It is imported only from tests; it imports no package of this
+// repository (serve's own internal tests use it too), so the server to run is handed in as a function.
+package servetest
+
+import (
+	"bytes"
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2aclient"
+	"github.com/a2aproject/a2a-go/v2/a2aclient/agentcard"
+	grpcv1 "github.com/a2aproject/a2a-go/v2/a2agrpc/v1"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+)
+
+// SyncBuffer is a log writer safe for concurrent use.
+type SyncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *SyncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *SyncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// Server is a server started by Start.
+type Server struct {
+	URL  string
+	stop context.CancelFunc
+	done chan error
+	once sync.Once
+	err  error // run's, once it returned
+}
+
+// Start runs run (serve.Run with the config's Ready set to ready, on 127.0.0.1:0) until the test ends, and
+// returns once ready was called with the server's URL.
+func Start(t testing.TB, run func(ctx context.Context, ready func(url string)) error) *Server {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	urls := make(chan string, 1)
+	s := &Server{stop: cancel, done: make(chan error, 1)}
+	go func() { s.done <- run(ctx, func(u string) { urls <- u }) }()
+	select {
+	case s.URL = <-urls:
+	case err := <-s.done:
+		cancel()
+		t.Fatalf("Run() = %v before listening", err)
+	}
+	t.Cleanup(func() {
+		cancel()
+		s.once.Do(func() {
+			select {
+			case s.err = <-s.done:
+			case <-time.After(30 * time.Second):
+				t.Errorf("Run did not return after cancel")
+			}
+		})
+	})
+	return s
+}
+
+// Shutdown stops the server and returns Run's error.
+func (s *Server) Shutdown() error {
+	s.stop()
+	s.once.Do(func() { s.err = <-s.done })
+	return s.err
+}
+
+// InsecureGRPC lets a2a-go's client reach a plaintext gRPC interface.
+var InsecureGRPC = grpcv1.WithGRPCTransport(grpc.WithTransportCredentials(insecure.NewCredentials()))
+
+// NewClient resolves the card at url and connects over tr; the client is destroyed with the test.
+func NewClient(t testing.TB, url string, tr a2a.TransportProtocol, opts ...a2aclient.FactoryOption) *a2aclient.Client {
+	t.Helper()
+	ctx := context.Background()
+	card, err := agentcard.DefaultResolver.Resolve(ctx, url)
+	if err != nil {
+		t.Fatalf("Resolve(%s) = %v", url, err)
+	}
+	opts = append(opts, InsecureGRPC, a2aclient.WithConfig(a2aclient.Config{PreferredTransports: []a2a.TransportProtocol{tr}}))
+	c, err := a2aclient.NewFromCard(ctx, card, opts...)
+	if err != nil {
+		t.Fatalf("NewFromCard(%s) = %v", tr, err)
+	}
+	t.Cleanup(func() { c.Destroy() })
+	return c
+}
+
+// TextMessage is a request with one user text part.
+func TextMessage(text string) *a2a.SendMessageRequest {
+	return &a2a.SendMessageRequest{Message: a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart(text))}
+}
+
+// Collect drains a stream, returning the events before the first error and that error.
+func Collect(t testing.TB, seq func(yield func(a2a.Event, error) bool)) ([]a2a.Event, error) {
+	t.Helper()
+	var evs []a2a.Event
+	for ev, err := range seq {
+		if err != nil {
+			return evs, err
+		}
+		evs = append(evs, ev)
+	}
+	return evs, nil
+}
