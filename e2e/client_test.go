@@ -210,7 +210,8 @@ func TestTimeouts(t *testing.T) {
 	t.Parallel()
 	ag := testagent.Start(t, testagent.Options{Behavior: testagent.Slow, Delay: 20 * time.Second})
 	start := time.Now()
-	r := run(t, "", "send", ag.URL, "x", "--timeout", "300ms", "-o", "json")
+	// One blocking call (--blocking) is bounded by --timeout; a plain send would follow the task (below).
+	r := run(t, "", "send", ag.URL, "x", "--blocking", "--timeout", "300ms", "-o", "json")
 	wantCode(t, r, 5)
 	if doc := errorDoc(t, r); doc["code"] != "A2ACLI_ERR_TIMEOUT" {
 		t.Fatalf("error code %v, want A2ACLI_ERR_TIMEOUT", doc["code"])

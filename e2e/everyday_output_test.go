@@ -11,7 +11,7 @@ func TestSpinnerOnTerminalOnly(t *testing.T) {
 	t.Parallel()
 	srv := startServe(t, "--exec", "sleep 1; echo slow-answer")
 	p := startPTY(t, "send", srv.url, "hi")
-	p.waitFor("waiting for the agent")
+	p.waitFor(" working") // the spinner names the task and its state once the agent has named it
 	p.waitFor("slow-answer")
 	if code := p.wait(); code != 0 {
 		t.Fatalf("exit %d:\n%s", code, p.text())

@@ -128,7 +128,7 @@ func TestInspectorStuckReader(t *testing.T) {
 	}
 	t.Logf("%d calls with a stuck reader: %d messages lost", n, st.Dropped)
 	live := followEvents(t, px.url+"/_a2a/api/events", "")
-	r := run(t, "", "send", px.url, "still live")
+	r := run(t, "", "send", px.url, "still live", "--blocking")
 	wantCode(t, r, 0)
 	waitEvent(t, live, 10*time.Second, "call", `"method":"SendMessage"`, `"status":"ok"`)
 

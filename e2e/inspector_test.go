@@ -57,7 +57,7 @@ func TestInspectorAPI(t *testing.T) {
 	live := followEvents(t, api+"events", inspServeToken)
 	auth := []string{"--auth", "Bearer " + inspServeToken}
 
-	r := run(t, "", append([]string{"send", px.url, "hello inspector", "--transport", "jsonrpc", "-o", "json",
+	r := run(t, "", append([]string{"send", px.url, "hello inspector", "--blocking", "--transport", "jsonrpc", "-o", "json",
 		"--svc-param", "X-Api-Key=" + inspCallerKey}, auth...)...)
 	wantCode(t, r, 0)
 	task1 := sendTask(t, r)
@@ -216,7 +216,7 @@ func TestInspectorBindings(t *testing.T) {
 	t.Parallel()
 	srv := startServe(t, "--echo", "--ui", "--quiet", "--transport", "rest,jsonrpc,grpc")
 	for _, tr := range []string{"rest", "jsonrpc", "grpc"} {
-		wantCode(t, run(t, "", "send", srv.url, "via "+tr, "--transport", tr), 0)
+		wantCode(t, run(t, "", "send", srv.url, "via "+tr, "--blocking", "--transport", tr), 0)
 	}
 	// A call ends (and is recorded as ended) just after its answer is flushed to the caller.
 	want := "SendMessage/HTTP+JSON/completed SendMessage/JSONRPC/completed SendMessage/GRPC/completed"
@@ -340,7 +340,7 @@ func TestInspectorTLS(t *testing.T) {
 	if ck := res.Header.Get("Set-Cookie"); res.StatusCode != http.StatusSeeOther || !strings.Contains(ck, "Secure") {
 		t.Fatalf("one-time link over TLS: %d Set-Cookie %q", res.StatusCode, ck)
 	}
-	wantCode(t, run(t, "", "send", srv.url, "over tls", "--cacert", ca.pem, "--auth", "Bearer "+inspServeToken), 0)
+	wantCode(t, run(t, "", "send", srv.url, "over tls", "--blocking", "--cacert", ca.pem, "--auth", "Bearer "+inspServeToken), 0)
 	var list inspList
 	eventually(t, 10*time.Second, "the call listed", func() bool {
 		res, err := hc.Get(srv.url + "/_a2a/api/calls?method=SendMessage")

@@ -43,7 +43,7 @@ func rawRequest(t *testing.T, method, url string, headers map[string]string, bod
 
 var (
 	callLine    = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}(Z|[+-]\d\d:\d\d) 127\.0\.0\.1:\d+ SendMessage task=[0-9a-f-]{36} state=completed \S+ \d+B$`)
-	refusedLine = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\S+ 127\.0\.0\.1:\d+ (\S+ \S+|SendMessage) task=- state=refused \S+ 0B status=(\S+) reason="(.*)"$`)
+	refusedLine = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\S+ 127\.0\.0\.1:\d+ (\S+ \S+|SendMessage|SendStreamingMessage) task=- state=refused \S+ 0B status=(\S+) reason="(.*)"$`)
 )
 
 // Issue 13 #7: one log line per call with time, client address, method, task, state, duration and size, on every
@@ -53,7 +53,7 @@ func TestServeLogText(t *testing.T) {
 	t.Parallel()
 	s := startServe(t, "--echo", "--transport", "rest,jsonrpc,grpc", "--token", "s3cret-token")
 	for _, tr := range []string{"rest", "jsonrpc", "grpc"} {
-		wantCode(t, run(t, "", "send", s.url, "--auth", "Bearer s3cret-token", "--transport", tr, "hi"), 0)
+		wantCode(t, run(t, "", "send", s.url, "--blocking", "--auth", "Bearer s3cret-token", "--transport", tr, "hi"), 0)
 	}
 	auth := map[string]string{"Authorization": "Bearer s3cret-token", "Content-Type": "application/json"}
 	if code, _ := rawRequest(t, "POST", s.url+"/message:send", map[string]string{"Authorization": "Bearer wr0ng-guess"}, `{}`); code != 401 {
@@ -106,7 +106,7 @@ func TestServeLogText(t *testing.T) {
 func TestServeLogJSON(t *testing.T) {
 	t.Parallel()
 	s := startServe(t, "--echo", "--transport", "rest,grpc", "--log-format", "json")
-	wantCode(t, run(t, "", "send", s.url, "--transport", "grpc", "hi"), 0)
+	wantCode(t, run(t, "", "send", s.url, "--blocking", "--transport", "grpc", "hi"), 0)
 	if code, _ := rawRequest(t, "POST", s.url+"/message:send", map[string]string{"Content-Type": "text/plain"}, "\x1b[2J"); code != 415 {
 		t.Fatalf("text/plain: status %d, want 415", code)
 	}
@@ -216,7 +216,7 @@ func TestServeHealthzMetrics(t *testing.T) {
 	}
 
 	before := scrape(t, s.url, token)
-	wantCode(t, run(t, "", "send", s.url, "--auth", "Bearer "+token, "--transport", "grpc", "-o", "json", "x"), 0)
+	wantCode(t, run(t, "", "send", s.url, "--blocking", "--auth", "Bearer "+token, "--transport", "grpc", "-o", "json", "x"), 0)
 	// A task the server does not know: an error outcome, over REST.
 	wantCode(t, run(t, "", "get", "task", s.url, "no-such-task", "--auth", "Bearer "+token), 1)
 	rawRequest(t, "POST", s.url+"/message:send", nil, `{}`) // refused: no token
@@ -288,7 +288,7 @@ func TestServeProxyMetrics(t *testing.T) {
 	up := startServe(t, "--echo", "--transport", "rest,jsonrpc")
 	proxy := startServe(t, "--proxy", up.url, "--transport", "rest,jsonrpc")
 	before := scrape(t, proxy.url, "")
-	wantCode(t, run(t, "", "send", proxy.url, "--transport", "jsonrpc", "x"), 0)
+	wantCode(t, run(t, "", "send", proxy.url, "--blocking", "--transport", "jsonrpc", "x"), 0)
 	wantCode(t, run(t, "", "send", proxy.url, "--stream", "-o", "json", "y"), 0)
 	up.stop(t)
 	r := run(t, "", "send", proxy.url, "--stream", "-o", "json", "z")

@@ -155,7 +155,7 @@ func TestProxyCredentials(t *testing.T) {
 
 	injecting := startServe(t, "--proxy", ag.URL, "--auth", "Bearer right", "--svc-param", "X-Trace=1")
 	for _, args := range [][]string{{}, {"--auth", "Bearer caller"}} {
-		r := run(t, "", append([]string{"send", injecting.url, "x"}, args...)...)
+		r := run(t, "", append([]string{"send", injecting.url, "x", "--blocking"}, args...)...)
 		wantCode(t, r, 0)
 		if got := lastAuth(); got != "Bearer right" {
 			t.Fatalf("caller %v: upstream saw Authorization %q, want the injected one", args, got)

@@ -66,7 +66,8 @@ func TestREST201(t *testing.T) {
 	wantCode(t, r, 0)
 	wantContains(t, "discover", r.stdout, "HTTP+JSON")
 
-	r = run(t, "", "send", ag.URL, "created", "-o", "json")
+	// --immediate: one SendMessage (a plain send streams where the card says the agent streams).
+	r = run(t, "", "send", ag.URL, "created", "--immediate", "-o", "json")
 	wantCode(t, r, 0)
 	task := sendTask(t, r)
 	if task.Status.State != a2a.TaskStateCompleted || !strings.Contains(r.stdout, "echo: created") {

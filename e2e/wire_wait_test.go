@@ -31,7 +31,11 @@ func TestNonBlockingAgentIsPolled(t *testing.T) {
 			polls = append(polls, c.At)
 		}
 	}
-	if gap := polls[1].Sub(polls[0]); gap < 50*time.Millisecond {
+	// The first polls come sooner (from 20ms, doubling), then every --poll-interval.
+	if gap := polls[1].Sub(polls[0]); gap < 20*time.Millisecond {
+		t.Fatalf("first GetTask calls %s apart, want at least 20ms", gap)
+	}
+	if gap := polls[2].Sub(polls[1]); gap < 50*time.Millisecond {
 		t.Fatalf("GetTask calls %s apart, want at least --poll-interval 50ms", gap)
 	}
 
@@ -253,4 +257,56 @@ func TestInterruptNamesTheTask(t *testing.T) {
 		t.Fatalf("exit %d, want 130", code)
 	}
 	wantContains(t, "stderr", c.Stderr(), "a2a: interrupted\n", "hint: the task may still be running; follow it with: a2a subscribe "+ag.URL+" task-2")
+}
+
+// TestPlainSendOutlivesTimeout (issue 13 #1): without --stream, a task longer than --timeout and silent all along is
+// waited for, not failed: send streams it, asks the agent each time the stream stays silent for --timeout, and
+// prints the outcome GetTask finds. Before, a blocking SendMessage exited 5 at --timeout with no task id.
+func TestPlainSendOutlivesTimeout(t *testing.T) {
+	t.Parallel()
+	ag := wire.Start(t, wire.Options{Kind: wire.Silent, Polls: 3})
+	r := run(t, "", "send", ag.URL, "quiet job", "--timeout", "200ms", "-o", "json")
+	wantCode(t, r, 0)
+	if task := sendTask(t, r); task.Status.State != a2a.TaskStateCompleted {
+		t.Fatalf("state %s, want completed\n%s", task.Status.State, r)
+	}
+	if n, m := ag.Count("GetTask"), ag.Count("SendStreamingMessage"); n != 4 || m != 1 {
+		t.Fatalf("%d GetTask and %d SendStreamingMessage calls, want 4 (working x3, completed) and 1", n, m)
+	}
+}
+
+// TestPlainSendInterruptNamesTheTask (issue 13 #1, #4): Ctrl-C during a plain send (nothing printed yet) exits 130
+// and names the task and the commands that follow it up.
+func TestPlainSendInterruptNamesTheTask(t *testing.T) {
+	t.Parallel()
+	ag := wire.Start(t, wire.Options{Kind: wire.Silent, Polls: -1})
+	c := startClient(t, "send", ag.URL, "long", "--timeout", "200ms")
+	// The client asks about the task once the stream is silent: by then it knows the task.
+	eventually(t, 10*time.Second, "a GetTask from the client", func() bool { return ag.Count("GetTask") >= 1 })
+	c.cmd.Process.Signal(syscall.SIGINT)
+	if _, code := c.wait(t, 10*time.Second); code != 130 {
+		t.Fatalf("exit %d, want 130\nstderr:\n%s", code, c.Stderr())
+	}
+	wantContains(t, "stderr", c.Stderr(), "a2a: interrupted\n",
+		"hint: the task may still be running; follow it with: a2a subscribe "+ag.URL+" task-1 · a2a get task "+ag.URL+" task-1 · a2a cancel "+ag.URL+" task-1")
+}
+
+// TestCardOverstatesStreaming: an agent whose card says it streams but that answers a streaming call with "method
+// not found" still gets the message: send falls back to SendMessage, once, since the agent took nothing.
+func TestCardOverstatesStreaming(t *testing.T) {
+	t.Parallel()
+	ag := wire.Start(t, wire.Options{Kind: wire.NoStream})
+	r := run(t, "", "send", ag.URL, "hi", "-o", "json")
+	wantCode(t, r, 0)
+	if task := sendTask(t, r); task.Status.State != a2a.TaskStateCompleted {
+		t.Fatalf("state %s, want completed\n%s", task.Status.State, r)
+	}
+	if n, m := ag.Count("SendStreamingMessage"), ag.Count("SendMessage"); n != 1 || m != 1 {
+		t.Fatalf("%d SendStreamingMessage and %d SendMessage calls, want 1 and 1", n, m)
+	}
+	// --stream asked for a stream: no fallback.
+	r = run(t, "", "send", ag.URL, "hi", "--stream")
+	if r.code == 0 || ag.Count("SendMessage") != 1 {
+		t.Fatalf("send --stream to an agent that does not stream: exit %d, %d SendMessage calls\n%s", r.code, ag.Count("SendMessage"), r)
+	}
 }

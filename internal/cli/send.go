@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"net/http"
 
 	"github.com/a2acli/a2a/internal/client"
 	"github.com/a2acli/a2a/internal/follow"
@@ -21,12 +22,15 @@ type sendOptions struct {
 	msg        message.Input
 	stream     bool
 	immediate  bool
+	blocking   bool
 	history    int
 	save       string
 	dt         devtoolOptions
 	push       pushSendOptions // sendpush.go
 	// quietStream: a send without --stream waits by streaming (waitsByStream) and prints only the final result.
 	quietStream bool
+	// progress, when set, hears the task after every event of a quiet stream (the spinner's label).
+	progress func(*a2a.Task)
 }
 
 func newSendCmd(f *factory, runF func(context.Context, *sendOptions) error) *cobra.Command {
@@ -40,9 +44,12 @@ The message is the text argument ("-" reads it from stdin), or a whole Message o
 parts array (--parts). --file adds file parts and --data a data part. With --stream, events are printed as they
 arrive (JSON Lines with -o json). A task that stops for input prints the command that continues it.
 
-Without --immediate, send waits until the task ends or stops for input: a task the agent answers while still
-working is polled with GetTask (--poll-interval, backing off), a stream that breaks is resumed (resubscribe, then
-polling). --wait bounds the whole wait (exit 5, with the commands that follow the task up).
+Without --immediate, send waits until the task ends or stops for input, however long that takes: it streams the
+task where the agent streams (printing only the result without --stream), else asks for the task at once and polls
+it with GetTask (--poll-interval, backing off). A stream that breaks is resumed (resubscribe, then polling); a stream
+silent for longer than --timeout makes send ask the agent, and it waits on while the task is alive. --wait bounds
+the whole wait (exit 5, with the commands that follow the task up). --blocking sends one blocking SendMessage
+instead, bounded by --timeout, as the protocol's plain call.
 
 Coding agents (the development-tool extension, e.g. the Gemini CLI A2A server): --workspace and --auto-execute
 send AgentSettings on a task's first message. When a tool call waits for permission, a2a asks on the terminal
@@ -100,6 +107,7 @@ or an agent card that declares the extension, send streams the turn.`,
 	fl := cmd.Flags()
 	fl.BoolVar(&o.stream, "stream", false, "use SendStreamingMessage and print events as they arrive")
 	fl.BoolVar(&o.immediate, "immediate", false, "return at once with the task (ReturnImmediately)")
+	fl.BoolVar(&o.blocking, "blocking", false, "one blocking SendMessage bounded by --timeout, neither streamed nor polled (to test an agent's SendMessage)")
 	fl.StringVar(&o.msg.JSON, "json", "", "the whole Message as JSON")
 	fl.StringVar(&o.msg.Parts, "parts", "", "a JSON array of parts; the message is built with ROLE_USER")
 	fl.StringVarP(&o.msg.File, "message-file", "f", "", "read the Message (or a parts array) from a JSON file, - for stdin")
@@ -112,7 +120,7 @@ or an agent card that declares the extension, send streams the turn.`,
 	fl.StringVar(&o.save, "save", "", "write file parts of the result's artifacts into `dir`")
 	fl.BoolVar(&f.opts.fail, "fail", false, "exit 6 when the task fails, is rejected or canceled; 7 when it needs input or auth")
 	cmd.MarkFlagsMutuallyExclusive("json", "parts", "message-file")
-	cmd.MarkFlagsMutuallyExclusive("stream", "immediate")
+	cmd.MarkFlagsMutuallyExclusive("stream", "immediate", "blocking")
 	addDevtoolFlags(cmd, &o.dt, true)
 	addPushSendFlags(cmd, &o.push)
 	addWaitFlags(cmd, &f.opts.wait)
@@ -163,56 +171,105 @@ func runSend(ctx context.Context, o *sendOptions) error {
 				return c.SendStreamingMessage(ctx, req)
 			})
 		}
-		if o.waitsByStream(c) {
-			// The stream names the task at once: a wait that ends early (--wait, Ctrl-C, a lost agent) can say which
-			// task goes on, and silence longer than --timeout is a question, not a verdict (CONTRACT.md, Time).
+		if o.waitsByStream(c) && !o.blocking {
+			// The stream names the task at once and follows it in one call: a wait that ends early (--wait, Ctrl-C,
+			// a lost agent) can say which task goes on, and silence longer than --timeout is a question, not a
+			// verdict (CONTRACT.md, Time). A blocking SendMessage would name no task until it answered, and a
+			// non-blocking one followed by SubscribeToTask costs two calls (three when the task is done by then).
 			o.quietStream = true
 			sp := o.f.startSpinner("waiting for the agent")
-			defer sp.stop()
-			return o.sendTurn(ctx, c, func(ctx context.Context) iter.Seq2[a2a.Event, error] {
-				return c.SendStreamingMessage(ctx, req)
-			})
-		}
-		if o.f.opts.wait.Wait > 0 && !o.immediate {
-			// An agent that does not stream: a blocking call would name no task until it answers, so ask for the
-			// task at once and poll it (CONTRACT.md, Time); --wait then gives up on a task it can name.
-			if req.Config == nil {
-				req.Config = &a2a.SendMessageConfig{}
-			}
-			req.Config.ReturnImmediately = true
-		}
-		sp := o.f.startSpinner("waiting for the agent")
-		defer sp.stop()
-		res, err := client.Unary(ctx, c, func(ctx context.Context) (a2a.SendMessageResult, error) {
-			return c.SendMessage(ctx, req)
-		})
-		if err != nil {
-			sp.stop()
-			err = follow.Expired(ctx, err)
-			if errors.Is(err, client.ErrTimeout) && !errors.Is(err, follow.ErrWaitExpired) && !o.immediate {
-				// A blocking call names no task until it answers: the agent may still be working on one.
-				err = client.WithHint(err, fmt.Sprintf("the agent may still be working on it; raise --timeout, follow long tasks with --wait DUR or --stream, or find the task with: a2a list tasks %s", termsafe.ShellQuote(o.url)))
-			}
-			return err
-		}
-		if task, ok := res.(*a2a.Task); ok && !o.immediate && !follow.Settled(task.Status.State) {
-			// A non-blocking agent answered before the task was done: wait for it as the user asked.
-			o.f.log.Printf("task %s is %s: polling until it ends", task.ID, shortState(task.Status.State))
-			sp.set(spinnerTask(task))
-			state := task.Status.State // the last state polling saw, for the message when the wait ends
-			final, err := o.f.env().PollTask(ctx, c, task.ID, task.Status.State, func(t *a2a.Task) {
-				state = t.Status.State
-				sp.set(spinnerTask(t))
+			o.progress = func(t *a2a.Task) { sp.set(spinnerTask(t)) }
+			seen := false // an event came: the agent has the message, whatever happens next
+			err := o.sendTurn(ctx, c, func(ctx context.Context) iter.Seq2[a2a.Event, error] {
+				return func(yield func(a2a.Event, error) bool) {
+					for ev, err := range c.SendStreamingMessage(ctx, req) {
+						seen = seen || err == nil
+						if !yield(ev, err) {
+							return
+						}
+					}
+				}
 			})
 			sp.stop()
-			if err != nil {
-				return follow.GiveUp(o.url, task.ID, state, false, err)
+			if seen || !streamRefused(err) {
+				return err
 			}
-			res = final
+			// A card that says the agent streams when it does not: nothing was sent, so send it the other way.
+			o.f.log.Printf("the agent refused the stream (%v): sending with SendMessage", err)
+			o.quietStream = false
 		}
-		sp.stop()
-		return o.printAnswer(res)
+		return o.sendUnary(ctx, c, req)
 	})
+}
+
+// streamRefused reports whether a streaming call failed because the agent does not stream at all (a method or route
+// it does not know, an unsupported operation), before it took the message.
+func streamRefused(err error) bool {
+	var he *client.HTTPStatusError
+	if errors.As(err, &he) {
+		return he.Code == http.StatusNotFound || he.Code == http.StatusMethodNotAllowed || he.Code == http.StatusNotImplemented
+	}
+	return errors.Is(err, a2a.ErrMethodNotFound) || errors.Is(err, a2a.ErrUnsupportedOperation)
+}
+
+// sendUnary is a send by SendMessage: to an agent that does not stream, it asks for the task at once and polls it
+// until it settles; with --immediate it prints what the agent answers at once.
+func (o *sendOptions) sendUnary(ctx context.Context, c *client.Conn, req *a2a.SendMessageRequest) error {
+	if !o.immediate && !o.blocking {
+		// A blocking call would name no task until it answers and would fail a task longer than --timeout, so ask
+		// for the task at once and poll it (CONTRACT.md, Time); --wait and Ctrl-C then give up on a task they can
+		// name.
+		immediately(req)
+	}
+	sp := o.f.startSpinner("waiting for the agent")
+	defer sp.stop()
+	res, err := client.Unary(ctx, c, func(ctx context.Context) (a2a.SendMessageResult, error) {
+		return c.SendMessage(ctx, req)
+	})
+	if err != nil {
+		sp.stop()
+		err = follow.Expired(ctx, err)
+		if errors.Is(err, client.ErrTimeout) && !errors.Is(err, follow.ErrWaitExpired) && !o.immediate {
+			// The agent held the call although it was asked to answer at once: it names no task until it
+			// answers, and may still be working on one.
+			err = o.heldHint(err)
+		}
+		return err
+	}
+	if task, ok := res.(*a2a.Task); ok && !o.immediate && !follow.Settled(task.Status.State) {
+		// A non-blocking agent answered before the task was done: wait for it as the user asked.
+		o.f.log.Printf("task %s is %s: polling until it ends", task.ID, shortState(task.Status.State))
+		sp.set(spinnerTask(task))
+		state := task.Status.State // the last state polling saw, for the message when the wait ends
+		final, err := o.f.env().PollTask(ctx, c, task.ID, task.Status.State, func(t *a2a.Task) {
+			state = t.Status.State
+			sp.set(spinnerTask(t))
+		})
+		sp.stop()
+		if err != nil {
+			return follow.GiveUp(o.url, task.ID, state, false, err)
+		}
+		res = final
+	}
+	sp.stop()
+	return o.printAnswer(res)
+}
+
+// immediately asks the agent to answer a send with the task at once (ReturnImmediately), not when it is done.
+func immediately(req *a2a.SendMessageRequest) {
+	if req.Config == nil {
+		req.Config = &a2a.SendMessageConfig{}
+	}
+	req.Config.ReturnImmediately = true
+}
+
+// heldHint explains a SendMessage that outlived --timeout: a blocking one (--blocking), or one the agent held
+// although it was asked to answer at once.
+func (o *sendOptions) heldHint(err error) error {
+	if o.blocking {
+		return client.WithHint(err, fmt.Sprintf("the agent may still be working on the task; without --blocking, send follows a task however long it takes; find it with: a2a list tasks %s", termsafe.ShellQuote(o.url)))
+	}
+	return client.WithHint(err, fmt.Sprintf("the agent held the call past --timeout and may still be working on the task; raise --timeout, or find the task with: a2a list tasks %s", termsafe.ShellQuote(o.url)))
 }
 
 // printAnswer prints the answer of a non-streamed send, saves its files and reports its outcome.

@@ -39,11 +39,29 @@ func (o *sendOptions) streamsTurn(c *client.Conn) bool {
 	return o.dt.any() || devtool.CardDeclares(c.Card)
 }
 
-// waitsByStream reports whether a send without --stream waits for its task by streaming: --wait bounds the wait
-// (a blocking call would not name the task it gives up on), the agent streams, and the user did not ask for
-// --immediate or a history length (a stream carries no history).
+// waitsByStream reports whether a send without --stream waits for its task by streaming (CONTRACT.md, Time): a
+// blocking call would name no task until it answers and would fail a task longer than --timeout. That is when the
+// agent streams and the user did not ask for --immediate. A stream carries no history length: with --history, the
+// settled task is read once more with it (withHistory).
 func (o *sendOptions) waitsByStream(c *client.Conn) bool {
-	return o.f.opts.wait.Wait > 0 && !o.immediate && o.history < 0 && c.Card != nil && c.Card.Capabilities.Streaming
+	return !o.immediate && c.Card != nil && c.Card.Capabilities.Streaming
+}
+
+// withHistory reads the task a stream settled with the history length the user asked for, as a unary send answers
+// it. The streamed task stands when the agent cannot give it (-v says why).
+func (o *sendOptions) withHistory(ctx context.Context, c *client.Conn, v *follow.View) {
+	if o.history < 0 || v.Task == nil || v.Task.ID == "" {
+		return
+	}
+	h := o.history
+	task, err := client.Unary(ctx, c, func(ctx context.Context) (*a2a.Task, error) {
+		return c.GetTask(ctx, &a2a.GetTaskRequest{ID: v.Task.ID, HistoryLength: &h, Tenant: o.f.opts.Tenant})
+	})
+	if err != nil || task == nil {
+		o.f.log.Printf("get task %s with --history %d: %v", v.Task.ID, h, err)
+		return
+	}
+	v.Task = task
 }
 
 // terminalAsker asks permission on the terminal: stdin and stderr both are one, and no flag answered already.
@@ -95,8 +113,20 @@ func (o *sendOptions) runTurn(ctx context.Context, c *client.Conn, run func(*fol
 		t.Quiet()
 	}
 	t.View.Light = !resultOnly // printed as it comes; --save writes as it comes
+	if resultOnly {
+		t.View.Max = c.MaxResponse // held whole, as a unary answer is
+	}
 	saver := follow.NewSaver(o.f.io.Err, o.save)
 	t.Emit = saver.Wrap(t.Emit)
+	if o.progress != nil {
+		emit := t.Emit
+		t.Emit = func(ev a2a.Event) error {
+			if t.View.Task != nil {
+				o.progress(t.View.Task)
+			}
+			return emit(ev)
+		}
+	}
 	err := run(t)
 	if cerr := p.Close(); err == nil {
 		err = cerr
@@ -108,6 +138,7 @@ func (o *sendOptions) runTurn(ctx context.Context, c *client.Conn, run func(*fol
 		return err
 	}
 	if resultOnly {
+		o.withHistory(ctx, c, &t.View)
 		if err := o.printResult(p, &t.View); err != nil {
 			return err
 		}

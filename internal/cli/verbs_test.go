@@ -14,6 +14,7 @@ import (
 
 	"github.com/a2acli/a2a/internal/client"
 	"github.com/a2acli/a2a/internal/testagent"
+	"github.com/a2acli/a2a/internal/testagent/wire"
 )
 
 // The verbs in-process through Main against reference agents (internal/testagent, built on a2a-go's server, not
@@ -141,6 +142,7 @@ func TestVerbsErrorClasses(t *testing.T) {
 	t.Parallel()
 	auth := testagent.Start(t, testagent.Options{RequireAuth: "Bearer right"})
 	slow := testagent.Start(t, testagent.Options{Behavior: testagent.Slow, Delay: 2 * time.Second})
+	hold := wire.Start(t, wire.Options{Kind: wire.HoldSend, Hold: time.Minute})
 	notFound := testagent.StartRaw(t, http.StatusNotFound, "text/plain", "no")
 	garbage := testagent.StartRaw(t, http.StatusOK, "application/json", `{"name":`)
 	html := testagent.StartRaw(t, http.StatusOK, "text/html", "<html>hi</html>")
@@ -155,7 +157,13 @@ func TestVerbsErrorClasses(t *testing.T) {
 		{name: "credentials right", args: []string{"send", auth.URL, "hi", "--bearer", "right"}, stdout: []string{"echo: hi"}},
 		{name: "wait", args: []string{"send", slow.URL, "hi", "--wait", "200ms"}, code: exitTimeout, stderr: []string{"still working when --wait expired", "hint: the task may still be running; follow it with: a2a subscribe"}},
 		{name: "wait json", args: []string{"send", slow.URL, "hi", "--wait", "200ms", "-o", "json"}, code: exitTimeout, stdout: []string{codeTimeout, `"taskId":"`}, jsonDoc: true},
-		{name: "timeout", args: []string{"send", slow.URL, "hi", "--timeout", "200ms"}, code: exitTimeout, stderr: []string{"hint:"}},
+		// A task longer than --timeout is waited for, not failed (the agent streams: silence is a question).
+		{name: "long task", args: []string{"send", slow.URL, "hi", "--timeout", "200ms"}, stdout: []string{"State: completed", "echo: hi"}},
+		{name: "long task history", args: []string{"send", slow.URL, "hi", "--timeout", "200ms", "--history", "1", "-o", "json"}, stdout: []string{`"history":[{`, "echo: hi"}, jsonDoc: true},
+		// An agent that holds the call although asked to answer at once: --timeout bounds the call.
+		{name: "timeout", args: []string{"send", hold.URL, "hi", "--timeout", "200ms"}, code: exitTimeout, stderr: []string{"hint: the agent held the call past --timeout", "a2a list tasks " + hold.URL}},
+		{name: "timeout blocking", args: []string{"send", slow.URL, "hi", "--timeout", "200ms", "--blocking"}, code: exitTimeout, stderr: []string{"hint: the agent may still be working on the task; without --blocking", "a2a list tasks " + slow.URL}},
+		{name: "blocking and stream", args: []string{"send", slow.URL, "hi", "--blocking", "--stream"}, code: exitUsage},
 		{name: "wait expired", args: []string{"send", slow.URL, "hi", "--immediate"}},
 		{name: "card not found", args: []string{"discover", notFound}, code: exitUnreachable, stderr: []string{"agent card not found"}},
 		{name: "card not found json", args: []string{"discover", notFound, "-o", "json"}, code: exitUnreachable, stdout: []string{codeCardNotFound}, jsonDoc: true},
@@ -242,7 +250,41 @@ func TestSpinnerOnTerminal(t *testing.T) {
 	if !strings.Contains(out.String(), "echo: hi") || strings.Contains(out.String(), "waiting") {
 		t.Errorf("stdout = %q", out)
 	}
-	if !strings.Contains(errb.String(), "waiting for the agent") {
-		t.Errorf("no spinner on stderr: %q", errb)
+	// The spinner names the task and its state once the agent has named it.
+	if !strings.Contains(errb.String(), "ms task ") || !strings.Contains(errb.String(), " working") || !strings.HasSuffix(errb.String(), "\r\x1b[K") {
+		t.Errorf("no spinner on stderr, or not erased: %q", errb)
+	}
+}
+
+// TestSaveFileOnly: --save writes a file part's bytes and nothing beside it (here a data part in the same artifact),
+// whichever way the send went: streamed (the default where the agent streams), --stream, or one blocking call. The
+// streamed saver used to append the data part's JSON to the file.
+func TestSaveFileOnly(t *testing.T) {
+	t.Parallel()
+	files := testagent.Start(t, testagent.Options{Behavior: testagent.Files})
+	for _, extra := range [][]string{nil, {"--stream"}, {"--blocking"}} {
+		dir := t.TempDir()
+		code, _, stderr := runMain(t, "", append([]string{"send", files.URL, "hi", "--save", dir}, extra...)...)
+		if code != 0 {
+			t.Fatalf("send %v: exit %d\n%s", extra, code, stderr)
+		}
+		got, err := os.ReadFile(filepath.Join(dir, testagent.FileName))
+		if err != nil || len(got) != testagent.FileSize || got[testagent.FileSize-1] != byte((testagent.FileSize-1)%256) {
+			t.Errorf("send %v: saved %d bytes (%v), want the %d bytes of the file part", extra, len(got), err, testagent.FileSize)
+		}
+	}
+}
+
+// TestQuietStreamBounded: a send that holds a streamed task whole to print it (no --stream) holds at most
+// --max-response-bytes of it, as a unary answer is bounded; --stream prints as it goes and holds nothing.
+func TestQuietStreamBounded(t *testing.T) {
+	t.Parallel()
+	big := testagent.Start(t, testagent.Options{Behavior: testagent.Big, BigSize: 1 << 20})
+	code, _, stderr := runMain(t, "", "send", big.URL, "hi", "--max-response-bytes", "65536")
+	if code != exitFailure || !strings.Contains(stderr, "larger than --max-response-bytes (64 KiB)") {
+		t.Fatalf("exit %d, want %d and the limit named\n%s", code, exitFailure, stderr)
+	}
+	if code, _, stderr := runMain(t, "", "send", big.URL, "hi", "--max-response-bytes", "65536", "--stream", "-o", "raw"); code != 0 {
+		t.Fatalf("--stream: exit %d, want 0\n%s", code, stderr)
 	}
 }

@@ -99,6 +99,8 @@ type Conn struct {
 	Iface   *a2a.AgentInterface
 	Ref     *Ref
 	Timeout time.Duration
+	// MaxResponse is --max-response-bytes: what a client may hold of one answer (0: no bound).
+	MaxResponse int64
 	// params are the headers every request carries; hc is the process's HTTP client. Plain HTTP calls beside the
 	// protocol (a coding agent's slash commands) use both.
 	Params map[string][]string
@@ -218,7 +220,7 @@ func (d *Dialer) Connect(ctx context.Context, rawURL string) (*Conn, error) {
 	}
 	card, ref, forced, params, hc := r.Card, r.ref, r.forced, r.params, r.hc
 	d.requiredExtensions(card, params)
-	c := &Conn{Ref: ref, Timeout: d.opts.Timeout, Card: card, CardURL: r.cardURL, Params: params, HC: hc}
+	c := &Conn{Ref: ref, Timeout: d.opts.Timeout, MaxResponse: d.opts.MaxResponseBytes, Card: card, CardURL: r.cardURL, Params: params, HC: hc}
 	iface, why, err := chooseInterface(card, ref, forced)
 	if err != nil {
 		return nil, err

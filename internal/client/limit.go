@@ -25,6 +25,9 @@ func (e *ResponseTooLargeError) Error() string {
 	return fmt.Sprintf("the reply is larger than --max-response-bytes (%s)", sizeText(e.limit))
 }
 
+// TooLarge is the error of an answer over limit bytes that a client gathers itself (a stream it holds whole).
+func TooLarge(limit int64) error { return &ResponseTooLargeError{limit: limit} }
+
 // sizeText writes n bytes the way a user reads them: "67108864 bytes" becomes "64 MiB".
 func sizeText(n int64) string {
 	switch {

@@ -105,20 +105,19 @@ func (t *Turn) poll(ctx context.Context, task *a2a.Task, cause error) error {
 	return t.apply(final)
 }
 
-// giveUpIfLive wraps err with the task's follow-up commands when the task still runs.
+// giveUpIfLive wraps err with the task's follow-up commands when the task still runs: whatever ended the command
+// (--wait, Ctrl-C, an answer too large, an agent's error), the user learns which task goes on (CONTRACT.md, Time).
 func giveUpIfLive(ctx context.Context, agentURL string, task *a2a.Task, err error) error {
 	err = Cause(ctx, err)
-	if task == nil || Settled(task.Status.State) {
+	if task == nil || task.ID == "" || Settled(task.Status.State) {
 		return Expired(ctx, err)
 	}
-	if errors.Is(err, ErrWaitExpired) || errors.Is(err, client.ErrInterrupted) {
-		return GiveUp(agentURL, task.ID, task.Status.State, false, err)
-	}
-	return err
+	return GiveUp(agentURL, task.ID, task.Status.State, false, err)
 }
 
 // recoverable reports whether a stream failure leaves the task worth resuming: the connection broke or went silent.
-// Protocol errors, usage errors, timeouts of the user's own bounds and interrupts are reported as they are.
+// Protocol errors, usage errors, answers over --max-response-bytes, timeouts of the user's own bounds and interrupts
+// are reported as they are.
 func recoverable(err error) bool {
 	switch {
 	case errors.Is(err, client.ErrInterrupted), errors.Is(err, ErrWaitExpired), errors.Is(err, client.ErrTimeout):
@@ -130,7 +129,8 @@ func recoverable(err error) bool {
 	}
 	var ue *client.UsageError
 	var he *client.HTTPStatusError
-	return !errors.As(err, &ue) && !errors.As(err, &he)
+	var tl *client.ResponseTooLargeError
+	return !errors.As(err, &ue) && !errors.As(err, &he) && !errors.As(err, &tl)
 }
 
 func isProtocolError(err error) bool {

@@ -1,7 +1,6 @@
 package follow
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,9 +12,9 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 )
 
-// Saver is --save for a stream: the content of every artifact goes to a file in dir as its chunks arrive, so
-// the client holds none of it. At the end, each artifact that carried a file part is kept as one file (its chunks
-// joined, named after its first file part or its id), the others are removed.
+// Saver is --save for a stream: the file content (raw parts) of every artifact goes to a file in dir as its chunks
+// arrive, so the client holds none of it. At the end, each artifact that carried a file part is kept as one file
+// (its chunks joined, named after its first file part or its id), the others are removed.
 type Saver struct {
 	w     io.Writer // where "saved …" is said
 	dir   string
@@ -97,24 +96,26 @@ func (s *Saver) write(a *a2a.Artifact, restart bool) error {
 		sa.n = 0
 	}
 	for _, p := range a.Parts {
+		// File content goes to the file: raw parts, and the text chunks appended to an artifact that is a file (a
+		// text file streamed as text). Data parts, and text beside a file part in the same chunk (a caption, a
+		// summary), are printed, not saved, as a unary answer's are.
 		if p == nil {
 			continue
 		}
 		var b []byte
 		switch c := p.Content.(type) {
-		case a2a.Text:
-			b = []byte(c)
 		case a2a.Raw:
 			b = c
 			if !sa.hasFile {
 				sa.hasFile, sa.name = true, safeName(p.Filename)
 			}
-		case a2a.Data:
-			line, err := json.Marshal(c.Value)
-			if err != nil {
-				return fmt.Errorf("--save: encode data part: %w", err)
+		case a2a.Text:
+			if !sa.hasFile || restart {
+				continue
 			}
-			b = append(line, '\n')
+			b = []byte(c)
+		default:
+			continue
 		}
 		n, err := sa.tmp.Write(b)
 		sa.n += int64(n)

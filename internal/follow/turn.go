@@ -86,6 +86,9 @@ func (t *Turn) Quiet() {
 // apply records one event and renders it.
 func (t *Turn) apply(ev a2a.Event) error {
 	t.View.apply(ev)
+	if t.View.Over() {
+		return client.TooLarge(t.View.Max)
+	}
 	if t.feed {
 		t.sess.Apply(ev)
 	}

@@ -11,7 +11,31 @@ type View struct {
 	// Light keeps artifacts without their parts: the stream is printed (and saved) as it arrives, so holding its
 	// content would only grow the client with the stream's length.
 	Light bool
+	// Max bounds what a view that is not Light holds of the task's content (artifact parts and messages), as
+	// --max-response-bytes bounds a unary answer; 0: no bound. held is what it holds (Over reports the excess).
+	Max  int64
+	held int64
 }
+
+// partsSize is what a view counts for parts: their text, bytes and URLs, and a little for each part, so that a
+// stream of empty or data-only parts is bounded too.
+func partsSize(parts a2a.ContentParts) int64 {
+	var n int64
+	for _, p := range parts {
+		n += 64 + int64(len(p.Text())+len(p.Raw())+len(p.URL()))
+	}
+	return n
+}
+
+func messageSize(m *a2a.Message) int64 {
+	if m == nil {
+		return 0
+	}
+	return partsSize(m.Parts)
+}
+
+// Over reports whether the view holds more than Max.
+func (v *View) Over() bool { return v.Max > 0 && v.held > v.Max }
 
 func (v *View) apply(ev a2a.Event) {
 	switch e := ev.(type) {
@@ -22,16 +46,22 @@ func (v *View) apply(ev a2a.Event) {
 		cp.History = append([]*a2a.Message(nil), e.History...)
 		v.Task = &cp
 		v.artifacts = nil
+		v.held = messageSize(cp.Status.Message)
+		for _, m := range cp.History {
+			v.held += messageSize(m)
+		}
 		for _, a := range e.Artifacts {
 			ac := *a
 			ac.Parts = nil
 			if !v.Light {
 				ac.Parts = append(a2a.ContentParts(nil), a.Parts...)
+				v.held += partsSize(a.Parts)
 			}
 			v.artifact(ac.ID, &ac)
 		}
 	case *a2a.Message:
 		v.Message = e
+		v.held = messageSize(e)
 	case *a2a.TaskStatusUpdateEvent:
 		v.ensure(e.TaskID, e.ContextID)
 		// As the A2A SDKs accumulate a task: a status message that a later status replaces moves into the history
@@ -40,21 +70,28 @@ func (v *View) apply(ev a2a.Event) {
 			v.Task.History = append(v.Task.History, old)
 		}
 		v.Task.Status = e.Status
+		v.held += messageSize(e.Status.Message)
 	case *a2a.TaskArtifactUpdateEvent:
 		v.ensure(e.TaskID, e.ContextID)
 		if e.Artifact == nil {
 			return
 		}
-		if prev, ok := v.artifacts[e.Artifact.ID]; ok && e.Append {
+		prev, ok := v.artifacts[e.Artifact.ID]
+		if ok && e.Append {
 			if !v.Light {
 				prev.Parts = append(prev.Parts, e.Artifact.Parts...)
+				v.held += partsSize(e.Artifact.Parts)
 			}
 			return
+		}
+		if ok {
+			v.held -= partsSize(prev.Parts) // replaced
 		}
 		cp := *e.Artifact
 		cp.Parts = nil
 		if !v.Light {
 			cp.Parts = append(a2a.ContentParts(nil), e.Artifact.Parts...)
+			v.held += partsSize(e.Artifact.Parts)
 		}
 		v.artifact(cp.ID, &cp)
 	}

@@ -21,6 +21,10 @@ type Wait struct {
 // DefaultPollInterval is --poll-interval's default.
 const DefaultPollInterval = 2 * time.Second
 
+// FirstPoll is how soon the first GetTask of a wait comes (at most --poll-interval); the next ones double up to
+// --poll-interval.
+const FirstPoll = 20 * time.Millisecond
+
 // Check validates the bounds; cmdPath names the command in the usage error.
 func (w *Wait) Check(cmdPath string) error {
 	if w.PollInterval <= 0 {
@@ -104,7 +108,9 @@ func Cause(ctx context.Context, err error) error {
 // until it has been silent for --timeout (0: no limit). ctx bounds the whole wait. onChange sees every new state.
 func (e *Env) PollTask(ctx context.Context, c *client.Conn, id a2a.TaskID, last a2a.TaskState, onChange func(*a2a.Task)) (*a2a.Task, error) {
 	w := e.wait()
-	interval := w.PollInterval
+	// The first polls come sooner, doubling up to --poll-interval: a task a non-blocking agent finishes a moment
+	// after answering is seen a moment later, not a whole interval later.
+	interval := min(w.PollInterval, FirstPoll)
 	lastAnswer := time.Now()
 	timer := time.NewTimer(interval)
 	defer timer.Stop()
@@ -137,6 +143,8 @@ func (e *Env) PollTask(ctx context.Context, c *client.Conn, id a2a.TaskID, last 
 				if onChange != nil {
 					onChange(task)
 				}
+			} else if interval < w.PollInterval {
+				interval = min(interval*2, w.PollInterval)
 			} else {
 				interval = min(interval*3/2, w.maxPoll())
 			}

@@ -30,8 +30,14 @@ func a2aCommand(c *call, base, auth string) string {
 			return ""
 		}
 		cmd := "a2a send " + quote(base)
-		if c.method == "SendStreamingMessage" {
+		switch {
+		case c.method == "SendStreamingMessage":
 			cmd += " --stream"
+		case returnsImmediately(c.body):
+			cmd += " --immediate"
+		default:
+			// The same one blocking call (a plain send streams where the agent streams).
+			cmd += " --blocking"
 		}
 		if m.TaskID != "" {
 			cmd += " --task " + quote(string(m.TaskID))
@@ -59,6 +65,29 @@ func a2aCommand(c *call, base, auth string) string {
 		return "a2a get card " + quote(base) + auth
 	}
 	return ""
+}
+
+// returnsImmediately reports whether a SendMessage body asked for the task at once: v1.0's returnImmediately, or
+// v0.3's blocking set to false.
+func returnsImmediately(body []byte) bool {
+	type config struct {
+		ReturnImmediately bool  `json:"returnImmediately"`
+		Blocking          *bool `json:"blocking"`
+	}
+	var req struct {
+		Configuration *config `json:"configuration"`
+		Params        *struct {
+			Configuration *config `json:"configuration"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(body, &req) != nil {
+		return false
+	}
+	cfg := req.Configuration
+	if req.Params != nil && req.Params.Configuration != nil {
+		cfg = req.Params.Configuration
+	}
+	return cfg != nil && (cfg.ReturnImmediately || (cfg.Blocking != nil && !*cfg.Blocking))
 }
 
 func onlyText(m *a2a.Message) (string, bool) {

@@ -27,9 +27,18 @@ func TestCommands(t *testing.T) {
 		{"JSON-RPC, decoding path", call{method: "CancelTask", binding: "JSONRPC", taskID: "t4", body: []byte(`{"id":"t4"}`)}, false,
 			`a2a cancel http://h:1 t4`,
 			`curl -sS -N -X POST http://h:1/ -H 'Content-Type: application/json' --data-binary '{"id":1,"jsonrpc":"2.0","method":"CancelTask","params":{"id":"t4"}}'`},
+		{"SendMessage, blocking", call{method: "SendMessage", binding: "HTTP+JSON", body: []byte(`{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":"hi"}]}}`)}, false,
+			`a2a send http://h:1 --blocking hi`, ``},
+		{"SendMessage, returnImmediately", call{method: "SendMessage", binding: "JSONRPC", body: []byte(`{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":"hi"}]},"configuration":{"returnImmediately":true}}}`)}, false,
+			`a2a send http://h:1 --immediate hi`, ``},
+		{"message/send v0.3, not blocking", call{method: "SendMessage", binding: "JSONRPC", body: []byte(`{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"messageId":"m","role":"user","parts":[{"kind":"text","text":"hi"}]},"configuration":{"blocking":false}}}`)}, false,
+			`a2a send http://h:1 --immediate hi`, ``},
 	}
 	for _, tt := range tests {
 		got := commands(&tt.c, "http://h:1", tt.token)
+		if tt.curl == "" {
+			tt.curl = got.Curl // not what these cases are about
+		}
 		if got.A2A != tt.a2a {
 			t.Errorf("%s: a2a command\n got %s\nwant %s", tt.name, got.A2A, tt.a2a)
 		}

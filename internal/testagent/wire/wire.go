@@ -49,6 +49,12 @@ const (
 	// HTMLError answers every A2A call with an HTML page and HTTP 502, as a proxy in front of a dead agent does.
 	// Options.REST serves the HTTP+JSON binding in the card, else JSON-RPC.
 	HTMLError
+	// HoldSend (JSON-RPC, v1.0, not streaming) ignores returnImmediately, as hand-made agents often do: it holds
+	// every SendMessage for Options.Hold (or until the client goes), then answers the task completed.
+	HoldSend
+	// NoStream (JSON-RPC, v1.0) has a card that says it streams, but answers every streaming call with JSON-RPC
+	// -32601 "method not found", as an agent whose card overstates it does; SendMessage completes at once.
+	NoStream
 )
 
 // After is what works once a stream was cut.
@@ -77,6 +83,7 @@ type Options struct {
 	Abrupt bool
 	After  After
 	REST   bool
+	Hold   time.Duration
 }
 
 // Agent is a running hand-written agent.
@@ -194,7 +201,7 @@ func (a *Agent) card(w http.ResponseWriter, _ *http.Request) {
 		card = fmt.Sprintf(`{"name":"Wire Agent","description":"hand-written","version":"1.0.0",`+
 			`"supportedInterfaces":[{"url":%q,"protocolBinding":%q,"protocolVersion":"1.0"}],`+
 			`"capabilities":{"streaming":%t%s},"defaultInputModes":["text/plain"],"defaultOutputModes":["text/plain"],"skills":[]}`,
-			a.URL, binding, a.opts.Kind != NonBlocking, exts)
+			a.URL, binding, a.opts.Kind != NonBlocking && a.opts.Kind != HoldSend, exts)
 	}
 	w.Header().Set("Content-Type", "application/json")
 	fmt.Fprint(w, card)
@@ -240,6 +247,10 @@ func (a *Agent) jsonrpc(w http.ResponseWriter, r *http.Request) {
 		htmlError(w)
 		return
 	}
+	if a.opts.Kind == NoStream && (req.Method == "SendStreamingMessage" || req.Method == "SubscribeToTask") {
+		writeRPC(w, req.ID, "", `{"code":-32601,"message":"method not found"}`)
+		return
+	}
 	if a.opts.Kind == RPCErrorStream && req.Method != "SendMessage" {
 		writeRPC(w, req.ID, "", `{"code":-32001,"message":"task not found: `+jsonEscape(req.Params.ID)+`"}`)
 		return
@@ -250,6 +261,15 @@ func (a *Agent) jsonrpc(w http.ResponseWriter, r *http.Request) {
 		if a.opts.Kind == NonBlocking {
 			writeRPC(w, req.ID, `{"task":`+a.task(id, "TASK_STATE_WORKING", false)+`}`, "")
 			return
+		}
+		if a.opts.Kind == HoldSend {
+			select {
+			case <-time.After(a.opts.Hold):
+			case <-r.Context().Done():
+				return
+			case <-a.down:
+				return
+			}
 		}
 		writeRPC(w, req.ID, `{"task":`+a.task(id, "TASK_STATE_COMPLETED", true)+`}`, "")
 	case "GetTask":
