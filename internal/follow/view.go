@@ -103,6 +103,7 @@ func (v *View) artifact(id a2a.ArtifactID, a *a2a.Artifact) {
 	}
 	if _, ok := v.artifacts[id]; !ok {
 		v.Task.Artifacts = append(v.Task.Artifacts, a)
+		v.held += 64 // an artifact costs something even without parts
 	} else {
 		for i, old := range v.Task.Artifacts {
 			if old.ID == id {

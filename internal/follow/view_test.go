@@ -65,3 +65,43 @@ func TestTaskViewMovesReplacedStatusMessagesToHistory(t *testing.T) {
 		t.Errorf("status = %+v, want input-required without message", v.Task.Status)
 	}
 }
+
+// TestViewBounded: a view that holds a task whole (not Light) counts what it holds: chunks appended, status
+// messages, artifacts without parts; a replaced artifact no longer counts. Over Max it says so.
+func TestViewBounded(t *testing.T) {
+	t.Parallel()
+	info := a2a.TaskInfo{TaskID: "t", ContextID: "c"}
+	v := View{Max: 1000}
+	v.apply(&a2a.Task{ID: "t", ContextID: "c"})
+	first := a2a.NewArtifactEvent(info, a2a.NewTextPart(string(make([]byte, 500))))
+	v.apply(first)
+	// The same artifact replaced: its old parts stop counting.
+	v.apply(&a2a.TaskArtifactUpdateEvent{TaskID: "t", ContextID: "c", Artifact: &a2a.Artifact{ID: first.Artifact.ID, Parts: a2a.ContentParts{a2a.NewTextPart(string(make([]byte, 500)))}}})
+	if v.Over() {
+		t.Fatalf("over after a replaced artifact: held %d", v.held)
+	}
+	v.apply(&a2a.TaskArtifactUpdateEvent{TaskID: "t", ContextID: "c", Append: true, Artifact: &a2a.Artifact{ID: first.Artifact.ID, Parts: a2a.ContentParts{a2a.NewTextPart(string(make([]byte, 500)))}}})
+	if !v.Over() {
+		t.Fatalf("not over with 1000 bytes of chunks and Max 1000: held %d", v.held)
+	}
+	// Artifacts without parts, and status messages, count too: an endless stream of them is bounded.
+	for _, ev := range []func(i int) a2a.Event{
+		func(int) a2a.Event { return a2a.NewArtifactEvent(info) },
+		func(i int) a2a.Event {
+			return a2a.NewStatusUpdateEvent(info, a2a.TaskStateWorking, a2a.NewMessage(a2a.MessageRoleAgent, a2a.NewTextPart("step")))
+		},
+	} {
+		v := View{Max: 10000}
+		v.apply(&a2a.Task{ID: "t", ContextID: "c"})
+		for i := 0; i < 1000 && !v.Over(); i++ {
+			v.apply(ev(i))
+		}
+		if !v.Over() {
+			t.Errorf("1000 events held without reaching Max 10000: held %d", v.held)
+		}
+	}
+	// Light views hold no parts: only Max matters to views that hold the task whole, and Max 0 is no bound.
+	if (&View{}).Over() {
+		t.Error("a view without Max is over")
+	}
+}
