@@ -280,6 +280,16 @@ func TestA2AJSServerDrivenByClient(t *testing.T) {
 				t.Fatalf("get task: want the completed task %s\n%s", task.ID, r)
 			}
 
+			// A task longer than --timeout, silent while it works: a plain send waits for it (issue 13 #1); one
+			// blocking SendMessage (--blocking) is bounded by --timeout.
+			r = run(t, "", "send", u, "slow 1500", "--timeout", "500ms", "-o", "json")
+			wantCode(t, r, 0)
+			if task := sendTask(t, r); task.Status.State != a2a.TaskStateCompleted || artifactText(task) != "echo: slow 1500" {
+				t.Fatalf("send of a long task: want completed with 'echo: slow 1500'\n%s", r)
+			}
+			r = run(t, "", "send", u, "slow 1500", "--timeout", "500ms", "--blocking")
+			wantCode(t, r, 5)
+
 			r = run(t, "", "send", u, "--stream", "streamed", "-o", "json")
 			wantCode(t, r, 0)
 			events, errDoc := jsonLines(t, r.stdout)
@@ -340,8 +350,8 @@ func TestA2AJSServerDrivenByClient(t *testing.T) {
 				for _, lt := range list.Tasks {
 					found = found || (lt.ID == task.ID && lt.Status.State == a2a.TaskStateCompleted)
 				}
-				if !found || len(list.Tasks) != 3 {
-					t.Errorf("list tasks: want 3 tasks, %s completed among them\n%s", task.ID, r)
+				if !found || len(list.Tasks) != 5 { // hi, two slow ones, streamed, wait
+					t.Errorf("list tasks: want 5 tasks, %s completed among them\n%s", task.ID, r)
 				}
 			}
 

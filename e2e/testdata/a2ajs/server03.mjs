@@ -1,7 +1,8 @@
 // a2a-js 0.3.14 (A2A protocol v0.3) as a server, for e2e/a2ajs_test.go: server03.mjs <JSONRPC|HTTP+JSON>
 // Serves JSON-RPC at /a2a/jsonrpc and REST at /a2a/rest on 127.0.0.1, a random port; the card's preferred
 // transport is the argument. Prints "listening on http://127.0.0.1:PORT" on stdout once ready.
-// The agent answers "echo: <text>" as an artifact and completes; "wait" keeps the task working until canceled.
+// The agent answers "echo: <text>" as an artifact and completes; "wait" keeps the task working until canceled;
+// "slow N" works N ms in silence first.
 import express from 'express';
 import { AGENT_CARD_PATH } from '@a2a-js/sdk';
 import { DefaultRequestHandler, InMemoryTaskStore } from '@a2a-js/sdk/server';
@@ -25,6 +26,8 @@ const executor = {
       bus.publish({ kind: 'task', id: ctx.taskId, contextId: ctx.contextId, status: { state: 'submitted', timestamp: new Date().toISOString() }, history: [ctx.userMessage] });
     }
     bus.publish(status(ctx, 'working', false));
+    const slow = /^slow (\d+)$/.exec(text);
+    if (slow) await new Promise((resolve) => setTimeout(resolve, Number(slow[1]))); // working, silent
     if (text === 'wait') {
       await new Promise((resolve) => waiting.set(ctx.taskId, resolve));
       bus.publish(status(ctx, 'canceled', true, 'canceled by request'));

@@ -24,6 +24,8 @@ const executor = {
       bus.publish(AgentEvent.task({ id: ctx.taskId, contextId: ctx.contextId, status: { state: TaskState.TASK_STATE_SUBMITTED, timestamp: new Date().toISOString(), message: undefined }, artifacts: [], history: [ctx.userMessage], metadata: undefined }));
     }
     bus.publish(status(ctx, TaskState.TASK_STATE_WORKING));
+    const slow = /^slow (\d+)$/.exec(text);
+    if (slow) await new Promise((resolve) => setTimeout(resolve, Number(slow[1]))); // working, silent
     if (text === 'wait') {
       await new Promise((resolve) => waiting.set(ctx.taskId, resolve));
       bus.publish(status(ctx, TaskState.TASK_STATE_CANCELED, 'canceled by request'));
