@@ -30,10 +30,10 @@ func run(ctx context.Context, args []string, s *Streams, setup func(*factory)) i
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
 	defer signal.Stop(sigs)
 
-	f := &factory{io: s, opts: &globalOptions{}, log: &client.Log{W: s.Err}}
+	f := &factory{io: s, opts: &globalOptions{}, log: &client.Log{W: s.Err},
+		catchSignals: func() { signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM) }}
 	if setup != nil {
 		setup(f)
 	}
@@ -149,6 +149,9 @@ Exit codes: 0 done, 1 failure, 2 usage, 3 unreachable or no card, 4 authenticati
 		Version:           versionString(),
 		CompletionOptions: cobra.CompletionOptions{HiddenDefaultCmd: false},
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			if f.catchSignals != nil {
+				f.catchSignals()
+			}
 			f.cmdPath = cmd.CommandPath()
 			sources, err := config.Apply(cmd.Flags(), f.io.getenv, f.io.In)
 			if err != nil {
