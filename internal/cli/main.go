@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -146,7 +147,7 @@ Exit codes: 0 done, 1 failure, 2 usage, 3 unreachable or no card, 4 authenticati
   a2a list tasks localhost:8080 --status completed`,
 		SilenceErrors:     true,
 		SilenceUsage:      true,
-		Version:           versionString(),
+		Version:           cmp.Or(version, "dev"), // the switch for --version; versionTemplate prints the line
 		CompletionOptions: cobra.CompletionOptions{HiddenDefaultCmd: false},
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
 			if f.catchSignals != nil {
@@ -189,7 +190,7 @@ Exit codes: 0 done, 1 failure, 2 usage, 3 unreachable or no card, 4 authenticati
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return &client.UsageError{Msg: err.Error(), Cmd: cmd.CommandPath()}
 	})
-	root.SetVersionTemplate("{{.Version}}\n")
+	root.SetVersionTemplate(versionTemplate())
 
 	pf := root.PersistentFlags()
 	pf.StringVarP(&f.opts.output, "output", "o", "text", "output format: text, json, or raw (only the agent's content, byte for byte)")
