@@ -45,6 +45,9 @@ type factory struct {
 	// idleClose bounds the wait for the agent to close idle connections after a turn stopped at a prompt (0:
 	// idleCloseBound); tests shorten it.
 	idleClose time.Duration
+	// catchSignals starts delivering SIGINT and SIGTERM to run; called once flags parsed, so that `--help` and
+	// `--version` start no signal handling.
+	catchSignals func()
 }
 
 // dialer is the run's Dialer: one HTTP client and keep-alive pool for every connection.

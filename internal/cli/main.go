@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -30,14 +31,14 @@ func run(ctx context.Context, args []string, s *Streams, setup func(*factory)) i
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
 	defer signal.Stop(sigs)
 
-	f := &factory{io: s, opts: &globalOptions{}, log: &client.Log{W: s.Err}}
+	f := &factory{io: s, opts: &globalOptions{}, log: &client.Log{W: s.Err},
+		catchSignals: func() { signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM) }}
 	if setup != nil {
 		setup(f)
 	}
-	root := newRootCmd(f)
+	root := newRootCmdFor(f, args) // lazy.go
 	root.SetArgs(args)
 	done := make(chan error, 1)
 	go func() { done <- root.ExecuteContext(ctx) }()
@@ -126,7 +127,8 @@ func oneLine(s string) string {
 	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ")), " ")
 }
 
-func newRootCmd(f *factory) *cobra.Command {
+// newRootShell is the root command with its flags and no commands.
+func newRootShell(f *factory) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "a2a",
 		Short: "netcat for agents: talk to any A2A agent, or serve one",
@@ -145,9 +147,12 @@ Exit codes: 0 done, 1 failure, 2 usage, 3 unreachable or no card, 4 authenticati
   a2a list tasks localhost:8080 --status completed`,
 		SilenceErrors:     true,
 		SilenceUsage:      true,
-		Version:           versionString(),
+		Version:           cmp.Or(version, "dev"), // the switch for --version; versionTemplate prints the line
 		CompletionOptions: cobra.CompletionOptions{HiddenDefaultCmd: false},
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			if f.catchSignals != nil {
+				f.catchSignals()
+			}
 			f.cmdPath = cmd.CommandPath()
 			sources, err := config.Apply(cmd.Flags(), f.io.getenv, f.io.In)
 			if err != nil {
@@ -185,7 +190,7 @@ Exit codes: 0 done, 1 failure, 2 usage, 3 unreachable or no card, 4 authenticati
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return &client.UsageError{Msg: err.Error(), Cmd: cmd.CommandPath()}
 	})
-	root.SetVersionTemplate("{{.Version}}\n")
+	root.SetVersionTemplate(versionTemplate())
 
 	pf := root.PersistentFlags()
 	pf.StringVarP(&f.opts.output, "output", "o", "text", "output format: text, json, or raw (only the agent's content, byte for byte)")
@@ -203,27 +208,48 @@ Exit codes: 0 done, 1 failure, 2 usage, 3 unreachable or no card, 4 authenticati
 	_ = root.RegisterFlagCompletionFunc("output", fixedCompletion("text", "json"))               // cannot fail: the flag exists
 	_ = root.RegisterFlagCompletionFunc("transport", fixedCompletion("rest", "jsonrpc", "grpc")) // cannot fail: the flag exists
 
-	get := &cobra.Command{Use: "get", Short: "Get a resource: task or card", RunE: nounArgs}
-	get.AddCommand(newGetTaskCmd(f, nil), newGetCardCmd(f, nil))
-	list := &cobra.Command{Use: "list", Short: "List resources: tasks, commands", RunE: nounArgs}
-	list.AddCommand(newListTasksCmd(f, nil), newListCommandsCmd(f, nil))
-	root.AddCommand(pushCmds(f, get, list)...) // pushconfig.go
-	root.AddCommand(
-		newDiscoverCmd(f, nil),
-		newSendCmd(f, nil),
-		get,
-		list,
-		newCancelCmd(f, nil),
-		newSubscribeCmd(f, nil),
-		newListenCmd(f, nil),
-		newRunCmd(f),
-		newChatCmd(f, nil),
-		servecmd.New(servecmd.Deps{Err: f.io.Err, Getenv: f.io.getenv, Opts: &f.opts.Options, Verbose: &f.opts.verbose, Dialer: f.dialer}),
-		newVersionCmd(f),
-		newConfigCmd(f),
-	)
+	return root
+}
+
+// newRootCmd is the whole command tree: the root and every command (lazy.go builds only what a run needs).
+func newRootCmd(f *factory) *cobra.Command {
+	root := newRootShell(f)
+	for _, c := range topCommands {
+		root.AddCommand(c.build(f))
+	}
 	f.setupHelp(root)
 	return root
+}
+
+// topCommands are the root's commands, each with its builder; lazy.go's commandIndex summarises them.
+var topCommands = []struct {
+	name  string
+	build func(*factory) *cobra.Command
+}{
+	{"discover", func(f *factory) *cobra.Command { return newDiscoverCmd(f, nil) }},
+	{"send", func(f *factory) *cobra.Command { return newSendCmd(f, nil) }},
+	{"get", func(f *factory) *cobra.Command {
+		get := &cobra.Command{Use: "get", Short: "Get a resource: task or card", RunE: nounArgs}
+		get.AddCommand(newGetTaskCmd(f, nil), newGetCardCmd(f, nil), newPushConfigCmd(f, "get", nil))
+		return get
+	}},
+	{"list", func(f *factory) *cobra.Command {
+		list := &cobra.Command{Use: "list", Short: "List resources: tasks, commands", RunE: nounArgs}
+		list.AddCommand(newListTasksCmd(f, nil), newListCommandsCmd(f, nil), newPushConfigCmd(f, "list", nil))
+		return list
+	}},
+	{"create", func(f *factory) *cobra.Command { return pushNoun(f, "create", "Create a resource: push-config") }}, // pushconfig.go
+	{"delete", func(f *factory) *cobra.Command { return pushNoun(f, "delete", "Delete a resource: push-config") }},
+	{"cancel", func(f *factory) *cobra.Command { return newCancelCmd(f, nil) }},
+	{"subscribe", func(f *factory) *cobra.Command { return newSubscribeCmd(f, nil) }},
+	{"listen", func(f *factory) *cobra.Command { return newListenCmd(f, nil) }},
+	{"run", newRunCmd},
+	{"chat", func(f *factory) *cobra.Command { return newChatCmd(f, nil) }},
+	{"serve", func(f *factory) *cobra.Command {
+		return servecmd.New(servecmd.Deps{Err: f.io.Err, Getenv: f.io.getenv, Opts: &f.opts.Options, Verbose: &f.opts.verbose, Dialer: f.dialer})
+	}},
+	{"version", newVersionCmd},
+	{"config", newConfigCmd},
 }
 
 // nounArgs rejects a verb used without its noun ("a2a get"), naming the nouns it takes.

@@ -24,16 +24,12 @@ type pushConfigOptions struct {
 	credentials string
 }
 
-// pushCmds adds "get push-config" and "list push-configs" to get and list, and returns the
-// "create" and "delete" verbs with their push-config nouns.
-func pushCmds(f *factory, get, list *cobra.Command) []*cobra.Command {
-	get.AddCommand(newPushConfigCmd(f, "get", nil))
-	list.AddCommand(newPushConfigCmd(f, "list", nil))
-	create := &cobra.Command{Use: "create", Short: "Create a resource: push-config", RunE: nounArgs}
-	create.AddCommand(newPushConfigCmd(f, "create", nil))
-	del := &cobra.Command{Use: "delete", Short: "Delete a resource: push-config", RunE: nounArgs}
-	del.AddCommand(newPushConfigCmd(f, "delete", nil))
-	return []*cobra.Command{create, del}
+// pushNoun is the "create" or "delete" verb with its push-config noun ("get" and "list" have theirs beside their
+// other nouns, in main.go).
+func pushNoun(f *factory, verb, short string) *cobra.Command {
+	c := &cobra.Command{Use: verb, Short: short, RunE: nounArgs}
+	c.AddCommand(newPushConfigCmd(f, verb, nil))
+	return c
 }
 
 func newPushConfigCmd(f *factory, verb string, runF func(context.Context, string, *pushConfigOptions) error) *cobra.Command {

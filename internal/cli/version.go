@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/debug"
+	"sync"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/spf13/cobra"
@@ -57,6 +58,15 @@ func versionString() string {
 		ver += " " + c
 	}
 	return fmt.Sprintf("a2a %s (a2a-go %s, %s, protocols %v)", ver, v.A2AGo, v.Go, v.Protocols)
+}
+
+var addVersionFunc sync.Once
+
+// versionTemplate is the root's --version template: it builds the version line (reading the build information)
+// only when --version asks for it, not on every start.
+func versionTemplate() string {
+	addVersionFunc.Do(func() { cobra.AddTemplateFunc("a2aVersion", versionString) })
+	return "{{a2aVersion}}\n"
 }
 
 func newVersionCmd(f *factory) *cobra.Command {
