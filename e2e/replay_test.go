@@ -77,12 +77,30 @@ func firstTurn(t *testing.T, ctx context.Context, c *a2aclient.Client, text stri
 	return evs[0].TaskInfo().TaskID
 }
 
+// TestReplayBranchesV1: an answer picks its branch; an answer no branch expects gets nothing. This is not about the
+// connection rule (TestReplayConnectionRuleV03 is), so the rule is off: with it on, the outcome would hang on the
+// client keeping each turn's connection open until it answers, which Go's transport does not promise. It closes a
+// connection after an answer whenever its writer goroutine has not confirmed the request within 50 ms
+// (maxWriteWaitBeforeConnReuse, as happens under load), and the rule then rightly aborts that turn's pending
+// tools: the test flaked that way ("unknown answer: 2 events", the abort's). The client here opens a connection
+// per call, so the test holds whatever the transport does.
 func TestReplayBranchesV1(t *testing.T) {
 	t.Parallel()
-	srv := startServe(t, "--replay", recording("gemini-approve-write.jsonl"), "--replay", recording("gemini-reject-write.jsonl"), "--quiet")
-	c := libClient(t, srv.url, a2a.TransportProtocolHTTPJSON, false)
+	srv := startServe(t, "--replay", recording("gemini-approve-write.jsonl"), "--replay", recording("gemini-reject-write.jsonl"),
+		"--connection-rule", "off", "--quiet")
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
+	card, err := agentcard.DefaultResolver.Resolve(ctx, srv.url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hc := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	c, err := a2aclient.NewFromCard(ctx, card, a2aclient.WithRESTTransport(hc),
+		a2aclient.WithConfig(a2aclient.Config{PreferredTransports: []a2a.TransportProtocol{a2a.TransportProtocolHTTPJSON}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Destroy() })
 	for outcome, want := range map[string][]string{"proceed_once": {"scheduled", "executing", "success"}, "cancel": {"cancelled"}} {
 		id := firstTurn(t, ctx, c, "Please write hello.txt")
 		evs, err := streamAll(ctx, c, geminiAnswer(id, writeCall, outcome))
