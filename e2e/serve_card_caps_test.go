@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -143,11 +142,11 @@ func TestServeCardCapabilities(t *testing.T) {
 		`"method":"SendStreamingMessage","params":{"message":{"messageId":"m1","role":"ROLE_USER","parts":[{"text":"hi"}]}}`,
 		`"method":"SubscribeToTask","params":{"id":"` + string(task.ID) + `"}`,
 	} {
-		if body := postJSON(t, srv.url+"/jsonrpc", `{"jsonrpc":"2.0","id":1,`+call+`}`); !strings.Contains(body, `"code":-32004`) {
+		if _, _, body := postRaw(t, srv.url+"/jsonrpc", "application/json", `{"jsonrpc":"2.0","id":1,`+call+`}`); !strings.Contains(body, `"code":-32004`) {
 			t.Errorf("JSON-RPC %s answered %s, want error -32004", call, body)
 		}
 	}
-	body := postJSON(t, srv.url+"/jsonrpc", `{"jsonrpc":"2.0","id":1,"method":"CreateTaskPushNotificationConfig",`+
+	_, _, body := postRaw(t, srv.url+"/jsonrpc", "application/json", `{"jsonrpc":"2.0","id":1,"method":"CreateTaskPushNotificationConfig",`+
 		`"params":{"taskId":"`+string(task.ID)+`","url":"http://127.0.0.1:9/hook"}}`)
 	if !strings.Contains(body, `"code":-32003`) {
 		t.Errorf("JSON-RPC CreateTaskPushNotificationConfig answered %s, want error -32003", body)
@@ -202,27 +201,6 @@ func wantReason(t *testing.T, what string, err, want error) {
 		}
 	}
 	t.Errorf("%s: status %v %q details %v, want an ErrorInfo with reason %s", what, st.Code(), st.Message(), st.Details(), a2a.ErrorReason(want))
-}
-
-// postJSON sends body as JSON and returns the whole answer (a stream's SSE lines included).
-func postJSON(t *testing.T, url, body string) string {
-	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("A2A-Version", "1.0")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }
 
 // TestServeCardExtendedCard: a card that declares an extended card gets GetExtendedAgentCard answered with
