@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -475,4 +476,57 @@ func TestCardFile(t *testing.T) {
 	wantContains(t, "stdout", r.stdout, "echo: from a file")
 	r = run(t, "", "send", ag.CardURL, "via card url")
 	wantCode(t, r, 0)
+}
+
+// TestSaveUnnamedFiles: --save names a file part that carries no file name after its artifact (its name, else its
+// id) with an extension for its media type, never "_", and keeps two of the same name apart; the same on the
+// unary answer and on a stream. The agent is a2a-go's server (testagent).
+func TestSaveUnnamedFiles(t *testing.T) {
+	t.Parallel()
+	ag := testagent.Start(t, testagent.Options{Behavior: testagent.UnnamedFiles})
+	for _, stream := range []bool{false, true} {
+		dir := t.TempDir()
+		args := []string{"send", ag.URL, "charts please", "--save", dir, "-o", "json"}
+		if stream {
+			args = append(args, "--stream")
+		}
+		r := run(t, "", args...)
+		wantCode(t, r, 0)
+		var notesID string
+		if stream {
+			events, _ := jsonLines(t, r.stdout)
+			for _, ev := range events {
+				if au, ok := ev.(*a2a.TaskArtifactUpdateEvent); ok && au.Artifact.Name == "" {
+					notesID = string(au.Artifact.ID)
+				}
+			}
+		} else {
+			for _, a := range sendTask(t, r).Artifacts {
+				if a.Name == "" {
+					notesID = string(a.ID)
+				}
+			}
+		}
+		want := map[string]string{
+			testagent.ChartArtifact + ".png":   "\x89PNG one",
+			testagent.ChartArtifact + "-1.png": "\x89PNG two",
+			notesID + ".txt":                   "notes\n",
+		}
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]string{}
+		for _, e := range entries {
+			b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got[e.Name()] = string(b)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("stream=%v: --save wrote %q, want %q\n%s", stream, got, want, r.stderr)
+		}
+		wantContains(t, "stderr", r.stderr, "saved "+filepath.Join(dir, testagent.ChartArtifact+".png"))
+	}
 }

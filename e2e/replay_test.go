@@ -8,9 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -77,12 +79,30 @@ func firstTurn(t *testing.T, ctx context.Context, c *a2aclient.Client, text stri
 	return evs[0].TaskInfo().TaskID
 }
 
+// TestReplayBranchesV1: an answer picks its branch; an answer no branch expects gets nothing. This is not about the
+// connection rule (TestReplayConnectionRuleV03 is), so the rule is off: with it on, the outcome would hang on the
+// client keeping each turn's connection open until it answers, which Go's transport does not promise. It closes a
+// connection after an answer whenever its writer goroutine has not confirmed the request within 50 ms
+// (maxWriteWaitBeforeConnReuse, as happens under load), and the rule then rightly aborts that turn's pending
+// tools: the test flaked that way ("unknown answer: 2 events", the abort's). The client here opens a connection
+// per call, so the test holds whatever the transport does.
 func TestReplayBranchesV1(t *testing.T) {
 	t.Parallel()
-	srv := startServe(t, "--replay", recording("gemini-approve-write.jsonl"), "--replay", recording("gemini-reject-write.jsonl"), "--quiet")
-	c := libClient(t, srv.url, a2a.TransportProtocolHTTPJSON, false)
+	srv := startServe(t, "--replay", recording("gemini-approve-write.jsonl"), "--replay", recording("gemini-reject-write.jsonl"),
+		"--connection-rule", "off", "--quiet")
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
+	card, err := agentcard.DefaultResolver.Resolve(ctx, srv.url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hc := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	c, err := a2aclient.NewFromCard(ctx, card, a2aclient.WithRESTTransport(hc),
+		a2aclient.WithConfig(a2aclient.Config{PreferredTransports: []a2a.TransportProtocol{a2a.TransportProtocolHTTPJSON}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Destroy() })
 	for outcome, want := range map[string][]string{"proceed_once": {"scheduled", "executing", "success"}, "cancel": {"cancelled"}} {
 		id := firstTurn(t, ctx, c, "Please write hello.txt")
 		evs, err := streamAll(ctx, c, geminiAnswer(id, writeCall, outcome))
@@ -166,9 +186,10 @@ func TestReplayConnectionRuleV03(t *testing.T) {
 		t.Errorf("cancelled tool = %v, want the abort error", evs[0])
 	}
 
-	// A process that keeps its connection until the server closes it leaves the tool pending.
-	kept, _ := geminiClient(t, srv.url)
-	id = firstTurn(t, ctx, kept, "Please write hello.txt")
+	// A process that keeps its connection until the server closes it leaves the tool pending. It streams its turn
+	// over a connection of its own: Go's transport would not promise to keep one (it closes a connection after an
+	// answer when its write loop is late to confirm the request, as under load), and that close is the client's.
+	id = keptTurn(t, srv.url, "Please write hello.txt")
 	eventually(t, 5*time.Second, "the server closes the idle connection", func() bool {
 		return strings.Contains(srv.Log(), fmt.Sprintf("task %s: the server closed", id))
 	})
@@ -177,6 +198,69 @@ func TestReplayConnectionRuleV03(t *testing.T) {
 	if err != nil || !cmp.Equal(toolStatuses(evs), []string{"scheduled", "executing", "success"}) {
 		t.Fatalf("approval after the server closed: statuses %v, %v; want the tool to run", toolStatuses(evs), err)
 	}
+}
+
+// keptTurn streams a first turn as a v0.3 JSON-RPC client on a TCP connection it keeps open until the server closes
+// it (or the test ends), and returns the task's id; the turn must end input-required.
+func keptTurn(t *testing.T, url, text string) a2a.TaskID {
+	t.Helper()
+	conn, err := net.Dial("tcp", strings.TrimPrefix(url, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	body := `{"jsonrpc":"2.0","id":1,"method":"message/stream","params":{"message":{"kind":"message","messageId":"m1",` +
+		`"role":"user","parts":[{"kind":"text","text":` + strconv.Quote(text) + `}]}}}`
+	req, err := http.NewRequest(http.MethodPost, url+"/", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "text/event-stream")
+	if err := req.Write(conn); err != nil {
+		t.Fatal(err)
+	}
+	_ = conn.SetReadDeadline(time.Now().Add(20 * time.Second))
+	resp, err := http.ReadResponse(bufio.NewReader(conn), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var id, state string
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	for sc.Scan() {
+		data, ok := strings.CutPrefix(sc.Text(), "data: ")
+		if !ok {
+			continue
+		}
+		var ev struct {
+			Result struct {
+				Kind   string `json:"kind"`
+				ID     string `json:"id"`
+				TaskID string `json:"taskId"`
+				Status struct {
+					State string `json:"state"`
+				} `json:"status"`
+			} `json:"result"`
+		}
+		if err := json.Unmarshal([]byte(data), &ev); err != nil {
+			t.Fatalf("event %s: %v", data, err)
+		}
+		if id == "" {
+			id = ev.Result.TaskID // a status or artifact update
+			if ev.Result.Kind == "task" {
+				id = ev.Result.ID
+			}
+		}
+		if ev.Result.Status.State != "" {
+			state = ev.Result.Status.State
+		}
+	}
+	if err := sc.Err(); err != nil || id == "" || state != "input-required" {
+		t.Fatalf("kept turn: task %q ends %q, %v; want input-required", id, state, err)
+	}
+	_ = conn.SetReadDeadline(time.Time{})
+	return a2a.TaskID(id)
 }
 
 func TestReplayRFC(t *testing.T) {

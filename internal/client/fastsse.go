@@ -477,75 +477,76 @@ func (p *jparser) object(field func(key string) bool) bool {
 	}
 }
 
+// jfield is one key an object the fast path reads may hold, and where its value goes: a string, a boolean, or
+// what read reads. A key the object's fields do not list makes it one the fast path does not read.
+type jfield struct {
+	key  string
+	str  *string
+	flag *bool
+	read func() bool
+}
+
+// fields reads an object whose keys are among fs, each at most once.
+func (p *jparser) fields(fs ...jfield) bool {
+	return p.object(func(k string) bool {
+		for i := range fs {
+			f := &fs[i]
+			if f.key != k {
+				continue
+			}
+			var ok bool
+			switch {
+			case f.str != nil:
+				*f.str, ok = p.str()
+			case f.flag != nil:
+				*f.flag, ok = p.boolean()
+			default:
+				ok = f.read()
+			}
+			return ok
+		}
+		return false
+	})
+}
+
 // envelope reads {"jsonrpc":"2.0","id":"...","result":{"artifactUpdate":...}}.
 func (p *jparser) envelope() (*a2a.TaskArtifactUpdateEvent, bool) {
 	var ev *a2a.TaskArtifactUpdateEvent
-	ok := p.object(func(k string) bool {
-		var ok bool
-		switch k {
-		case "jsonrpc", "id":
-			_, ok = p.str()
-		case "result":
-			ev, ok = p.streamResponse()
-		}
-		return ok
-	})
+	var version, id string
+	ok := p.fields(
+		jfield{key: "jsonrpc", str: &version},
+		jfield{key: "id", str: &id},
+		jfield{key: "result", read: func() (ok bool) { ev, ok = p.streamResponse(); return ok }},
+	)
 	return ev, ok && ev != nil
 }
 
 // streamResponse reads {"artifactUpdate":{...}}.
 func (p *jparser) streamResponse() (*a2a.TaskArtifactUpdateEvent, bool) {
 	var ev *a2a.TaskArtifactUpdateEvent
-	ok := p.object(func(k string) bool {
-		if k != "artifactUpdate" {
-			return false
-		}
-		var ok bool
-		ev, ok = p.artifactUpdate()
-		return ok
-	})
+	ok := p.fields(jfield{key: "artifactUpdate", read: func() (ok bool) { ev, ok = p.artifactUpdate(); return ok }})
 	return ev, ok && ev != nil
 }
 
 func (p *jparser) artifactUpdate() (*a2a.TaskArtifactUpdateEvent, bool) {
 	ev := &a2a.TaskArtifactUpdateEvent{}
-	ok := p.object(func(k string) bool {
-		var ok bool
-		switch k {
-		case "taskId":
-			var s string
-			s, ok = p.str()
-			ev.TaskID = a2a.TaskID(s)
-		case "contextId":
-			ev.ContextID, ok = p.str()
-		case "append":
-			ev.Append, ok = p.boolean()
-		case "lastChunk":
-			ev.LastChunk, ok = p.boolean()
-		case "artifact":
-			ev.Artifact, ok = p.artifact()
-		}
-		return ok
-	})
+	ok := p.fields(
+		jfield{key: "taskId", str: (*string)(&ev.TaskID)},
+		jfield{key: "contextId", str: &ev.ContextID},
+		jfield{key: "append", flag: &ev.Append},
+		jfield{key: "lastChunk", flag: &ev.LastChunk},
+		jfield{key: "artifact", read: func() (ok bool) { ev.Artifact, ok = p.artifact(); return ok }},
+	)
 	return ev, ok && ev.Artifact != nil
 }
 
 func (p *jparser) artifact() (*a2a.Artifact, bool) {
 	a := &a2a.Artifact{}
-	ok := p.object(func(k string) bool {
-		var ok bool
-		switch k {
-		case "artifactId":
-			var s string
-			s, ok = p.str()
-			a.ID = a2a.ArtifactID(s)
-		case "name":
-			a.Name, ok = p.str()
-		case "parts":
-			a.Parts, ok = p.textParts()
-		}
-		return ok
-	})
+	ok := p.fields(
+		jfield{key: "artifactId", str: (*string)(&a.ID)},
+		jfield{key: "name", str: &a.Name},
+		jfield{key: "parts", read: func() (ok bool) { a.Parts, ok = p.textParts(); return ok }},
+	)
 	return a, ok && a.Parts != nil
 }
 

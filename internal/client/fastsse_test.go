@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -40,6 +41,19 @@ type streamResult struct {
 	Err     string
 }
 
+// sortedKeys puts the keys a2a-go lists in "unknown event type: [k1 k2]" in order: it prints them in a map's
+// order, which differs from one call to the next, so two decodes of one body would not compare equal.
+func sortedKeys(msg string) string {
+	const prefix = "unknown event type: ["
+	i := strings.Index(msg, prefix)
+	if i < 0 || !strings.HasSuffix(msg, "]") {
+		return msg
+	}
+	keys := strings.Split(msg[i+len(prefix):len(msg)-1], " ")
+	slices.Sort(keys)
+	return msg[:i+len(prefix)] + strings.Join(keys, " ") + "]"
+}
+
 func collect(t testing.TB, tr a2aclient.Transport, subscribe bool) []streamResult {
 	t.Helper()
 	ctx := context.Background()
@@ -51,7 +65,7 @@ func collect(t testing.TB, tr a2aclient.Transport, subscribe bool) []streamResul
 	for ev, err := range seq {
 		r := streamResult{Event: ev}
 		if err != nil {
-			r.ErrType, r.Err = fmt.Sprintf("%T", err), err.Error()
+			r.ErrType, r.Err = fmt.Sprintf("%T", err), sortedKeys(err.Error())
 		}
 		out = append(out, r)
 		if len(out) > 10000 {

@@ -7,6 +7,7 @@ import (
 	"iter"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -293,5 +294,54 @@ func TestSilenceAsksGetTask(t *testing.T) {
 	}
 	if !strings.Contains(logBuf.String(), "asking the agent about task") {
 		t.Errorf("log does not show the silence check:\n%s", logBuf)
+	}
+}
+
+// TestSaveNamesUnnamedFiles: a file part without a file name is saved under its artifact's name (sanitised), else
+// its id, with the extension of its media type, never as "_"; two of one name are kept apart.
+func TestSaveNamesUnnamedFiles(t *testing.T) {
+	part := func(b, mediaType string) *a2a.Part {
+		p := a2a.NewRawPart([]byte(b))
+		p.MediaType = mediaType
+		return p
+	}
+	arts := []*a2a.Artifact{
+		{ID: "a1", Name: "Q3 report", Parts: a2a.ContentParts{part("%PDF", "application/pdf")}},
+		{ID: "a2", Name: "Q3 report", Parts: a2a.ContentParts{part("%PDF2", "application/pdf")}},
+		{ID: "a3", Name: "../../etc/passwd", Parts: a2a.ContentParts{part("x", "text/plain; charset=utf-8")}},
+		{ID: "a4", Parts: a2a.ContentParts{part("{}", "application/json")}},
+		{ID: "a5", Name: "photo.jpg", Parts: a2a.ContentParts{part("jpeg", "image/jpeg")}},
+		{ID: "a6", Parts: a2a.ContentParts{part("?", "")}},
+		{ID: "a7", Name: "/", Parts: a2a.ContentParts{part("png", "image/png")}},
+	}
+	want := []string{"Q3 report-1.pdf", "Q3 report.pdf", "a4.json", "a6.bin", "a7.png", "passwd.txt", "photo.jpg"}
+	for _, stream := range []bool{false, true} {
+		dir := t.TempDir()
+		var msgs strings.Builder
+		if stream {
+			s := NewSaver(&msgs, dir)
+			emit := s.Wrap(func(a2a.Event) error { return nil })
+			for _, a := range arts {
+				if err := emit(&a2a.TaskArtifactUpdateEvent{TaskID: "t", Artifact: a}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := s.Finish(false); err != nil {
+				t.Fatal(err)
+			}
+		} else if err := SaveFiles(&msgs, dir, arts); err != nil {
+			t.Fatal(err)
+		}
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, e := range entries {
+			got = append(got, e.Name())
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("stream=%v: saved %q, want %q\n%s", stream, got, want, msgs.String())
+		}
 	}
 }

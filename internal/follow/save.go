@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"os"
 	"path/filepath"
 	"strings"
@@ -25,7 +26,7 @@ type Saver struct {
 
 type savedArtifact struct {
 	tmp     *os.File
-	name    string // the first file part's name
+	name    string // the file name: the first file part's, else one from the artifact's name or id (fileName)
 	hasFile bool
 	n       int64
 }
@@ -107,7 +108,7 @@ func (s *Saver) write(a *a2a.Artifact, restart bool) error {
 		case a2a.Raw:
 			b = c
 			if !sa.hasFile {
-				sa.hasFile, sa.name = true, safeName(p.Filename)
+				sa.hasFile, sa.name = true, fileName(a, p)
 			}
 		case a2a.Text:
 			if !sa.hasFile || restart {
@@ -142,11 +143,7 @@ func (s *Saver) Finish(failed bool) error {
 			err = errors.Join(err, cerr)
 			continue
 		}
-		name := sa.name
-		if name == "" {
-			name = safeName(string(id)) + ".bin"
-		}
-		path := uniquePath(filepath.Join(s.dir, name))
+		path := uniquePath(filepath.Join(s.dir, sa.name))
 		if rerr := os.Rename(sa.tmp.Name(), path); rerr != nil {
 			err = fmt.Errorf("--save: %w", rerr)
 			continue
@@ -170,16 +167,12 @@ func SaveFiles(w io.Writer, dir string, artifacts []*a2a.Artifact) error {
 	}
 	n := 0
 	for _, a := range artifacts {
-		for i, p := range a.Parts {
+		for _, p := range a.Parts {
 			raw := p.Raw()
 			if raw == nil {
 				continue
 			}
-			name := safeName(p.Filename)
-			if name == "" {
-				name = fmt.Sprintf("%s-%d.bin", safeName(string(a.ID)), i)
-			}
-			path := uniquePath(filepath.Join(dir, name))
+			path := uniquePath(filepath.Join(dir, fileName(a, p)))
 			if err := os.WriteFile(path, raw, 0o644); err != nil {
 				return fmt.Errorf("--save: %w", err)
 			}
@@ -193,9 +186,57 @@ func SaveFiles(w io.Writer, dir string, artifacts []*a2a.Artifact) error {
 	return nil
 }
 
-// safeName keeps a file name from an agent inside the target directory.
+// fileName names the file a file part of artifact a is saved as: the part's own file name, else the artifact's
+// name, else its id, with an extension for the part's media type (uniquePath then keeps it from overwriting).
+func fileName(a *a2a.Artifact, p *a2a.Part) string {
+	if name := safeName(p.Filename); name != "" {
+		return name
+	}
+	name := safeName(a.Name)
+	if name == "" {
+		name = safeName(string(a.ID))
+	}
+	if name == "" {
+		name = "artifact"
+	}
+	ext := extension(p.MediaType)
+	if strings.EqualFold(filepath.Ext(name), ext) {
+		return name
+	}
+	return name + ext
+}
+
+// commonExtensions are the extensions people expect for common media types, where the system's table lists
+// several (text/plain: .asc .txt …; image/jpeg: .jfif .jpe .jpeg .jpg) or none.
+var commonExtensions = map[string]string{
+	"text/plain": ".txt", "text/markdown": ".md", "text/html": ".html", "text/csv": ".csv",
+	"application/json": ".json", "application/pdf": ".pdf", "application/zip": ".zip",
+	"application/xml": ".xml", "text/xml": ".xml", "application/octet-stream": ".bin",
+	"image/png": ".png", "image/jpeg": ".jpg", "image/gif": ".gif", "image/webp": ".webp", "image/svg+xml": ".svg",
+	"audio/mpeg": ".mp3", "audio/wav": ".wav", "video/mp4": ".mp4",
+}
+
+// extension is the file extension for a media type: the common one, else the first the system knows, else .bin.
+func extension(mediaType string) string {
+	mt, _, err := mime.ParseMediaType(mediaType)
+	if err != nil {
+		return ".bin"
+	}
+	if ext, ok := commonExtensions[mt]; ok {
+		return ext
+	}
+	if exts, _ := mime.ExtensionsByType(mt); len(exts) > 0 {
+		return exts[0]
+	}
+	return ".bin"
+}
+
+// safeName keeps a file name from an agent inside the target directory; "" when nothing of it is left.
 func safeName(s string) string {
 	s = filepath.Base(filepath.Clean("/" + s))
+	if s == "/" {
+		return ""
+	}
 	s = strings.Map(func(r rune) rune {
 		if r < 0x20 || r == 0x7f || r == '/' || r == '\\' {
 			return '_'

@@ -9,6 +9,8 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
+
+	"github.com/a2acli/a2a/internal/serve/proxy"
 )
 
 // frontKey is an HTTP binding at one protocol version ("1.0" or "0.3").
@@ -199,14 +201,5 @@ func rpcMethodName(m string) string {
 	return m
 }
 
-// majorMinor reduces "0.3.0" to "0.3" and "1" to "1.0".
-func majorMinor(v string) string {
-	parts := strings.SplitN(strings.TrimPrefix(strings.TrimSpace(v), "v"), ".", 3)
-	switch {
-	case parts[0] == "":
-		return ""
-	case len(parts) == 1:
-		return parts[0] + ".0"
-	}
-	return parts[0] + "." + parts[1]
-}
+// majorMinor reduces "0.3.0" to "0.3" and "1" to "1.0", as the proxy keys its upstream's interfaces.
+func majorMinor(v string) string { return proxy.MajorMinor(v) }

@@ -42,6 +42,7 @@ type Config struct {
 	Transports []a2a.TransportProtocol // served together on one port; empty => HTTP+JSON
 	Protocol   string                  // "latest" (or "") or "0.3"
 	Card       *a2a.AgentCard          // custom card; nil => generated from Name and Description
+	CardCaps   CardCaps                // the capabilities Card declares: serve does what they say (cardcaps.go)
 	// Name and Description of the generated card.
 	Name, Description string
 	CardCompat        bool             // serve a card both v0.3 and v1.0 clients read, and both protocol versions
@@ -233,11 +234,6 @@ type servers struct {
 }
 
 func buildServers(cfg *Config, hostport string, parts *Parts, tl *traffic.Log, exposed bool) *servers {
-	var h a2asrv.RequestHandler = parts.Handler
-	if tl.Records() {
-		h = tl.Handler(h)
-	}
-	h = &a2asrv.InterceptedHandler{Handler: h, Logger: tl.Slogger()}
 	v03 := cfg.Protocol == "0.3"
 	ver := versions{v1: !v03, v03: v03 || cfg.CardCompat}
 	base := parts.Card
@@ -245,7 +241,13 @@ func buildServers(cfg *Config, hostport string, parts *Parts, tl *traffic.Log, e
 		card := BaseCard(cfg)
 		base = func(context.Context) (*a2a.AgentCard, error) { return card, nil }
 	}
-	producer := cardProducer(withSecurity(base, cfg.Token), httpsInterfaces(cfg, cardInterfaces(cfg, hostport, ver, exposed)), true, parts.Push)
+	caps := capsOf(cfg, parts)
+	producer := cardProducer(withSecurity(base, cfg.Token), httpsInterfaces(cfg, cardInterfaces(cfg, hostport, ver, exposed)), caps.streaming, caps.push)
+	h := caps.gate(parts.Handler, producer) // what the card says the agent does not do is refused (cardcaps.go)
+	if tl.Records() {
+		h = tl.Handler(h)
+	}
+	h = &a2asrv.InterceptedHandler{Handler: h, Logger: tl.Slogger()}
 	mux := http.NewServeMux()
 	ch := withRequestHost(cardHandler(producer, ver.v03))
 	mux.Handle(a2asrv.WellKnownAgentCardPath, ch)

@@ -47,10 +47,13 @@ const (
 	// Files completes with an artifact holding a file part (FileName,
 	// FileMediaType, FileSize raw bytes) and a data part {"ok":true}.
 	Files
+	// UnnamedFiles completes with three artifacts whose file parts have no file name: two named
+	// ChartArtifact holding PNG bytes (image/png), one without a name holding text (text/plain).
+	UnnamedFiles
 )
 
 var behaviorNames = []string{"echo", "input-required", "chunks", "fail", "slow", "big",
-	"escapes", "message-only", "die-mid-stream", "files"}
+	"escapes", "message-only", "die-mid-stream", "files", "unnamed-files"}
 
 // String returns the behavior's name as used in the card name.
 func (b Behavior) String() string {

@@ -25,6 +25,8 @@ const (
 	FileName      = "report.bin"
 	FileMediaType = "application/octet-stream"
 	FileSize      = 1000
+	// ChartArtifact is the name of UnnamedFiles' PNG artifacts.
+	ChartArtifact = "Sales chart"
 	// BigSize is the total text length of the Big artifact (20 MiB).
 	BigSize = 20 << 20
 	// DieMarker is the text of the second (last sent) chunk of DieMidStream.
@@ -142,6 +144,17 @@ func (e *executor) script(ctx context.Context, ec *a2asrv.ExecutorContext, text 
 		file := a2a.NewRawPart(raw)
 		file.Filename, file.MediaType = FileName, FileMediaType
 		echo = a2a.NewArtifactEvent(ec, file, a2a.NewDataPart(map[string]any{"ok": true}))
+	case UnnamedFiles:
+		part := func(b, mediaType string) *a2a.Part {
+			p := a2a.NewRawPart([]byte(b))
+			p.MediaType = mediaType
+			return p
+		}
+		chart1 := a2a.NewArtifactEvent(ec, part("\x89PNG one", "image/png"))
+		chart2 := a2a.NewArtifactEvent(ec, part("\x89PNG two", "image/png"))
+		chart1.Artifact.Name, chart2.Artifact.Name = ChartArtifact, ChartArtifact
+		notes := a2a.NewArtifactEvent(ec, part("notes\n", "text/plain; charset=utf-8"))
+		return []a2a.Event{chart1, chart2, notes, done}
 	}
 	return []a2a.Event{echo, done}
 }

@@ -213,7 +213,7 @@ func (o *serveOptions) config(cmd *cobra.Command) (serve.Config, error) {
 		if err != nil {
 			return cfg, usage("--card %s: %v", o.cardFile, err)
 		}
-		cfg.Card = card
+		cfg.Card, cfg.CardCaps = card, serve.DeclaredCaps(body)
 	}
 	if !o.execSet() && (o.chunkSet || cmd.Flags().Changed("input") || o.execTimeout != 0 || cmd.Flags().Changed("max-concurrent")) {
 		return cfg, usage("--chunk, --input, --exec-timeout and --max-concurrent go with --exec")

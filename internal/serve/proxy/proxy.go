@@ -158,7 +158,10 @@ var protocolErrors = []error{
 
 // fail turns an upstream error into the caller's error. After a transport failure the client is
 // dropped so that the next call reconnects.
-func (p *proxy) fail(c *a2aclient.Client, err error) error {
+func (p *proxy) fail(ctx context.Context, c *a2aclient.Client, err error) error {
+	if ctx.Err() != nil {
+		return err // the caller went away (the traffic log says so): the upstream did nothing wrong
+	}
 	for _, pe := range protocolErrors {
 		if errors.Is(err, pe) {
 			return err
@@ -203,7 +206,7 @@ func forwardCall[Req, Resp any](ctx context.Context, p *proxy, req Req, f func(*
 	defer done()
 	resp, err := f(c, octx, req)
 	if err != nil {
-		return zero, p.fail(c, err)
+		return zero, p.fail(ctx, c, err)
 	}
 	return resp, nil
 }
@@ -219,7 +222,7 @@ func (p *proxy) forwardStream(ctx context.Context, open func(*a2aclient.Client, 
 		defer done()
 		for ev, err := range open(c, octx) {
 			if err != nil {
-				yield(nil, p.fail(c, err))
+				yield(nil, p.fail(ctx, c, err))
 				return
 			}
 			if !yield(ev, nil) {

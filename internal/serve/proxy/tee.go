@@ -194,7 +194,11 @@ func (t *unaryTee) Read(p []byte) (int, error) {
 	if room := maxPeekBody - len(c.resp); room > 0 && n > 0 {
 		c.resp = append(c.resp, p[:min(n, room)]...)
 	}
-	if err != nil && err != io.EOF {
+	switch {
+	case err == nil || err == io.EOF:
+	case c.in.Context().Err() != nil:
+		c.err = err // the caller went away (the traffic log says so): the upstream did nothing wrong
+	default:
 		c.err = c.upstreamError(err)
 	}
 	return n, err

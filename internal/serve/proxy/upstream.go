@@ -30,7 +30,7 @@ func newFastRoutes(card *a2a.AgentCard) *fastRoutes {
 		if r.origin == nil {
 			r.origin = &url.URL{Scheme: u.Scheme, Host: u.Host}
 		}
-		k := Binding{iface.ProtocolBinding, majorMinor(string(iface.ProtocolVersion))}
+		k := Binding{iface.ProtocolBinding, MajorMinor(string(iface.ProtocolVersion))}
 		if _, dup := r.targets[k]; !dup && iface.Tenant == "" && k.Version != "" {
 			r.targets[k] = u
 		}
@@ -38,8 +38,9 @@ func newFastRoutes(card *a2a.AgentCard) *fastRoutes {
 	return r
 }
 
-// majorMinor (as package serve's) reduces "0.3.0" to "0.3" and "1" to "1.0".
-func majorMinor(v string) string {
+// MajorMinor reduces a protocol version to the form a Binding carries: "0.3.0" to "0.3", "1" to "1.0", "v1.0" to
+// "1.0"; "" stays "". Package serve keys its own bindings by it too.
+func MajorMinor(v string) string {
 	parts := strings.SplitN(strings.TrimPrefix(strings.TrimSpace(v), "v"), ".", 3)
 	switch {
 	case parts[0] == "":

@@ -59,7 +59,7 @@ func (l *lockedWriter) jsonLines(s string) {
 
 // Record starts the record of one call; the caller's address comes from the request (Front) or the gRPC peer.
 func (l *Log) Record(ctx context.Context, method, taskID string) *Call {
-	c := &Call{l: l, method: method, start: time.Now(), id: taskID, state: "-", stream: streamMethod(method)}
+	c := &Call{l: l, method: method, start: time.Now(), id: taskID, state: "-", stream: streamMethod(method), ctx: ctx}
 	if m := callMetaFrom(ctx); m != nil {
 		m.taken.Store(true)
 		c.client = m.client

@@ -114,9 +114,10 @@ type Call struct {
 	state  string
 	bytes  int
 	events int
-	client string    // the caller's address; "" => unknown
-	stream bool      // counted among the open streams until end
-	watch  CallWatch // nil when nobody observes (observer.go)
+	client string          // the caller's address; "" => unknown
+	stream bool            // counted among the open streams until end
+	ctx    context.Context // the caller's: done when it went away (outcome.go)
+	watch  CallWatch       // nil when nobody observes (observer.go)
 }
 
 func (l *Log) begin(ctx context.Context, method string, req any, taskID string) *Call {
@@ -165,6 +166,7 @@ func (c *Call) end(err error) {
 	if c == nil {
 		return
 	}
+	err = c.outcome(err)
 	d := time.Since(c.start)
 	c.l.metrics.ended(c, d, err)
 	c.endWatch(err, false)
