@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -286,5 +287,26 @@ func TestQuietStreamBounded(t *testing.T) {
 	}
 	if code, _, stderr := runMain(t, "", "send", big.URL, "hi", "--max-response-bytes", "65536", "--stream", "-o", "raw"); code != 0 {
 		t.Fatalf("--stream: exit %d, want 0\n%s", code, stderr)
+	}
+}
+
+// TestLongTaskEveryBinding: a plain send waits for a task longer than --timeout on every binding and both protocol
+// versions (a2a-go's agents, v1.0 and v0.3), and prints the task whole: the chunks of a streamed artifact joined.
+func TestLongTaskEveryBinding(t *testing.T) {
+	t.Parallel()
+	for _, v03 := range []bool{false, true} {
+		for _, tr := range []a2a.TransportProtocol{a2a.TransportProtocolJSONRPC, a2a.TransportProtocolHTTPJSON, a2a.TransportProtocolGRPC} {
+			slow := testagent.Start(t, testagent.Options{Transport: tr, V03: v03, Behavior: testagent.Slow, Delay: time.Second})
+			chunks := testagent.Start(t, testagent.Options{Transport: tr, V03: v03, Behavior: testagent.Chunks, Chunks: 5})
+			name := fmt.Sprintf("%s v0.3=%t", tr, v03)
+			code, stdout, stderr := runMain(t, "", "send", slow.URL, "hi", "--timeout", "300ms", "-o", "json")
+			if code != 0 || !strings.Contains(stdout, "TASK_STATE_COMPLETED") || !strings.Contains(stdout, "echo: hi") {
+				t.Errorf("%s: long task: exit %d\n%s\n%s", name, code, stdout, stderr)
+			}
+			code, stdout, stderr = runMain(t, "", "send", chunks.URL, "hi", "-o", "raw")
+			if code != 0 || stdout != "chunk 1\nchunk 2\nchunk 3\nchunk 4\nchunk 5\n" {
+				t.Errorf("%s: chunks: exit %d\n%q\n%s", name, code, stdout, stderr)
+			}
+		}
 	}
 }
