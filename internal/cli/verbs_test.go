@@ -160,7 +160,9 @@ func TestVerbsErrorClasses(t *testing.T) {
 		{name: "wait json", args: []string{"send", slow.URL, "hi", "--wait", "200ms", "-o", "json"}, code: exitTimeout, stdout: []string{codeTimeout, `"taskId":"`}, jsonDoc: true},
 		// A task longer than --timeout is waited for, not failed (the agent streams: silence is a question).
 		{name: "long task", args: []string{"send", slow.URL, "hi", "--timeout", "200ms"}, stdout: []string{"State: completed", "echo: hi"}},
+		// --history on a streamed wait: the settled task is read again with it (the stream's task has the history).
 		{name: "long task history", args: []string{"send", slow.URL, "hi", "--timeout", "200ms", "--history", "1", "-o", "json"}, stdout: []string{`"history":[{`, "echo: hi"}, jsonDoc: true},
+		{name: "long task no history", args: []string{"send", slow.URL, "hi", "--timeout", "200ms", "--history", "0", "-o", "json", "--jq", ".task.history | length"}, stdout: []string{"0\n"}},
 		// An agent that holds the call although asked to answer at once: --timeout bounds the call.
 		{name: "timeout", args: []string{"send", hold.URL, "hi", "--timeout", "200ms"}, code: exitTimeout, stderr: []string{"hint: the agent held the call past --timeout", "a2a list tasks " + hold.URL}},
 		{name: "timeout blocking", args: []string{"send", slow.URL, "hi", "--timeout", "200ms", "--blocking"}, code: exitTimeout, stderr: []string{"hint: the agent may still be working on the task; without --blocking", "a2a list tasks " + slow.URL}},
