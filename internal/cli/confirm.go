@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/a2acli/a2a/internal/coder"
+	"github.com/a2acli/a2a/internal/exitcode"
 	"github.com/a2acli/a2a/internal/follow"
 	"github.com/a2acli/a2a/internal/output"
 	"github.com/a2acli/a2a/internal/termsafe"
@@ -38,7 +39,7 @@ func (f *factory) stopAtPrompt(ctx context.Context, t *follow.Turn, wait bool) e
 		f.waitIdleClosed(ctx)
 	}
 	if f.opts.fail {
-		return &taskOutcomeError{id: taskID, state: t.View.State(), code: exitTaskPaused}
+		return &exitcode.TaskOutcome{ID: taskID, State: t.View.State(), Exit: exitcode.TaskPaused}
 	}
 	return nil
 }

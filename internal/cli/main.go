@@ -17,6 +17,7 @@ import (
 	"github.com/a2acli/a2a/internal/client"
 	"github.com/a2acli/a2a/internal/config"
 	"github.com/a2acli/a2a/internal/exec"
+	"github.com/a2acli/a2a/internal/exitcode"
 	"github.com/a2acli/a2a/internal/output"
 )
 
@@ -81,46 +82,46 @@ func hardStop() { exec.KillAll() }
 // report prints err the way the output format wants and returns the exit code.
 func (f *factory) report(err error) int {
 	if err == nil {
-		return exitOK
+		return exitcode.OK
 	}
-	c := classify(err)
-	var te *taskOutcomeError
+	c := exitcode.Classify(err)
+	var te *exitcode.TaskOutcome
 	if errors.As(err, &te) && !f.failDoc {
 		// The result (and a warning or hint) is already out: --fail only changes the exit code. With -o json, the
 		// error document stands for a result not printed (failReplacesResult).
-		return c.exit
+		return c.Exit
 	}
-	if c.code == codeAuthFailed && !f.opts.hasCredentials() {
-		c.code, c.hint = codeCredentialsMissing, "the agent wants credentials: pass them with --auth \"Bearer <token>\""
+	if c.Code == exitcode.CodeAuthFailed && !f.opts.hasCredentials() {
+		c.Code, c.Hint = exitcode.CodeCredentialsMissing, "the agent wants credentials: pass them with --auth \"Bearer <token>\""
 	}
-	if from := f.dialer().WithheldFrom(); c.exit == exitAuth && len(from) > 0 {
-		c.hint = fmt.Sprintf("the credentials were not sent to %s, not the origin you named: pass --auth-all-origins if you trust it",
+	if from := f.dialer().WithheldFrom(); c.Exit == exitcode.Auth && len(from) > 0 {
+		c.Hint = fmt.Sprintf("the credentials were not sent to %s, not the origin you named: pass --auth-all-origins if you trust it",
 			strings.Join(from, ", "))
 	}
 	var ue *client.UsageError
 	if errors.As(err, &ue) && ue.Cmd == "" && f.cmdPath != "" {
-		c.hint = fmt.Sprintf("run '%s --help' for usage", f.cmdPath)
+		c.Hint = fmt.Sprintf("run '%s --help' for usage", f.cmdPath)
 	}
 	msg := err.Error()
 	if f.opts.output == string(output.JSON) {
 		p := output.New(f.stdout(), output.Options{Format: output.JSON})
-		if perr := p.Error(output.ErrorDoc{Code: c.code, Message: msg, Hint: c.hint, A2ACode: c.a2aCode, TaskID: c.taskID}); perr == nil {
-			return c.exit
+		if perr := p.Error(output.ErrorDoc{Code: c.Code, Message: msg, Hint: c.Hint, A2ACode: c.A2ACode, TaskID: c.TaskID}); perr == nil {
+			return c.Exit
 		}
 	}
-	if c.exit == exitInterrupted {
+	if c.Exit == exitcode.Interrupted {
 		fmt.Fprintln(f.io.Err, "a2a: interrupted")
-		if c.taskID != "" {
+		if c.TaskID != "" {
 			// A live task was given up on: say how to follow it.
-			fmt.Fprintf(f.io.Err, "hint: %s\n", c.hint)
+			fmt.Fprintf(f.io.Err, "hint: %s\n", c.Hint)
 		}
-		return c.exit
+		return c.Exit
 	}
 	fmt.Fprintf(f.io.Err, "a2a: %s\n", output.Sanitize(oneLine(msg)))
-	if c.hint != "" {
-		fmt.Fprintf(f.io.Err, "hint: %s\n", output.Sanitize(c.hint))
+	if c.Hint != "" {
+		fmt.Fprintf(f.io.Err, "hint: %s\n", output.Sanitize(c.Hint))
 	}
-	return c.exit
+	return c.Exit
 }
 
 func oneLine(s string) string {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/a2acli/a2a/internal/exitcode"
 	"github.com/a2acli/a2a/internal/output"
 	"github.com/a2acli/a2a/internal/termsafe"
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -25,7 +26,7 @@ func (f *factory) outcome(agentURL string, t *a2a.Task) error {
 		}
 		fmt.Fprintf(f.io.Err, "warning: task %s %s%s\n", output.Sanitize(string(t.ID)), shortState(t.Status.State), output.Sanitize(msg))
 		if f.opts.fail {
-			return &taskOutcomeError{id: t.ID, state: t.Status.State, code: exitTaskFailed, msg: msg}
+			return &exitcode.TaskOutcome{ID: t.ID, State: t.Status.State, Exit: exitcode.TaskFailed, Msg: msg}
 		}
 	case a2a.TaskStateInputRequired, a2a.TaskStateAuthRequired:
 		what := "input"
@@ -35,7 +36,7 @@ func (f *factory) outcome(agentURL string, t *a2a.Task) error {
 		fmt.Fprintf(f.io.Err, "hint: the task needs %s; continue it with:\n  a2a send %s --task %s \"…\"\n",
 			what, termsafe.ShellQuote(agentURL), termsafe.ShellQuote(string(t.ID)))
 		if f.opts.fail {
-			return &taskOutcomeError{id: t.ID, state: t.Status.State, code: exitTaskPaused}
+			return &exitcode.TaskOutcome{ID: t.ID, State: t.Status.State, Exit: exitcode.TaskPaused}
 		}
 	}
 	return nil

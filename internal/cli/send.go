@@ -178,7 +178,7 @@ func runSend(ctx context.Context, o *sendOptions) error {
 			// non-blocking one followed by SubscribeToTask costs two calls (three when the task is done by then).
 			o.quietStream = true
 			sp := o.f.startSpinner("waiting for the agent")
-			o.progress = func(t *a2a.Task) { sp.set(spinnerTask(t)) }
+			o.progress = func(t *a2a.Task) { sp.Set(spinnerTask(t)) }
 			seen := false // an event came: the agent has the message, whatever happens next
 			err := o.sendTurn(ctx, c, func(ctx context.Context) iter.Seq2[a2a.Event, error] {
 				return func(yield func(a2a.Event, error) bool) {
@@ -190,7 +190,7 @@ func runSend(ctx context.Context, o *sendOptions) error {
 					}
 				}
 			})
-			sp.stop()
+			sp.Stop()
 			if seen || !streamRefused(err) {
 				return err
 			}
@@ -222,12 +222,12 @@ func (o *sendOptions) sendUnary(ctx context.Context, c *client.Conn, req *a2a.Se
 		immediately(req)
 	}
 	sp := o.f.startSpinner("waiting for the agent")
-	defer sp.stop()
+	defer sp.Stop()
 	res, err := client.Unary(ctx, c, func(ctx context.Context) (a2a.SendMessageResult, error) {
 		return c.SendMessage(ctx, req)
 	})
 	if err != nil {
-		sp.stop()
+		sp.Stop()
 		err = follow.Expired(ctx, err)
 		if errors.Is(err, client.ErrTimeout) && !errors.Is(err, follow.ErrWaitExpired) && !o.immediate {
 			// The agent held the call although it was asked to answer at once: it names no task until it
@@ -239,19 +239,19 @@ func (o *sendOptions) sendUnary(ctx context.Context, c *client.Conn, req *a2a.Se
 	if task, ok := res.(*a2a.Task); ok && !o.immediate && !follow.Settled(task.Status.State) {
 		// A non-blocking agent answered before the task was done: wait for it as the user asked.
 		o.f.log.Printf("task %s is %s: polling until it ends", task.ID, shortState(task.Status.State))
-		sp.set(spinnerTask(task))
+		sp.Set(spinnerTask(task))
 		state := task.Status.State // the last state polling saw, for the message when the wait ends
 		final, err := o.f.env().PollTask(ctx, c, task.ID, task.Status.State, func(t *a2a.Task) {
 			state = t.Status.State
-			sp.set(spinnerTask(t))
+			sp.Set(spinnerTask(t))
 		})
-		sp.stop()
+		sp.Stop()
 		if err != nil {
 			return follow.GiveUp(o.url, task.ID, state, false, err)
 		}
 		res = final
 	}
-	sp.stop()
+	sp.Stop()
 	return o.printAnswer(res)
 }
 

@@ -10,7 +10,7 @@ import (
 // descriptor. The first Marshal does, and the bytes are protobuf's.
 func TestRegisteredOnFirstUse(t *testing.T) {
 	if File_a3s_code_agent_proto != nil {
-		t.Fatal("the descriptor was built at start-up: has protoc-gen-go's init() come back? go generate runs noinit.go")
+		t.Fatal("the descriptor was built at start-up: has protoc-gen-go's init() come back? go generate runs cmd/a3s-noinit")
 	}
 	b, err := proto.Marshal(&GenerateChunk{Type: "content", Content: "hi"})
 	if err != nil {

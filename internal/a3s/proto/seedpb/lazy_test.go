@@ -10,7 +10,7 @@ import (
 // descriptor. An enum's String is a first use too.
 func TestRegisteredOnFirstUse(t *testing.T) {
 	if File_seed_code_agent_proto != nil {
-		t.Fatal("the descriptor was built at start-up: has protoc-gen-go's init() come back? go generate runs noinit.go")
+		t.Fatal("the descriptor was built at start-up: has protoc-gen-go's init() come back? go generate runs cmd/a3s-noinit")
 	}
 	if s := GenerateChunk_CHUNK_TYPE_DONE.String(); s != "CHUNK_TYPE_DONE" {
 		t.Errorf("enum String = %q", s)

@@ -1,5 +1,3 @@
-//go:build ignore
-
 // noinit takes out the init() that protoc-gen-go writes into a .pb.go file, which builds the file's descriptor
 // and registers its types on every start of the program: a2a would pay for it on every command although only
 // serve --a3s uses these types. Instead, each message's ProtoReflect and each enum's Descriptor and Type (every

@@ -1,0 +1,71 @@
+package spinner
+
+import (
+	"bytes"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// syncBuffer is a bytes.Buffer the spinner's goroutine and the test may share.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func TestSpinnerDrawsAndErases(t *testing.T) {
+	t.Parallel()
+	var w syncBuffer
+	s := Start(&w, true, "waiting")
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(w.String(), "waiting") {
+		if time.Now().After(deadline) {
+			t.Fatal("no frame within 10s")
+		}
+		time.Sleep(Interval / 4) // polling a buffer the spinner writes on its own clock
+	}
+	s.Set("task t1 \x1b[31mworking")
+	for !strings.Contains(w.String(), "task t1 ") {
+		if time.Now().After(deadline) {
+			t.Fatal("the new label never drawn")
+		}
+		time.Sleep(Interval / 4)
+	}
+	s.Stop()
+	s.Stop() // twice is fine
+	out := w.String()
+	if !strings.HasPrefix(out, "\r\x1b[K") || !strings.HasSuffix(out, "\r\x1b[K") {
+		t.Errorf("frames not redrawn in place and erased at the end: %q", out)
+	}
+	if strings.Contains(out, "\x1b[31m") {
+		t.Errorf("the label's escape sequence reached the terminal: %q", out)
+	}
+}
+
+func TestSpinnerOff(t *testing.T) {
+	t.Parallel()
+	var w syncBuffer
+	s := Start(&w, false, "waiting")
+	s.Set("x")
+	time.Sleep(2 * Interval) // an off spinner must not draw even when given the time to
+	s.Stop()
+	var nilSpinner *Spinner
+	nilSpinner.Set("x")
+	nilSpinner.Stop()
+	if w.String() != "" {
+		t.Errorf("an off spinner wrote %q", w.String())
+	}
+}
