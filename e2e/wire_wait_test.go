@@ -310,3 +310,15 @@ func TestCardOverstatesStreaming(t *testing.T) {
 		t.Fatalf("send --stream to an agent that does not stream: exit %d, %d SendMessage calls\n%s", r.code, ag.Count("SendMessage"), r)
 	}
 }
+
+// TestBlockingIsOneSendMessage: --blocking is one plain SendMessage, also to a coding agent (whose turns otherwise
+// stream to answer permission prompts).
+func TestBlockingIsOneSendMessage(t *testing.T) {
+	t.Parallel()
+	ag := wire.Start(t, wire.Options{Kind: wire.ToolPrompt})
+	r := run(t, "", "send", ag.URL, "hi", "--blocking", "-o", "json")
+	wantCode(t, r, 0)
+	if n, m := ag.Count("SendMessage"), ag.Count("SendStreamingMessage"); n != 1 || m != 0 {
+		t.Fatalf("%d SendMessage and %d SendStreamingMessage calls, want 1 and 0\n%s", n, m, r)
+	}
+}

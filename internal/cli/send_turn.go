@@ -17,6 +17,9 @@ func (o *sendOptions) checkDevtool() error {
 	if err := o.dt.check(o.msg.TaskID); err != nil {
 		return err
 	}
+	if o.blocking && (o.dt.approve || o.dt.reject || len(o.dt.confirm) > 0) {
+		return client.Usagef("--approve, --reject and --confirm answer permission prompts on a stream: drop --blocking")
+	}
 	if len(o.dt.answers) == 0 {
 		return nil
 	}
@@ -33,7 +36,7 @@ func (o *sendOptions) checkDevtool() error {
 // in the middle, which only a stream shows. That is when a development-tool flag is given or the card declares the
 // extension, and the agent streams at all.
 func (o *sendOptions) streamsTurn(c *client.Conn) bool {
-	if o.immediate || c.Card == nil || !c.Card.Capabilities.Streaming {
+	if o.immediate || o.blocking || c.Card == nil || !c.Card.Capabilities.Streaming {
 		return false
 	}
 	return o.dt.any() || devtool.CardDeclares(c.Card)

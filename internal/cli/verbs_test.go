@@ -167,6 +167,7 @@ func TestVerbsErrorClasses(t *testing.T) {
 		{name: "timeout", args: []string{"send", hold.URL, "hi", "--timeout", "200ms"}, code: exitTimeout, stderr: []string{"hint: the agent held the call past --timeout", "a2a list tasks " + hold.URL}},
 		{name: "timeout blocking", args: []string{"send", slow.URL, "hi", "--timeout", "200ms", "--blocking"}, code: exitTimeout, stderr: []string{"hint: the agent may still be working on the task; without --blocking", "a2a list tasks " + slow.URL}},
 		{name: "blocking and stream", args: []string{"send", slow.URL, "hi", "--blocking", "--stream"}, code: exitUsage},
+		{name: "blocking and approve", args: []string{"send", slow.URL, "hi", "--blocking", "--approve"}, code: exitUsage, stderr: []string{"drop --blocking"}},
 		{name: "wait expired", args: []string{"send", slow.URL, "hi", "--immediate"}},
 		{name: "card not found", args: []string{"discover", notFound}, code: exitUnreachable, stderr: []string{"agent card not found"}},
 		{name: "card not found json", args: []string{"discover", notFound, "-o", "json"}, code: exitUnreachable, stdout: []string{codeCardNotFound}, jsonDoc: true},
