@@ -645,7 +645,10 @@ func (b *bufferedResponse) Write(p []byte) (int, error) {
 }
 
 // refusal is how a hot path (package hotpath) on front key answers a stream refused before its first
-// event: as a unary call's error, which clients (and the TCK) see at once.
+// event: as a unary call's error, which clients (and the TCK) see at once. Not as an SSE frame holding the
+// JSON-RPC error, as a2a-go's server does: the TCK's STREAM-SUB-003 (subscribe to a terminal task) counts a
+// stream that yields an error event as having succeeded. The price: a2a-go's JSON-RPC client reads only the data
+// lines of a streaming answer, so to it this answer is an empty stream (its bug; our client reads both forms).
 func refusal(key frontKey) hotpath.Refusal {
 	return func(w http.ResponseWriter, body []byte, err error) { writeBindingError(w, key, rpcID(body), err) }
 }
