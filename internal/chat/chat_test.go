@@ -1,11 +1,9 @@
 package chat
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -13,6 +11,7 @@ import (
 	"github.com/a2acli/a2a/internal/coder"
 	"github.com/a2acli/a2a/internal/follow"
 	"github.com/a2acli/a2a/internal/output"
+	"github.com/a2acli/a2a/internal/syncbuf"
 	"github.com/a2acli/a2a/internal/testagent"
 	"github.com/a2acli/a2a/internal/testagent/wire"
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -41,7 +40,7 @@ func runChatAt(t *testing.T, url, keys string, edit func(*Session)) *chatRun {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	var screen syncWriter
+	var screen syncbuf.Buffer
 	log := &client.Log{W: io.Discard}
 	c, err := client.NewDialer(&client.Options{}, log, io.Discard).Connect(ctx, url)
 	if err != nil {
@@ -231,22 +230,4 @@ func TestChatCtrlCCancelsTurn(t *testing.T) {
 	if strings.Contains(r.screen, "Ctrl-C again") || strings.Contains(r.screen, "never sent") {
 		t.Errorf("the Ctrl-C after a cancelled turn did not leave:\n%s", r.screen)
 	}
-}
-
-// syncWriter is a bytes.Buffer safe for the terminal's writes from several goroutines.
-type syncWriter struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (w *syncWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.Write(p)
-}
-
-func (w *syncWriter) String() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.String()
 }

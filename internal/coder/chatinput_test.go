@@ -1,14 +1,14 @@
 package coder
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"runtime"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/a2acli/a2a/internal/syncbuf"
 )
 
 // TestChatInputCtrlC feeds the chat's line reader the bytes a terminal in raw mode sends: each Ctrl-C is one event
@@ -99,7 +99,7 @@ func (eofReader) Read([]byte) (int, error) { return 0, io.EOF }
 // it (an early Enter would approve); the answer typed after the question does.
 func TestChatInputDropsTypeahead(t *testing.T) {
 	pr, pw := io.Pipe()
-	var out syncWriter
+	var out syncbuf.Buffer
 	ci := NewChatInput(pr, &out)
 	go ci.Loop()
 	defer close(ci.Want)
@@ -139,22 +139,4 @@ func waitQueued(t *testing.T, ci *ChatInput) {
 		}
 		runtime.Gosched()
 	}
-}
-
-// syncWriter is a bytes.Buffer safe for the terminal's writes from several goroutines.
-type syncWriter struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (w *syncWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.Write(p)
-}
-
-func (w *syncWriter) String() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.String()
 }

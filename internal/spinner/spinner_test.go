@@ -1,34 +1,16 @@
 package spinner
 
 import (
-	"bytes"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/a2acli/a2a/internal/syncbuf"
 )
-
-// syncBuffer is a bytes.Buffer the spinner's goroutine and the test may share.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 func TestSpinnerDrawsAndErases(t *testing.T) {
 	t.Parallel()
-	var w syncBuffer
+	var w syncbuf.Buffer
 	s := Start(&w, true, "waiting")
 	deadline := time.Now().Add(10 * time.Second)
 	for !strings.Contains(w.String(), "waiting") {
@@ -57,7 +39,7 @@ func TestSpinnerDrawsAndErases(t *testing.T) {
 
 func TestSpinnerOff(t *testing.T) {
 	t.Parallel()
-	var w syncBuffer
+	var w syncbuf.Buffer
 	s := Start(&w, false, "waiting")
 	s.Set("x")
 	time.Sleep(2 * Interval) // an off spinner must not draw even when given the time to

@@ -5,7 +5,6 @@
 package servetest
 
 import (
-	"bytes"
 	"context"
 	"sync"
 	"testing"
@@ -17,25 +16,12 @@ import (
 	grpcv1 "github.com/a2aproject/a2a-go/v2/a2agrpc/v1"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
+
+	"github.com/a2acli/a2a/internal/syncbuf"
 )
 
 // SyncBuffer is a log writer safe for concurrent use.
-type SyncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *SyncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *SyncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+type SyncBuffer = syncbuf.Buffer
 
 // Server is a server started by Start.
 type Server struct {

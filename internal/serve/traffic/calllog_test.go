@@ -1,33 +1,15 @@
 package traffic
 
 import (
-	"bytes"
 	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
+
+	"github.com/a2acli/a2a/internal/syncbuf"
 )
-
-// syncBuffer is a log the server's goroutines write while the test reads it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // serveFront serves h behind l.Front on a real listener and makes one GET of path. Front logs after
 // the handler returns, which may be after the client read the answer: the server is closed (Close
@@ -60,7 +42,7 @@ func metricsText(t *testing.T, l *Log) string {
 }
 
 func TestFrontLogsAndCountsRefusal(t *testing.T) {
-	var out syncBuffer
+	var out syncbuf.Buffer
 	l := New(Config{W: &out, Metrics: true})
 	if resp := serveFront(t, l, refuse, "/tasks/x"); resp.StatusCode != http.StatusUnauthorized {
 		t.Fatalf("status %d, want 401", resp.StatusCode)
@@ -77,7 +59,7 @@ func TestFrontLogsAndCountsRefusal(t *testing.T) {
 }
 
 func TestFrontJSONRefusal(t *testing.T) {
-	var out syncBuffer
+	var out syncbuf.Buffer
 	l := New(Config{W: &out, JSON: true})
 	serveFront(t, l, refuse, "/tasks/x")
 	var doc map[string]any
@@ -91,7 +73,7 @@ func TestFrontJSONRefusal(t *testing.T) {
 
 // A request a call took is that call's line, never a refusal, whatever its status.
 func TestFrontCallTakesRequest(t *testing.T) {
-	var out syncBuffer
+	var out syncbuf.Buffer
 	l := New(Config{W: &out, Metrics: true})
 	serveFront(t, l, func(w http.ResponseWriter, r *http.Request) {
 		c := l.Record(r.Context(), "GetTask", "t1")
@@ -112,7 +94,7 @@ func TestFrontCallTakesRequest(t *testing.T) {
 
 // A quiet log writes nothing but still counts.
 func TestQuietLogCounts(t *testing.T) {
-	var out syncBuffer
+	var out syncbuf.Buffer
 	l := New(Config{W: &out, Quiet: true, Metrics: true})
 	serveFront(t, l, refuse, "/x")
 	if out.String() != "" {
