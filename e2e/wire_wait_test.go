@@ -265,7 +265,7 @@ func TestInterruptNamesTheTask(t *testing.T) {
 func TestPlainSendOutlivesTimeout(t *testing.T) {
 	t.Parallel()
 	ag := wire.Start(t, wire.Options{Kind: wire.Silent, Polls: 3})
-	r := run(t, "", "send", ag.URL, "quiet job", "--timeout", "200ms", "-o", "json")
+	r := run(t, "", "send", ag.URL, "quiet job", "--timeout", "400ms", "-o", "json")
 	wantCode(t, r, 0)
 	if task := sendTask(t, r); task.Status.State != a2a.TaskStateCompleted {
 		t.Fatalf("state %s, want completed\n%s", task.Status.State, r)
