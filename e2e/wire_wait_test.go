@@ -31,11 +31,8 @@ func TestNonBlockingAgentIsPolled(t *testing.T) {
 			polls = append(polls, c.At)
 		}
 	}
-	// The first polls come sooner (from 20ms, doubling), then every --poll-interval.
-	if gap := polls[1].Sub(polls[0]); gap < 20*time.Millisecond {
-		t.Fatalf("first GetTask calls %s apart, want at least 20ms", gap)
-	}
-	if gap := polls[2].Sub(polls[1]); gap < 50*time.Millisecond {
+	// An interval the user chose is kept from the first poll on (only the default ramps up from 20ms).
+	if gap := polls[1].Sub(polls[0]); gap < 50*time.Millisecond {
 		t.Fatalf("GetTask calls %s apart, want at least --poll-interval 50ms", gap)
 	}
 
@@ -320,5 +317,27 @@ func TestBlockingIsOneSendMessage(t *testing.T) {
 	wantCode(t, r, 0)
 	if n, m := ag.Count("SendMessage"), ag.Count("SendStreamingMessage"); n != 1 || m != 0 {
 		t.Fatalf("%d SendMessage and %d SendStreamingMessage calls, want 1 and 0\n%s", n, m, r)
+	}
+}
+
+// TestDefaultPollRampsUp: at the default --poll-interval (2s), a non-blocking agent's task is polled soon after the
+// answer (from 20ms, doubling), not 2s later: a quick task costs a moment, as the blocking call did.
+func TestDefaultPollRampsUp(t *testing.T) {
+	t.Parallel()
+	ag := wire.Start(t, wire.Options{Kind: wire.NonBlocking, Polls: 1})
+	r := run(t, "", "send", ag.URL, "quick job", "-o", "json")
+	wantCode(t, r, 0)
+	var sent, firstPoll time.Time
+	for _, c := range ag.Calls() {
+		switch {
+		case c.Method == "SendMessage":
+			sent = c.At
+		case c.Method == "GetTask" && firstPoll.IsZero():
+			firstPoll = c.At
+		}
+	}
+	// 1s: half the default interval, and ample for a 20ms first poll on a loaded machine.
+	if gap := firstPoll.Sub(sent); gap <= 0 || gap > time.Second {
+		t.Fatalf("first GetTask %s after SendMessage, want soon (the default interval ramps up from 20ms)", gap)
 	}
 }

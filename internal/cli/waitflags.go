@@ -9,7 +9,7 @@ import (
 
 // addWaitFlags registers --poll-interval and --wait (verbs that wait for a task: send, subscribe).
 func addWaitFlags(cmd *cobra.Command, w *follow.Wait) {
-	cmd.Flags().DurationVar(&w.PollInterval, "poll-interval", follow.DefaultPollInterval, "time between GetTask calls while waiting for a task (the first come sooner, from 20ms; backs off up to 8×)")
+	cmd.Flags().DurationVar(&w.PollInterval, "poll-interval", follow.DefaultPollInterval, "time between GetTask calls while waiting for a task (backs off up to 8×; at the default the first come sooner, from 20ms)")
 	cmd.Flags().DurationVar(&w.Wait, "wait", 0, "give up waiting for the task after this long, exit 5 (0: no limit)")
 }
 

@@ -21,8 +21,8 @@ type Wait struct {
 // DefaultPollInterval is --poll-interval's default.
 const DefaultPollInterval = 2 * time.Second
 
-// FirstPoll is how soon the first GetTask of a wait comes (at most --poll-interval); the next ones double up to
-// --poll-interval.
+// FirstPoll is how soon the first GetTask of a wait at the default --poll-interval comes; the next ones double up
+// to the interval. An interval the user chose is kept from the first poll on.
 const FirstPoll = 20 * time.Millisecond
 
 // Check validates the bounds; cmdPath names the command in the usage error.
@@ -108,9 +108,12 @@ func Cause(ctx context.Context, err error) error {
 // until it has been silent for --timeout (0: no limit). ctx bounds the whole wait. onChange sees every new state.
 func (e *Env) PollTask(ctx context.Context, c *client.Conn, id a2a.TaskID, last a2a.TaskState, onChange func(*a2a.Task)) (*a2a.Task, error) {
 	w := e.wait()
-	// The first polls come sooner, doubling up to --poll-interval: a task a non-blocking agent finishes a moment
-	// after answering is seen a moment later, not a whole interval later.
-	interval := min(w.PollInterval, FirstPoll)
+	// At the default interval the first polls come sooner, doubling up to it: a task a non-blocking agent finishes
+	// a moment after answering is seen a moment later, not 2 s later.
+	interval := w.PollInterval
+	if interval == DefaultPollInterval {
+		interval = FirstPoll
+	}
 	lastAnswer := time.Now()
 	timer := time.NewTimer(interval)
 	defer timer.Stop()
