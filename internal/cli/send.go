@@ -295,15 +295,7 @@ func (f *factory) streamEvents(ctx context.Context, c *client.Conn, agentURL, sa
 	t := f.newTurn(c, agentURL, &devtoolOptions{answerTimeout: defaultAnswerTimeout}, p)
 	t.Recover = true
 	t.View.Light = true // printed as it comes; --save writes as it comes
-	saver := follow.NewSaver(f.io.Err, save)
-	t.Emit = saver.Wrap(t.Emit)
-	err := t.Run(ctx, open)
-	if cerr := p.Close(); err == nil {
-		err = cerr
-	}
-	if serr := saver.Finish(err != nil); err == nil {
-		err = serr
-	}
+	err := f.runSaving(t, p, save, func(t *follow.Turn) error { return t.Run(ctx, open) })
 	if err != nil {
 		return err
 	}
