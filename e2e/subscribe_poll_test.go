@@ -116,3 +116,24 @@ func TestSubscribePollsA2AGoAgentWithoutStreaming(t *testing.T) {
 		}
 	}
 }
+
+// TestSubscribePollsWhenCardOverstatesStreaming: an agent whose card says it streams but that refuses the
+// subscription with "method not found" while GetTask shows the task alive is polled like an agent that does not
+// stream, to the task's end. subscribe used to fail with the refusal.
+func TestSubscribePollsWhenCardOverstatesStreaming(t *testing.T) {
+	t.Parallel()
+	ag := wire.Start(t, wire.Options{Kind: wire.NoStream, Polls: 2})
+	wantCode(t, run(t, "", "send", ag.URL, "hi", "--immediate"), 0)
+	r := run(t, "", "subscribe", ag.URL, "task-1", "--poll-interval", "20ms", "-o", "json")
+	wantCode(t, r, 0)
+	events, errDoc := jsonLines(t, r.stdout)
+	if errDoc != nil || len(events) != 2 {
+		t.Fatalf("want two events (working, then completed), no error\n%s", r)
+	}
+	if last, ok := events[1].(*a2a.Task); !ok || last.Status.State != a2a.TaskStateCompleted {
+		t.Fatalf("want the completed task last\n%s", r)
+	}
+	if n := ag.Count("SubscribeToTask"); n != 1 {
+		t.Fatalf("SubscribeToTask called %d times, want 1 (refused)", n)
+	}
+}

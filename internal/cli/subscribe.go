@@ -63,7 +63,7 @@ func runSubscribe(ctx context.Context, o *subscribeOptions) error {
 				return emptyStreamRefusal(c.SubscribeToTask(ctx, &a2a.SubscribeToTaskRequest{ID: id, Tenant: o.f.opts.Tenant}))
 			})
 		})
-		if err == nil || !finishedTaskRefusal(err) {
+		if err == nil || !finishedTaskRefusal(err) && !streamRefused(err) {
 			return err
 		}
 		// Agents refuse to subscribe to a task that already ended: show its final state instead.
@@ -72,6 +72,11 @@ func runSubscribe(ctx context.Context, o *subscribeOptions) error {
 		})
 		if gerr != nil && errors.Is(err, errEmptyStream) {
 			return gerr // what the refusal was about (TaskNotFoundError, say), which the empty stream lost
+		}
+		if gerr == nil && !follow.Settled(task.Status.State) && streamRefused(err) {
+			// A card that says the agent streams when it does not: the task lives on, so poll it as above.
+			o.f.log.Printf("the agent refused the subscription (%v): polling task %s", err, id)
+			return o.f.followTask(ctx, c, o.url, o.save, func(t *follow.Turn) error { return t.Poll(ctx, id) })
 		}
 		if gerr != nil || !task.Status.State.Terminal() {
 			return err

@@ -54,7 +54,8 @@ const (
 	// every SendMessage for Options.Hold (or until the client goes), then answers the task completed.
 	HoldSend
 	// NoStream (JSON-RPC, v1.0) has a card that says it streams, but answers every streaming call with JSON-RPC
-	// -32601 "method not found", as an agent whose card overstates it does; SendMessage completes at once.
+	// -32601 "method not found", as an agent whose card overstates it does; SendMessage completes at once. GetTask
+	// reports a task working Options.Polls times, then completed.
 	NoStream
 )
 
@@ -312,7 +313,7 @@ func (a *Agent) getTask(w http.ResponseWriter, req rpcRequest) {
 	n := a.polls[id]
 	a.mu.Unlock()
 	switch a.opts.Kind {
-	case NonBlocking, Silent:
+	case NonBlocking, Silent, NoStream:
 		done = a.opts.Polls >= 0 && n > a.opts.Polls
 	case CutStream:
 		done = a.streamCount() > a.opts.Cuts || a.opts.After == PollOnly
