@@ -288,22 +288,15 @@ func (o *sendOptions) printAnswer(res a2a.SendMessageResult) error {
 	return o.f.outcome(o.url, task)
 }
 
-// streamEvents prints a stream (subscribe) event by event and reports the outcome at its end. Tool calls of a coding
-// agent left waiting for permission are listed with the commands that answer them.
-func (f *factory) streamEvents(ctx context.Context, c *client.Conn, agentURL, save string, open func(context.Context) iter.Seq2[a2a.Event, error]) error {
+// followTask prints the events of a task as run (a stream or polling, for subscribe) sees them and reports the
+// outcome at its end. Tool calls of a coding agent left waiting for permission are listed with the commands that
+// answer them.
+func (f *factory) followTask(ctx context.Context, c *client.Conn, agentURL, save string, run func(*follow.Turn) error) error {
 	p := f.printer()
 	t := f.newTurn(c, agentURL, &devtoolOptions{answerTimeout: defaultAnswerTimeout}, p)
 	t.Recover = true
 	t.View.Light = true // printed as it comes; --save writes as it comes
-	saver := follow.NewSaver(f.io.Err, save)
-	t.Emit = saver.Wrap(t.Emit)
-	err := t.Run(ctx, open)
-	if cerr := p.Close(); err == nil {
-		err = cerr
-	}
-	if serr := saver.Finish(err != nil); err == nil {
-		err = serr
-	}
+	err := f.runSaving(t, p, save, run)
 	if err != nil {
 		return err
 	}

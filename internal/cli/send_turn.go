@@ -119,24 +119,18 @@ func (o *sendOptions) runTurn(ctx context.Context, c *client.Conn, run func(*fol
 	if resultOnly {
 		t.View.Max = c.MaxResponse // held whole, as a unary answer is
 	}
-	saver := follow.NewSaver(o.f.io.Err, o.save)
-	t.Emit = saver.Wrap(t.Emit)
-	if o.progress != nil {
-		emit := t.Emit
-		t.Emit = func(ev a2a.Event) error {
-			if t.View.Task != nil {
-				o.progress(t.View.Task)
+	err := o.f.runSaving(t, p, o.save, func(t *follow.Turn) error {
+		if o.progress != nil {
+			emit := t.Emit
+			t.Emit = func(ev a2a.Event) error {
+				if t.View.Task != nil {
+					o.progress(t.View.Task)
+				}
+				return emit(ev)
 			}
-			return emit(ev)
 		}
-	}
-	err := run(t)
-	if cerr := p.Close(); err == nil {
-		err = cerr
-	}
-	if serr := saver.Finish(err != nil); err == nil {
-		err = serr
-	}
+		return run(t)
+	})
 	if err != nil {
 		return err
 	}
@@ -150,6 +144,21 @@ func (o *sendOptions) runTurn(ctx context.Context, c *client.Conn, run func(*fol
 		return o.f.stopAtPrompt(ctx, t, true)
 	}
 	return o.f.outcome(o.url, t.View.Task)
+}
+
+// runSaving runs the turn t with --save writing the files of what it renders into dir (none when dir is empty), then
+// closes the printer p and finishes the files; the first error wins.
+func (f *factory) runSaving(t *follow.Turn, p *output.Printer, dir string, run func(*follow.Turn) error) error {
+	saver := follow.NewSaver(f.io.Err, dir)
+	t.Emit = saver.Wrap(t.Emit)
+	err := run(t)
+	if cerr := p.Close(); err == nil {
+		err = cerr
+	}
+	if serr := saver.Finish(err != nil); err == nil {
+		err = serr
+	}
+	return err
 }
 
 func (o *sendOptions) printResult(p *output.Printer, v *follow.View) error {

@@ -25,7 +25,8 @@ func newSubscribeCmd(f *factory, runF func(context.Context, *subscribeOptions) e
 		Short: "Stream a task's events until it ends",
 		Long: `Stream a task's events to stdout until the task reaches a terminal or interrupted state. Output matches
 send --stream (JSON Lines with -o json). Subscribing to a task that already ended prints its final state.
-A stream that breaks is resumed (resubscribe, then GetTask polling every --poll-interval); --wait bounds the wait.`,
+A stream that breaks is resumed (resubscribe, then GetTask polling every --poll-interval); --wait bounds the wait.
+An agent whose card says it does not stream is polled with GetTask the same way, each change printed as it is seen.`,
 		Example: `  a2a subscribe localhost:8080 <task-id>
   a2a subscribe localhost:8080 <task-id> -o json | jq -c .statusUpdate.status.state`,
 		Args: exactArgs("<url>", "<task-id>"),
@@ -51,10 +52,18 @@ func runSubscribe(ctx context.Context, o *subscribeOptions) error {
 		ctx, cancel := o.f.waits().Context(ctx)
 		defer cancel()
 		id := a2a.TaskID(o.id)
-		err := o.f.streamEvents(ctx, c, o.url, o.save, func(ctx context.Context) iter.Seq2[a2a.Event, error] {
-			return emptyStreamRefusal(c.SubscribeToTask(ctx, &a2a.SubscribeToTaskRequest{ID: id, Tenant: o.f.opts.Tenant}))
+		if c.Card != nil && !c.Card.Capabilities.Streaming {
+			// Nothing to subscribe to: wait for the task by polling GetTask, as a stream that cannot be resumed is
+			// (CONTRACT.md, Time).
+			o.f.log.Printf("the agent's card says it does not stream: polling task %s", id)
+			return o.f.followTask(ctx, c, o.url, o.save, func(t *follow.Turn) error { return t.Poll(ctx, id) })
+		}
+		err := o.f.followTask(ctx, c, o.url, o.save, func(t *follow.Turn) error {
+			return t.Run(ctx, func(ctx context.Context) iter.Seq2[a2a.Event, error] {
+				return emptyStreamRefusal(c.SubscribeToTask(ctx, &a2a.SubscribeToTaskRequest{ID: id, Tenant: o.f.opts.Tenant}))
+			})
 		})
-		if err == nil || !finishedTaskRefusal(err) {
+		if err == nil || !finishedTaskRefusal(err) && !streamRefused(err) {
 			return err
 		}
 		// Agents refuse to subscribe to a task that already ended: show its final state instead.
@@ -63,6 +72,11 @@ func runSubscribe(ctx context.Context, o *subscribeOptions) error {
 		})
 		if gerr != nil && errors.Is(err, errEmptyStream) {
 			return gerr // what the refusal was about (TaskNotFoundError, say), which the empty stream lost
+		}
+		if gerr == nil && !follow.Settled(task.Status.State) && streamRefused(err) {
+			// A card that says the agent streams when it does not: the task lives on, so poll it as above.
+			o.f.log.Printf("the agent refused the subscription (%v): polling task %s", err, id)
+			return o.f.followTask(ctx, c, o.url, o.save, func(t *follow.Turn) error { return t.Poll(ctx, id) })
 		}
 		if gerr != nil || !task.Status.State.Terminal() {
 			return err

@@ -88,8 +88,34 @@ func (t *Turn) follow(ctx context.Context, open func(context.Context) iter.Seq2[
 }
 
 // poll follows a task whose stream is gone by polling GetTask; the settled task is shown as the stream's last event.
+// cause is why the stream is gone.
 func (t *Turn) poll(ctx context.Context, task *a2a.Task, cause error) error {
 	t.Env.Log.Printf("resubscribing to task %s failed (%v): polling", task.ID, errOrEOF(cause))
+	return t.pollFrom(ctx, task, cause)
+}
+
+// Poll follows task id on an agent that does not stream (CONTRACT.md, Time): the task as GetTask reads it, then
+// every change polling sees, until it settles; each is rendered as a stream's event would be. The agent's error on
+// the first GetTask (an unknown task, say) is returned as it is.
+func (t *Turn) Poll(ctx context.Context, id a2a.TaskID) error {
+	task, err := client.Unary(ctx, t.C, func(ctx context.Context) (*a2a.Task, error) {
+		return t.C.GetTask(ctx, &a2a.GetTaskRequest{ID: id, Tenant: t.Env.Tenant})
+	})
+	switch {
+	case err != nil:
+		return Expired(ctx, Cause(ctx, err))
+	case task == nil:
+		return errors.New("get task: the agent answered no task")
+	}
+	if err := t.apply(task); err != nil || Settled(task.Status.State) {
+		return err
+	}
+	t.Env.Log.Printf("task %s is %s: polling until it ends", id, shortState(task.Status.State))
+	return t.pollFrom(ctx, task, nil)
+}
+
+// pollFrom polls task (the last state seen) until it settles; see poll.
+func (t *Turn) pollFrom(ctx context.Context, task *a2a.Task, cause error) error {
 	final, err := t.Env.PollTask(ctx, t.C, task.ID, task.Status.State, func(changed *a2a.Task) {
 		t.apply(changed) //nolint:errcheck // an output error shows again on the final event
 	})

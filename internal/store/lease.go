@@ -67,20 +67,10 @@ func (s *Store) maintain() {
 
 // sweep fails the running tasks of replicas whose lease expired.
 func (s *Store) sweep(ctx context.Context) error {
-	rows, err := s.db.QueryContext(ctx, s.d.q(`SELECT id FROM a2a_replicas WHERE lease_until < ?`), s.opts.Now().UnixNano())
+	dead, err := s.column(ctx, `SELECT id FROM a2a_replicas WHERE lease_until < ?`, s.opts.Now().UnixNano())
 	if err != nil {
 		return err
 	}
-	var dead []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return err
-		}
-		dead = append(dead, id)
-	}
-	rows.Close()
 	for _, id := range dead {
 		msg := fmt.Sprintf("replica %s stopped while the task was running (its lease of %s expired)", id, s.opts.Lease)
 		if err := s.failOrphans(ctx, id, msg); err != nil {
@@ -101,26 +91,38 @@ func (s *Store) failOrphans(ctx context.Context, owner, msg string) error {
 		q = `SELECT id FROM a2a_tasks WHERE owner = ?`
 		args = append(args, owner)
 	}
-	rows, err := s.db.QueryContext(ctx, s.d.q(q), args...)
+	ids, err := s.column(ctx, q, args...)
 	if err != nil {
 		return err
 	}
-	var ids []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return err
-		}
-		ids = append(ids, id)
-	}
-	rows.Close()
 	for _, id := range ids {
 		if err := s.failOrphan(ctx, a2a.TaskID(id), msg); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// column runs a query of one text column and returns its values. An error met while reading the rows (the
+// connection dropping, a row the server fails to compute) is returned, not taken for the end of the rows.
+func (s *Store) column(ctx context.Context, query string, args ...any) ([]string, error) {
+	rows, err := s.db.QueryContext(ctx, s.d.q(query), args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var v string
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 func (s *Store) failOrphan(ctx context.Context, id a2a.TaskID, msg string) error {
@@ -180,18 +182,10 @@ func (s *Store) failOrphan(ctx context.Context, id a2a.TaskID, msg string) error
 func (s *Store) cancels() {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	rows, err := s.db.QueryContext(ctx, s.d.q(`SELECT c.task_id FROM a2a_cancels c JOIN a2a_tasks t ON t.id = c.task_id WHERE t.owner = ?`), s.replica)
+	ids, err := s.column(ctx, `SELECT c.task_id FROM a2a_cancels c JOIN a2a_tasks t ON t.id = c.task_id WHERE t.owner = ?`, s.replica)
 	if err != nil {
-		return
+		return // taken again next tick
 	}
-	var ids []string
-	for rows.Next() {
-		var id string
-		if rows.Scan(&id) == nil {
-			ids = append(ids, id)
-		}
-	}
-	rows.Close()
 	for _, id := range ids {
 		if s.opts.OnCancel != nil {
 			go s.opts.OnCancel(a2a.TaskID(id))

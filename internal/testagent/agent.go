@@ -92,6 +92,8 @@ type Options struct {
 	Push bool
 	// PushLost, with Push, accepts configs but never delivers (notifications lost on the way).
 	PushLost bool
+	// NoStreaming makes the card say the agent does not stream (the handler still serves streams).
+	NoStreaming bool
 }
 
 // lostPush is a push.Sender whose notifications never arrive.

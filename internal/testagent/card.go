@@ -31,7 +31,7 @@ func (a *Agent) buildCard(endpoint string) *a2a.AgentCard {
 			ProtocolVersion: version,
 		}},
 		Capabilities: a2a.AgentCapabilities{
-			Streaming:         true,
+			Streaming:         !a.opts.NoStreaming,
 			ExtendedAgentCard: a.opts.ExtendedCard != nil,
 			PushNotifications: a.opts.Push,
 		},

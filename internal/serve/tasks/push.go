@@ -66,97 +66,75 @@ func (h *Handler) CreateTaskPushConfig(ctx context.Context, req *a2a.PushConfig)
 		c.ID = "default"
 		req = &c
 	}
-	if err := h.ts.store.refresh(ctx, req.TaskID); err != nil {
-		return nil, err
-	}
-	return h.ts.store.addPush(req, legacyCall(ctx), func() error { return h.checkPushURL(req.URL) })
+	var out *a2a.PushConfig
+	err := h.ts.store.withRecord(ctx, req.TaskID, func(r *record) error {
+		if err := writableLocked(r); err != nil {
+			return err
+		}
+		if err := h.checkPushURL(req.URL); err != nil {
+			return err
+		}
+		out = h.ts.store.addPushLocked(r, req, legacyCall(ctx))
+		return nil
+	})
+	return out, err
 }
 
-// addPush stores c on its task once check (run after the task is found) passes.
-func (s *Store) addPush(c *a2a.PushConfig, v03 bool, check func() error) (*a2a.PushConfig, error) {
+// withRecord runs fn on the record of task id under the store's lock, the task read fresh from a shared store
+// first; an unknown task is TaskNotFoundError. The push config calls are this, around what each does to the record.
+func (s *Store) withRecord(ctx context.Context, id a2a.TaskID, fn func(r *record) error) error {
+	if err := s.refresh(ctx, id); err != nil {
+		return err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	r, err := s.lookupLocked(c.TaskID)
+	r, err := s.lookupLocked(id)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	if err := writableLocked(r); err != nil {
-		return nil, err
-	}
-	if err := check(); err != nil {
-		return nil, err
-	}
-	return s.addPushLocked(r, c, v03), nil
+	return fn(r)
 }
 
 // GetTaskPushConfig implements a2asrv.RequestHandler.
 func (h *Handler) GetTaskPushConfig(ctx context.Context, req *a2a.GetTaskPushConfigRequest) (*a2a.PushConfig, error) {
-	if err := h.ts.store.refresh(ctx, req.TaskID); err != nil {
-		return nil, err
-	}
-	return h.ts.store.getPush(req)
-}
-
-func (s *Store) getPush(req *a2a.GetTaskPushConfigRequest) (*a2a.PushConfig, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	r, err := s.lookupLocked(req.TaskID)
-	if err != nil {
-		return nil, err
-	}
-	p := findPush(r, req.ID)
-	if p == nil {
-		return nil, pushNotFound(req.TaskID, req.ID)
-	}
-	return copyPushConfig(p, r.task.ID), nil
+	var out *a2a.PushConfig
+	err := h.ts.store.withRecord(ctx, req.TaskID, func(r *record) error {
+		p := findPush(r, req.ID)
+		if p == nil {
+			return pushNotFound(req.TaskID, req.ID)
+		}
+		out = copyPushConfig(p, r.task.ID)
+		return nil
+	})
+	return out, err
 }
 
 // ListTaskPushConfigs implements a2asrv.RequestHandler.
 func (h *Handler) ListTaskPushConfigs(ctx context.Context, req *a2a.ListTaskPushConfigRequest) (*a2a.ListTaskPushConfigResponse, error) {
-	if err := h.ts.store.refresh(ctx, req.TaskID); err != nil {
-		return nil, err
-	}
-	return h.ts.store.listPush(req)
-}
-
-func (s *Store) listPush(req *a2a.ListTaskPushConfigRequest) (*a2a.ListTaskPushConfigResponse, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	r, err := s.lookupLocked(req.TaskID)
-	if err != nil {
-		return nil, err
-	}
-	resp := &a2a.ListTaskPushConfigResponse{Configs: make([]*a2a.PushConfig, 0, len(r.push))}
-	for _, h := range r.push {
-		resp.Configs = append(resp.Configs, copyPushConfig(h.cfg, r.task.ID))
-	}
-	return resp, nil
+	var out *a2a.ListTaskPushConfigResponse
+	err := h.ts.store.withRecord(ctx, req.TaskID, func(r *record) error {
+		out = &a2a.ListTaskPushConfigResponse{Configs: make([]*a2a.PushConfig, 0, len(r.push))}
+		for _, ph := range r.push {
+			out.Configs = append(out.Configs, copyPushConfig(ph.cfg, r.task.ID))
+		}
+		return nil
+	})
+	return out, err
 }
 
 // DeleteTaskPushConfig implements a2asrv.RequestHandler. Deleting a config that is not there is
 // not an error (the specification asks for idempotent deletes); an unknown task is.
 func (h *Handler) DeleteTaskPushConfig(ctx context.Context, req *a2a.DeleteTaskPushConfigRequest) error {
-	if err := h.ts.store.refresh(ctx, req.TaskID); err != nil {
-		return err
-	}
-	return h.ts.store.deletePush(req)
-}
-
-func (s *Store) deletePush(req *a2a.DeleteTaskPushConfigRequest) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	r, err := s.lookupLocked(req.TaskID)
-	if err != nil {
-		return err
-	}
-	if err := writableLocked(r); err != nil {
-		return err
-	}
-	if p := findPush(r, req.ID); p != nil {
-		r.push = slices.DeleteFunc(slices.Clone(r.push), func(h pushHook) bool { return h.cfg == p })
-		s.pushChangedLocked(r)
-	}
-	return nil
+	return h.ts.store.withRecord(ctx, req.TaskID, func(r *record) error {
+		if err := writableLocked(r); err != nil {
+			return err
+		}
+		if p := findPush(r, req.ID); p != nil {
+			r.push = slices.DeleteFunc(slices.Clone(r.push), func(ph pushHook) bool { return ph.cfg == p })
+			h.ts.store.pushChangedLocked(r)
+		}
+		return nil
+	})
 }
 
 // sendPushConfig is the push config a SendMessageRequest carries, checked against the allow-list.

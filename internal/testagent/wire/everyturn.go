@@ -23,17 +23,7 @@ func TaskEveryTurn(t testing.TB) string {
 			`"defaultInputModes":["text/plain"],"defaultOutputModes":["text/plain"],"skills":[]}`, "http://"+r.Host)
 	})
 	mux.HandleFunc("POST /", func(w http.ResponseWriter, r *http.Request) {
-		var req struct {
-			ID     json.RawMessage `json:"id"`
-			Params struct {
-				Message struct {
-					TaskID string `json:"taskId"`
-					Parts  []struct {
-						Text string `json:"text"`
-					} `json:"parts"`
-				} `json:"message"`
-			} `json:"params"`
-		}
+		var req rpcRequest
 		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
@@ -49,20 +39,17 @@ func TaskEveryTurn(t testing.TB) string {
 			}
 			return s + `}}}`
 		}
+		answer := req.Params.Message != nil && req.Params.Message.TaskID == taskID // the second turn
 		state := "TASK_STATE_SUBMITTED"
-		if req.Params.Message.TaskID == taskID {
+		if answer {
 			state = "TASK_STATE_WORKING"
 		}
 		send(`{"task":{"id":"` + taskID + `","contextId":"` + ctxID + `","status":{"state":"` + state + `"}}}`)
-		if req.Params.Message.TaskID != taskID {
+		if !answer {
 			send(status("TASK_STATE_INPUT_REQUIRED", "what is your name?"))
 			return
 		}
-		text := ""
-		if len(req.Params.Message.Parts) > 0 {
-			text = req.Params.Message.Parts[0].Text
-		}
-		send(status("TASK_STATE_COMPLETED", "hello, "+text))
+		send(status("TASK_STATE_COMPLETED", "hello, "+req.text()))
 	})
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)

@@ -23,8 +23,9 @@ import (
 type Kind int
 
 const (
-	// NonBlocking (JSON-RPC, v1.0) answers SendMessage with the task still working; GetTask reports it working
-	// Options.Polls times, then completed with an artifact "done: <text>". Polls < 0: never done.
+	// NonBlocking (JSON-RPC, v1.0, not streaming) answers SendMessage with the task still working; GetTask reports it
+	// working Options.Polls times, then completed with an artifact "done: <text>" (Polls < 0: never done), and an
+	// unknown task with -32001 "task not found". Streaming calls get -32004 "streaming is not supported".
 	NonBlocking Kind = iota
 	// CutStream (JSON-RPC, v1.0, streaming) sends the task and a working status on every stream (send or
 	// subscribe), then ends the stream, the first Options.Cuts streams only; later streams complete the task.
@@ -53,7 +54,8 @@ const (
 	// every SendMessage for Options.Hold (or until the client goes), then answers the task completed.
 	HoldSend
 	// NoStream (JSON-RPC, v1.0) has a card that says it streams, but answers every streaming call with JSON-RPC
-	// -32601 "method not found", as an agent whose card overstates it does; SendMessage completes at once.
+	// -32601 "method not found", as an agent whose card overstates it does; SendMessage completes at once. GetTask
+	// reports a task working Options.Polls times, then completed.
 	NoStream
 )
 
@@ -251,6 +253,10 @@ func (a *Agent) jsonrpc(w http.ResponseWriter, r *http.Request) {
 		writeRPC(w, req.ID, "", `{"code":-32601,"message":"method not found"}`)
 		return
 	}
+	if a.opts.Kind == NonBlocking && (req.Method == "SendStreamingMessage" || req.Method == "SubscribeToTask") {
+		writeRPC(w, req.ID, "", `{"code":-32004,"message":"streaming is not supported"}`)
+		return
+	}
 	if a.opts.Kind == RPCErrorStream && req.Method != "SendMessage" {
 		writeRPC(w, req.ID, "", `{"code":-32001,"message":"task not found: `+jsonEscape(req.Params.ID)+`"}`)
 		return
@@ -297,11 +303,17 @@ func (a *Agent) getTask(w http.ResponseWriter, req rpcRequest) {
 	id := req.Params.ID
 	state, done := "TASK_STATE_WORKING", false
 	a.mu.Lock()
+	_, known := a.texts[id]
+	if a.opts.Kind == NonBlocking && !known {
+		a.mu.Unlock()
+		writeRPC(w, req.ID, "", `{"code":-32001,"message":"task not found: `+jsonEscape(id)+`"}`)
+		return
+	}
 	a.polls[id]++
 	n := a.polls[id]
 	a.mu.Unlock()
 	switch a.opts.Kind {
-	case NonBlocking, Silent:
+	case NonBlocking, Silent, NoStream:
 		done = a.opts.Polls >= 0 && n > a.opts.Polls
 	case CutStream:
 		done = a.streamCount() > a.opts.Cuts || a.opts.After == PollOnly
