@@ -205,12 +205,37 @@ func browserPath(t *testing.T) string {
 	return ""
 }
 
+// profileDir is a Chromium profile directory, removed when the test ends. Chromium's helper processes may write to
+// it for a moment after the browser exited, and t.TempDir's cleanup fails the test on "directory not empty": the
+// removal is retried, bounded, and a profile that still cannot go is logged, not a failure.
+func profileDir(t *testing.T) string {
+	dir, err := os.MkdirTemp("", "a2a-chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			err := os.RemoveAll(dir)
+			if err == nil {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Logf("leaving the Chromium profile %s: %v", dir, err)
+				return
+			}
+			time.Sleep(50 * time.Millisecond) // another process still writes there; nothing to wait on but time
+		}
+	})
+	return dir
+}
+
 // runBrowser opens page in a headless Chromium with a profile of its own, until the test ends.
 func runBrowser(t *testing.T, chromium, page string) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cmd := exec.CommandContext(ctx, chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
 		"--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync",
-		"--disable-dev-shm-usage", "--user-data-dir="+t.TempDir(), page)
+		"--disable-dev-shm-usage", "--user-data-dir="+profileDir(t), page)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 10 * time.Second
