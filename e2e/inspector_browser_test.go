@@ -41,7 +41,7 @@ func TestInspectorBrowser(t *testing.T) {
 		chromedp.Flag("disable-gpu", true), chromedp.Flag("disable-quic", true),
 		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true), chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.Flag("disable-breakpad", true), chromedp.UserDataDir(profileDir(t)), chromedp.WindowSize(1440, 900),
+		chromedp.Flag("disable-breakpad", true), chromedp.UserDataDir(profileDir(t)), chromedpGroup(t), chromedp.WindowSize(1440, 900),
 	}
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	defer cancelAlloc()

@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/chromedp/chromedp"
 )
 
 // attackPage is what a web page on another origin tries against serve: every kind of request a page can send
@@ -205,29 +207,36 @@ func browserPath(t *testing.T) string {
 	return ""
 }
 
-// profileDir is a Chromium profile directory, removed when the test ends. Chromium's helper processes may write to
-// it for a moment after the browser exited, and t.TempDir's cleanup fails the test on "directory not empty": the
-// removal is retried, bounded, and a profile that still cannot go is logged, not a failure.
+// profileDir is a Chromium profile directory, removed when the test ends, after the browser's process group is
+// gone (see runBrowser, chromedpGroup). A profile that still cannot be removed is logged, not a failure: t.TempDir's
+// cleanup failed the test when a Chromium helper process still wrote there after the browser exited.
 func profileDir(t *testing.T) string {
 	dir, err := os.MkdirTemp("", "a2a-chromium-")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		deadline := time.Now().Add(10 * time.Second)
-		for {
-			err := os.RemoveAll(dir)
-			if err == nil {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Logf("leaving the Chromium profile %s: %v", dir, err)
-				return
-			}
-			time.Sleep(50 * time.Millisecond) // another process still writes there; nothing to wait on but time
+		if err := os.RemoveAll(dir); err != nil {
+			t.Logf("leaving the Chromium profile %s: %v", dir, err)
 		}
 	})
 	return dir
+}
+
+// chromedpGroup starts chromedp's browser in a process group of its own (keeping chromedp's parent-death signal)
+// and kills the whole group when the test ends, helpers included, before profileDir's cleanup runs. Call it after
+// profileDir.
+func chromedpGroup(t *testing.T) chromedp.ExecAllocatorOption {
+	var cmd *exec.Cmd
+	t.Cleanup(func() {
+		if cmd != nil && cmd.Process != nil {
+			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) //nolint:errcheck // the group may be gone already
+		}
+	})
+	return chromedp.ModifyCmdFunc(func(c *exec.Cmd) {
+		cmd = c
+		c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	})
 }
 
 // runBrowser opens page in a headless Chromium with a profile of its own, until the test ends.

@@ -36,25 +36,29 @@ const Interval = 120 * time.Millisecond
 
 // Start starts a spinner writing to w when on is set; else it returns a spinner whose methods do nothing.
 func Start(w io.Writer, on bool, label string) *Spinner {
-	s := &Spinner{w: w, label: label, start: time.Now()}
 	if !on {
-		return s
+		return &Spinner{w: w, label: label}
 	}
-	s.done = make(chan struct{})
+	t := time.NewTicker(Interval)
+	return start(w, label, t.C, t.Stop)
+}
+
+// start runs a spinner that draws a frame on every tick; stop ends the ticks.
+func start(w io.Writer, label string, tick <-chan time.Time, stop func()) *Spinner {
+	s := &Spinner{w: w, label: label, start: time.Now(), done: make(chan struct{})}
 	s.wg.Add(1)
-	go s.loop()
+	go s.loop(tick, stop)
 	return s
 }
 
-func (s *Spinner) loop() {
+func (s *Spinner) loop(tick <-chan time.Time, stop func()) {
 	defer s.wg.Done()
-	t := time.NewTicker(Interval)
-	defer t.Stop()
+	defer stop()
 	for i := 0; ; i++ {
 		select {
 		case <-s.done:
 			return
-		case <-t.C:
+		case <-tick:
 		}
 		s.mu.Lock()
 		el := time.Since(s.start).Truncate(100 * time.Millisecond)
