@@ -55,9 +55,24 @@ func sweepScope(scope string, grace time.Duration) {
 	}
 	want := []byte("\x00" + ScopeEnv + "=" + scope + "\x00")
 	sweep(func(pid int) bool {
-		env, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+		env, err := readEnviron(pid)
 		return err == nil && bytes.Contains(append([]byte{0}, env...), want) // entries are NUL-terminated
 	}, grace, false)
+}
+
+// readEnviron reads the environment of process pid. A process in the middle of execve shows an empty one for a
+// moment (the new image is mapped before its environment is copied in): one that just exec'd (a shell's "exec
+// sleep") would then escape the sweep, which ends at its first pass without a match. An empty read is asked again,
+// for at most about 20 ms.
+func readEnviron(pid int) ([]byte, error) {
+	path := "/proc/" + strconv.Itoa(pid) + "/environ"
+	for try := 0; ; try++ {
+		env, err := os.ReadFile(path)
+		if err != nil || len(env) > 0 || try == 20 {
+			return env, err
+		}
+		time.Sleep(time.Millisecond) // nothing to wait on: the kernel fills the environment in as execve goes on
+	}
 }
 
 // sweep sends SIGTERM to the unaccounted children of this process that match, and to all their descendants,
