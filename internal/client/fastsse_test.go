@@ -41,17 +41,23 @@ type streamResult struct {
 	Err     string
 }
 
-// sortedKeys puts the keys a2a-go lists in "unknown event type: [k1 k2]" in order: it prints them in a map's
-// order, which differs from one call to the next, so two decodes of one body would not compare equal.
+// sortedKeys puts the keys a2a-go lists in "unknown event type: [k1 k2]" and "unknown part content type: [k1 k2]"
+// (a2a/core.go) in order: it prints them in a map's order, which differs from one call to the next, so two decodes
+// of one body would not compare equal.
 func sortedKeys(msg string) string {
-	const prefix = "unknown event type: ["
-	i := strings.Index(msg, prefix)
-	if i < 0 || !strings.HasSuffix(msg, "]") {
+	if !strings.HasSuffix(msg, "]") {
 		return msg
 	}
-	keys := strings.Split(msg[i+len(prefix):len(msg)-1], " ")
-	slices.Sort(keys)
-	return msg[:i+len(prefix)] + strings.Join(keys, " ") + "]"
+	for _, prefix := range []string{"unknown event type: [", "unknown part content type: ["} {
+		i := strings.Index(msg, prefix)
+		if i < 0 {
+			continue
+		}
+		keys := strings.Split(msg[i+len(prefix):len(msg)-1], " ")
+		slices.Sort(keys)
+		return msg[:i+len(prefix)] + strings.Join(keys, " ") + "]"
+	}
+	return msg
 }
 
 func collect(t testing.TB, tr a2aclient.Transport, subscribe bool) []streamResult {
