@@ -50,7 +50,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	code := m.Run()
-	pgStop() // the PostgreSQL server of the store tests, if one started
+	pg.Stop() // the PostgreSQL server of the store tests, if one started
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

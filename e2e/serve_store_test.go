@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -14,28 +13,14 @@ import (
 	"github.com/a2acli/a2a/internal/store/pgtest"
 )
 
-// One PostgreSQL server for the package's store tests, started on first use and stopped by TestMain.
-var (
-	pgOnce   sync.Once
-	pgServer *pgtest.Server
-	pgErr    error
-	pgStop   = func() {}
-)
+// pg is the PostgreSQL server of the package's store tests, started on first use and stopped by TestMain.
+var pg pgtest.Shared
 
 // postgresURL returns the URL of a fresh database on the shared server, skipping the test when PostgreSQL is not
 // installed (a failure with CI=1).
 func postgresURL(t *testing.T) string {
 	t.Helper()
-	pgOnce.Do(func() { pgServer, pgStop, pgErr = pgtest.Main() })
-	if pgErr != nil {
-		t.Fatalf("start PostgreSQL: %v", pgErr)
-	}
-	pgtest.Need(t, pgServer)
-	u, err := pgServer.NewDB()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return u
+	return pg.NewDB(t)
 }
 
 // storeScript echoes its input line as a chunk, with its pid; a line starting with "slow" then sleeps, so the task

@@ -19,11 +19,10 @@ func benchStores(b *testing.B) []struct{ name, url string } {
 		{"memory", "memory"},
 		{"sqlite", "sqlite:" + filepath.Join(b.TempDir(), "tasks.db")},
 	}
-	pgOnce.Do(func() { pgServer, pgStop, pgErr = pgtest.Main() })
-	if pgServer != nil {
+	if srv, err := pg.Server(); srv != nil {
 		stores = append(stores, struct{ name, url string }{"postgres", postgresURL(b)})
 	} else {
-		b.Logf("postgres left out: %v", cmp.Or(pgErr, pgtest.ErrMissing))
+		b.Logf("postgres left out: %v", cmp.Or(err, pgtest.ErrMissing))
 	}
 	return stores
 }

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -15,32 +14,18 @@ import (
 	"github.com/a2acli/a2a/internal/store/pgtest"
 )
 
-// The PostgreSQL server of this package's store tests, started on first use, stopped by TestMain.
-var (
-	pgOnce   sync.Once
-	pgServer *pgtest.Server
-	pgErr    error
-	pgStop   = func() {}
-)
+// pg is the PostgreSQL server of this package's store tests, started on first use, stopped by TestMain.
+var pg pgtest.Shared
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	pgStop()
+	pg.Stop()
 	os.Exit(code)
 }
 
 func postgresURL(t testing.TB) string {
 	t.Helper()
-	pgOnce.Do(func() { pgServer, pgStop, pgErr = pgtest.Main() })
-	if pgErr != nil {
-		t.Fatalf("start PostgreSQL: %v", pgErr)
-	}
-	pgtest.Need(t, pgServer)
-	u, err := pgServer.NewDB()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return u
+	return pg.NewDB(t)
 }
 
 // TestSQLiteKeepsTasks: tasks, their artifacts, history and push configs survive a restart on sqlite:, and

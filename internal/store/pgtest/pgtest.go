@@ -15,6 +15,7 @@ import (
 	"runtime"
 	"sort"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -262,10 +263,49 @@ func Main() (*Server, func(), error) {
 	return s, s.Close, nil
 }
 
-// TB is the part of testing.TB that Need uses.
+// TB is the part of testing.TB that Need and Shared use.
 type TB interface {
 	Helper()
 	Skip(args ...any)
+	Fatal(args ...any)
+}
+
+// Shared is the one server of a test package, started by the first test that asks for a database (Main's rules:
+// nil without binaries unless CI=1) and stopped by the package's TestMain through Stop. The zero value is ready.
+type Shared struct {
+	once sync.Once
+	srv  *Server
+	stop func()
+	err  error
+}
+
+// Server starts the shared server on first use: nil without PostgreSQL binaries (outside CI).
+func (p *Shared) Server() (*Server, error) {
+	p.once.Do(func() { p.srv, p.stop, p.err = Main() })
+	return p.srv, p.err
+}
+
+// NewDB returns the URL of a fresh database on the shared server; it skips t without PostgreSQL binaries and fails
+// it when the server cannot start.
+func (p *Shared) NewDB(t TB) string {
+	t.Helper()
+	srv, err := p.Server()
+	if err != nil {
+		t.Fatal("start PostgreSQL: ", err)
+	}
+	Need(t, srv)
+	u, err := srv.NewDB()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
+// Stop stops the shared server if it started.
+func (p *Shared) Stop() {
+	if p.stop != nil {
+		p.stop()
+	}
 }
 
 // Need skips the test when s is nil (no PostgreSQL binaries).
