@@ -173,8 +173,9 @@ func wantStep(t *testing.T, steps map[string]map[string]any, step string, want m
 	}
 }
 
-// TestA2AJSClientAgainstServe: a2a-js 0.3.14's client (ClientFactory from the card, JSON-RPC and REST) sends a
-// message, gets the task, streams a message and cancels an unknown task against `a2a serve --protocol 0.3`, and
+// TestA2AJSClientAgainstServe: a2a-js 0.3.14's client (ClientFactory from the card, JSON-RPC, REST and gRPC) sends a
+// message, gets the task, resubscribes to it, streams a message and cancels an unknown task against
+// `a2a serve --protocol 0.3`, and
 // a2a-js 1.3.0's (v1.0) against `a2a serve` at v1.0, through the serve guards (Host/Origin checks, content types, a
 // bearer token).
 func TestA2AJSClientAgainstServe(t *testing.T) {
@@ -193,6 +194,11 @@ func TestA2AJSClientAgainstServe(t *testing.T) {
 		{"echo-both-prefer-jsonrpc", "client03.mjs", []string{"--echo", "--protocol", "0.3", "--card-compat", "--transport", "rest,jsonrpc"}, "JSONRPC", "", func(s string) string { return s }},
 		{"exec-rest", "client03.mjs", []string{"--exec", "tr a-z A-Z", "--protocol", "0.3", "--card-compat"}, "HTTP+JSON", "", strings.ToUpper},
 		{"exec-jsonrpc-token", "client03.mjs", []string{"--exec", "tr a-z A-Z", "--protocol", "0.3", "--card-compat", "--transport", "jsonrpc", "--token", "s3cret"}, "JSONRPC", "s3cret", strings.ToUpper},
+		// a2a-js 0.3 dials the card's GRPC url as its gRPC target, as it stands (issue 21: "Name resolution failed
+		// for target dns:http://127.0.0.1:P" when the card named it http://host:port).
+		{"echo-grpc", "client03.mjs", []string{"--echo", "--protocol", "0.3", "--card-compat", "--transport", "grpc"}, "GRPC", "", func(s string) string { return s }},
+		{"exec-grpc", "client03.mjs", []string{"--exec", "tr a-z A-Z", "--protocol", "0.3", "--transport", "grpc"}, "GRPC", "", strings.ToUpper},
+		{"echo-all-prefer-grpc", "client03.mjs", []string{"--echo", "--protocol", "0.3", "--card-compat", "--transport", "rest,jsonrpc,grpc"}, "GRPC", "", func(s string) string { return s }},
 		{"v1-echo-rest", "client10.mjs", []string{"--echo"}, "HTTP+JSON", "", func(s string) string { return s }},
 		{"v1-echo-jsonrpc", "client10.mjs", []string{"--echo", "--transport", "jsonrpc"}, "JSONRPC", "", func(s string) string { return s }},
 		{"v1-exec-both-token", "client10.mjs", []string{"--exec", "tr a-z A-Z", "--transport", "rest,jsonrpc", "--token", "s3cret"}, "HTTP+JSON", "s3cret", strings.ToUpper},
@@ -210,12 +216,19 @@ func TestA2AJSClientAgainstServe(t *testing.T) {
 			wantStep(t, steps, "stream", map[string]any{"kinds": stream, "final": "completed", "text": tc.text("streamed from a2a-js")})
 			if tc.script == "client03.mjs" {
 				wantStep(t, steps, "stream", map[string]any{"final_flag": true}) // v0.3's "final" on the last status
+				// v0.3 answers a subscription to a finished task with the task as it ended, then ends the stream
+				// (TestV03SubscribeFinishedTask says where the specification says so).
+				wantStep(t, steps, "resubscribe", map[string]any{"kinds": []any{"task"}, "states": []any{"completed"},
+					"error": nil, "text": tc.text("hello from a2a-js")})
 			}
 			switch {
 			case tc.script == "client10.mjs":
 				// a2a-js 1.x names the error class after the binding: RestTaskNotFoundError, JsonRpcTaskNotFoundError.
 				binding := map[string]string{"JSONRPC": "JsonRpc", "HTTP+JSON": "Rest"}[tc.transport]
 				wantStep(t, steps, "cancel", map[string]any{"error": binding + "TaskNotFoundError", "notFound": true})
+			case tc.transport == "GRPC":
+				// a2a-js 0.3's gRPC client maps the NOT_FOUND status to its TaskNotFoundError.
+				wantStep(t, steps, "cancel", map[string]any{"error": "TaskNotFoundError", "notFound": true})
 			case tc.transport == "JSONRPC":
 				// a2a-js raises its TaskNotFoundJSONRPCError, a subclass of TaskNotFoundError, for the -32001 answer.
 				wantStep(t, steps, "cancel", map[string]any{"error": "TaskNotFoundJSONRPCError", "notFound": true})

@@ -23,7 +23,6 @@ import (
 	grpcv1 "github.com/a2aproject/a2a-go/v2/a2agrpc/v1"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
-	"google.golang.org/grpc/resolver"
 )
 
 // eventually polls cond every 20 ms until it holds, failing the test after timeout.
@@ -268,13 +267,12 @@ func libClient(t testing.TB, url string, tr a2a.TransportProtocol, v03 bool) *a2
 	creds := grpc.WithTransportCredentials(insecure.NewCredentials())
 	opts := []a2aclient.FactoryOption{grpcv1.WithGRPCTransport(creds)}
 	if v03 {
-		// A v0.3 card names every interface with an absolute URL ("http://host:port" for gRPC too, as the v0.3
-		// specification's examples and TCK do); a2a-go's v0.3 gRPC client hands that URL to grpc-go unparsed, so
-		// it gets a dialer that reads it.
+		// a2a-go's v0.3 gRPC client hands the card's gRPC URL to grpc-go as its target, as the other SDKs' clients
+		// do: the card must name one that dials (host:port).
 		opts = []a2aclient.FactoryOption{
 			a2av0.WithJSONRPCTransport(a2av0.JSONRPCTransportConfig{}),
 			a2av0.WithRESTTransport(a2av0.RESTTransportConfig{}),
-			grpcv0.WithGRPCTransport(creds, grpc.WithResolvers(httpTargets{})),
+			grpcv0.WithGRPCTransport(creds),
 		}
 	}
 	opts = append(opts, a2aclient.WithConfig(a2aclient.Config{PreferredTransports: []a2a.TransportProtocol{tr}}))
@@ -299,19 +297,6 @@ func pidsFrom(t testing.TB, s string) []int {
 	}
 	return pids
 }
-
-// httpTargets resolves gRPC targets written as "http://host:port" to host:port, for a2a-go's v0.3 gRPC client.
-type httpTargets struct{}
-
-func (httpTargets) Scheme() string { return "http" }
-
-func (httpTargets) Build(t resolver.Target, cc resolver.ClientConn, _ resolver.BuildOptions) (resolver.Resolver, error) {
-	return httpTargets{}, cc.UpdateState(resolver.State{Addresses: []resolver.Address{{Addr: t.URL.Host}}})
-}
-
-func (httpTargets) ResolveNow(resolver.ResolveNowOptions) {}
-
-func (httpTargets) Close() {}
 
 // refusingPort returns a loopback port that refuses connections for the whole test: a socket bound to it
 // but never listening holds it, so no other test's server can take it while a client retries (a port

@@ -37,6 +37,12 @@ func advertisedHost(addr net.Addr) string {
 
 // interfaces lists what is served on hostport: for each transport, the v1.0 interface unless
 // only 0.3 is served, then the v0.3 interface when 0.3 or the compat card is on.
+//
+// gRPC is named by a bare host:port on both versions: the SDKs' clients (a2a-js 0.3, a2a-python 0.3,
+// a2a-java 0.3, a2a-go's v0.3 and v1.0) hand the interface URL to their gRPC library as its target, and
+// grpc-js, grpc-core and grpc-go resolve "http://host:port" as a DNS name that does not exist. The same
+// SDKs' servers and tests write host:port. Only the v0.3 TCK wants an absolute URL there
+// (conformance/known-failures.txt says which tests).
 func interfaces(hostport string, transports []a2a.TransportProtocol, v1, v03 bool) []*a2a.AgentInterface {
 	base := "http://" + hostport
 	var out []*a2a.AgentInterface
@@ -44,11 +50,8 @@ func interfaces(hostport string, transports []a2a.TransportProtocol, v1, v03 boo
 		for _, tr := range transports {
 			url := base
 			switch {
-			case tr == a2a.TransportProtocolGRPC && version == a2a.Version:
-				url = hostport
 			case tr == a2a.TransportProtocolGRPC:
-				// v0.3 clients (the v0.3 TCK, Python's) parse every interface URL as an absolute URL.
-				url = base
+				url = hostport
 			case tr == a2a.TransportProtocolJSONRPC && version == a2a.Version:
 				url = base + JSONRPCPath
 			}

@@ -15,7 +15,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
-	"google.golang.org/grpc/resolver"
 )
 
 func fetch(t *testing.T, url string) []byte {
@@ -59,7 +58,7 @@ func TestCardInterfaces(t *testing.T) {
 			return []ifaceRow{{b, "HTTP+JSON", "1.0"}, {b + "/jsonrpc", "JSONRPC", "1.0"}, {hp, "GRPC", "1.0"}}
 		}, defaultName},
 		{"0.3", Config{Transports: allTransports, Protocol: "0.3"}, func(b, hp string) []ifaceRow {
-			return []ifaceRow{{b, "HTTP+JSON", "0.3"}, {b, "JSONRPC", "0.3"}, {b, "GRPC", "0.3"}} // v0.3: absolute URLs only
+			return []ifaceRow{{b, "HTTP+JSON", "0.3"}, {b, "JSONRPC", "0.3"}, {hp, "GRPC", "0.3"}} // gRPC: the target SDK clients dial
 		}, defaultName},
 		{"compat", Config{Transports: []a2a.TransportProtocol{a2a.TransportProtocolJSONRPC}, CardCompat: true}, func(b, hp string) []ifaceRow {
 			return []ifaceRow{{b + "/jsonrpc", "JSONRPC", "1.0"}, {b, "JSONRPC", "0.3"}}
@@ -144,10 +143,8 @@ func TestProtocol03Clients(t *testing.T) {
 	}{
 		{a2a.TransportProtocolJSONRPC, a2av0.WithJSONRPCTransport(a2av0.JSONRPCTransportConfig{})},
 		{a2a.TransportProtocolHTTPJSON, a2av0.WithRESTTransport(a2av0.RESTTransportConfig{})},
-		// The v0.3 card names gRPC with an absolute URL (see interfaces); a2a-go's v0.3 gRPC client hands it to
-		// grpc-go unparsed, so it gets a resolver that reads it.
-		{a2a.TransportProtocolGRPC, grpcv0.WithGRPCTransport(grpc.WithTransportCredentials(insecure.NewCredentials()),
-			grpc.WithResolvers(httpTargets{}))},
+		// a2a-go's v0.3 gRPC client hands the card's URL to grpc-go as it is: the card must name a target it dials.
+		{a2a.TransportProtocolGRPC, grpcv0.WithGRPCTransport(grpc.WithTransportCredentials(insecure.NewCredentials()))},
 	}
 	for _, tc := range cases {
 		t.Run(string(tc.tr), func(t *testing.T) {
@@ -167,16 +164,3 @@ func TestProtocol03Clients(t *testing.T) {
 		})
 	}
 }
-
-// httpTargets resolves gRPC targets written as "http://host:port" to host:port, for a2a-go's v0.3 gRPC client.
-type httpTargets struct{}
-
-func (httpTargets) Scheme() string { return "http" }
-
-func (httpTargets) Build(t resolver.Target, cc resolver.ClientConn, _ resolver.BuildOptions) (resolver.Resolver, error) {
-	return httpTargets{}, cc.UpdateState(resolver.State{Addresses: []resolver.Address{{Addr: t.URL.Host}}})
-}
-
-func (httpTargets) ResolveNow(resolver.ResolveNowOptions) {}
-
-func (httpTargets) Close() {}

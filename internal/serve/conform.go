@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	a2apbv0 "github.com/a2aproject/a2a-go/a2apb"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/errordetails"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
@@ -528,11 +529,26 @@ func grpcStreamConform(srv any, ss grpc.ServerStream, info *grpc.StreamServerInf
 	return remapGRPC(handler(srv, ss))
 }
 
-// legacyStream marks a v0.3 stream's context (see legacyCall).
+// legacyStream marks a v0.3 stream's context (see legacyCall) and sets the v0.3 "final" flag on status updates,
+// which a2a-go's v0.3 gRPC conversion leaves out: the last status of a turn (a terminal state or input-required)
+// is final, as the v0.3 JSON-RPC and REST bindings say (a2av0.FromV1TaskStatusUpdateEvent).
 type legacyStream struct{ grpc.ServerStream }
 
 func (s legacyStream) Context() context.Context {
 	return tasks.WithLegacyCall(s.ServerStream.Context())
+}
+
+func (s legacyStream) SendMsg(m any) error {
+	if r, ok := m.(*a2apbv0.StreamResponse); ok {
+		if ev := r.GetStatusUpdate(); ev != nil {
+			switch ev.GetStatus().GetState() {
+			case a2apbv0.TaskState_TASK_STATE_COMPLETED, a2apbv0.TaskState_TASK_STATE_FAILED, a2apbv0.TaskState_TASK_STATE_CANCELLED,
+				a2apbv0.TaskState_TASK_STATE_REJECTED, a2apbv0.TaskState_TASK_STATE_INPUT_REQUIRED:
+				ev.Final = true
+			}
+		}
+	}
+	return s.ServerStream.SendMsg(m)
 }
 
 // Agent card caching

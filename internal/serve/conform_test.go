@@ -342,40 +342,53 @@ func TestPushRawBindings(t *testing.T) {
 	wantGRPCError(t, "gRPC CancelTask", err, codes.FailedPrecondition, "TASK_NOT_CANCELABLE")
 }
 
-// TestV03CardURLs: every interface URL of a v0.3 card is an absolute URL (v0.3 clients parse them as such).
+// TestV03CardURLs: a v0.3 card names its HTTP interfaces with absolute http URLs and gRPC with the host:port the
+// SDKs' gRPC clients hand their library as its target (a2a-js 0.3: "Name resolution failed for target
+// dns:http://…" on a URL).
 func TestV03CardURLs(t *testing.T) {
 	t.Parallel()
 	for _, compat := range []bool{false, true} {
 		srv := startServer(t, Config{Quiet: true, Transports: allTransports, Protocol: "0.3", CardCompat: compat})
+		hostport := strings.TrimPrefix(srv.url, "http://")
 		st, _, body := do(t, mustRequest(t, http.MethodGet, srv.url+"/.well-known/agent-card.json"))
+		type iface struct {
+			URL       string `json:"url"`
+			Transport string `json:"transport"`
+		}
 		var card struct {
-			URL                  string `json:"url"`
-			AdditionalInterfaces []struct {
-				URL       string `json:"url"`
-				Transport string `json:"transport"`
-			} `json:"additionalInterfaces"`
-			SupportedInterfaces []struct {
-				URL string `json:"url"`
+			URL                  string  `json:"url"`
+			PreferredTransport   string  `json:"preferredTransport"`
+			AdditionalInterfaces []iface `json:"additionalInterfaces"`
+			SupportedInterfaces  []struct {
+				URL     string `json:"url"`
+				Binding string `json:"protocolBinding"`
 			} `json:"supportedInterfaces"`
 		}
 		if st != http.StatusOK || json.Unmarshal(body, &card) != nil {
 			t.Fatalf("card: HTTP %d %s", st, body)
 		}
-		urls := []string{card.URL}
-		for _, i := range card.AdditionalInterfaces {
-			urls = append(urls, i.URL)
-		}
+		all := append([]iface{{card.URL, card.PreferredTransport}}, card.AdditionalInterfaces...)
 		for _, i := range card.SupportedInterfaces {
-			urls = append(urls, i.URL)
+			all = append(all, iface{i.URL, i.Binding})
 		}
-		if len(urls) < 3 {
+		if len(all) < 4 {
 			t.Errorf("compat=%v: card %s, want an interface per transport", compat, body)
 		}
-		for _, u := range urls {
-			p, err := url.Parse(u)
-			if err != nil || p.Scheme != "http" || p.Host == "" {
-				t.Errorf("compat=%v: interface URL %q is not an absolute http URL (card %s)", compat, u, body)
+		grpcs := 0
+		for _, i := range all {
+			if i.Transport == string(a2a.TransportProtocolGRPC) {
+				grpcs++
+				if i.URL != hostport {
+					t.Errorf("compat=%v: gRPC interface at %q, want the target %q (card %s)", compat, i.URL, hostport, body)
+				}
+				continue
 			}
+			if p, err := url.Parse(i.URL); err != nil || p.Scheme != "http" || p.Host != hostport {
+				t.Errorf("compat=%v: %s interface URL %q is not an absolute http URL (card %s)", compat, i.Transport, i.URL, body)
+			}
+		}
+		if grpcs < 2 {
+			t.Errorf("compat=%v: gRPC is listed %d times, want in additionalInterfaces and supportedInterfaces (card %s)", compat, grpcs, body)
 		}
 	}
 }

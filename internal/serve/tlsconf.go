@@ -17,7 +17,8 @@ import (
 //     detached streams speak; gRPC clients offer h2 alone and get it. Without gRPC, h2 is not offered at all;
 //   - a client that speaks plain HTTP to the TLS port gets what net/http answers: 400 "Client sent an HTTP
 //     request to an HTTPS server", which the CLI turns into its hint (use https://);
-//   - the card lists https:// URLs (v1.0 gRPC stays a bare host:port, as a2a-go dials it).
+//   - the card lists https:// URLs (gRPC stays a bare host:port, the target gRPC clients dial; the client
+//     takes it as TLS when the card came over https:// from that host and port).
 
 // tlsConfig loads the certificate pair; nil when the server is plain.
 func (cfg *Config) tlsConfig() (*tls.Config, error) {

@@ -269,9 +269,11 @@ func WithLegacyCall(ctx context.Context) context.Context {
 	return context.WithValue(ctx, legacyKey{}, true)
 }
 
-// legacyCall reports whether ctx is a call over a v0.3 interface. The v0.3 specification let a task
-// that ended take more messages and be resubscribed (its TCK requires both); v1.0 refuses both with
-// UnsupportedOperationError.
+// legacyCall reports whether ctx is a call over a v0.3 interface. Over v0.3 a task that ended takes more
+// messages (the v0.3 TCK requires it) and a subscription to it gets the task as it ended, then the end of
+// the stream (the v0.3 specification's a2a.proto, TaskSubscription: "If the task is complete the stream will
+// return the completed task (like GetTask) and close the stream"; a2a-js 0.3's server does the same); v1.0
+// refuses both with UnsupportedOperationError.
 func legacyCall(ctx context.Context) bool {
 	v, _ := ctx.Value(legacyKey{}).(bool)
 	return v
