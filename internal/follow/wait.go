@@ -104,16 +104,18 @@ func Cause(ctx context.Context, err error) error {
 }
 
 // PollTask calls GetTask until the task reaches a terminal or interrupted state, every --poll-interval at first and
-// backing off while nothing changes. Each call is bounded by --timeout; an agent that cannot be reached is asked again
+// backing off while nothing changes; each change of state starts over from the first interval (FirstPoll at the
+// default). Each call is bounded by --timeout; an agent that cannot be reached is asked again
 // until it has been silent for --timeout (0: no limit). ctx bounds the whole wait. onChange sees every new state.
 func (e *Env) PollTask(ctx context.Context, c *client.Conn, id a2a.TaskID, last a2a.TaskState, onChange func(*a2a.Task)) (*a2a.Task, error) {
 	w := e.wait()
 	// At the default interval the first polls come sooner, doubling up to it: a task a non-blocking agent finishes
 	// a moment after answering is seen a moment later, not 2 s later.
-	interval := w.PollInterval
-	if interval == DefaultPollInterval {
-		interval = FirstPoll
+	first := w.PollInterval
+	if first == DefaultPollInterval {
+		first = FirstPoll
 	}
+	interval := first
 	lastAnswer := time.Now()
 	timer := time.NewTimer(interval)
 	defer timer.Stop()
@@ -142,7 +144,8 @@ func (e *Env) PollTask(ctx context.Context, c *client.Conn, id a2a.TaskID, last 
 				return task, nil
 			}
 			if task.Status.State != last {
-				last, interval = task.Status.State, w.PollInterval
+				// A change (submitted to working, say) starts the ramp again: the next change often follows soon.
+				last, interval = task.Status.State, first
 				if onChange != nil {
 					onChange(task)
 				}

@@ -25,7 +25,8 @@ type Kind int
 const (
 	// NonBlocking (JSON-RPC, v1.0, not streaming) answers SendMessage with the task still working; GetTask reports it
 	// working Options.Polls times, then completed with an artifact "done: <text>" (Polls < 0: never done), and an
-	// unknown task with -32001 "task not found". Streaming calls get -32004 "streaming is not supported".
+	// unknown task with -32001 "task not found". Streaming calls get -32004 "streaming is not supported". With
+	// Options.Submitted, SendMessage answers submitted and the first Submitted polls too, before the working ones.
 	NonBlocking Kind = iota
 	// CutStream (JSON-RPC, v1.0, streaming) sends the task and a working status on every stream (send or
 	// subscribe), then ends the stream, the first Options.Cuts streams only; later streams complete the task.
@@ -86,6 +87,8 @@ type Options struct {
 	After  After
 	REST   bool
 	Hold   time.Duration
+	// Submitted: polls of a NonBlocking task that report it submitted before it works.
+	Submitted int
 }
 
 // Agent is a running hand-written agent.
@@ -265,7 +268,11 @@ func (a *Agent) jsonrpc(w http.ResponseWriter, r *http.Request) {
 	case "SendMessage":
 		id := a.newTask(req.text())
 		if a.opts.Kind == NonBlocking {
-			writeRPC(w, req.ID, `{"task":`+a.task(id, "TASK_STATE_WORKING", false)+`}`, "")
+			state := "TASK_STATE_WORKING"
+			if a.opts.Submitted > 0 {
+				state = "TASK_STATE_SUBMITTED"
+			}
+			writeRPC(w, req.ID, `{"task":`+a.task(id, state, false)+`}`, "")
 			return
 		}
 		if a.opts.Kind == HoldSend {
@@ -314,7 +321,10 @@ func (a *Agent) getTask(w http.ResponseWriter, req rpcRequest) {
 	a.mu.Unlock()
 	switch a.opts.Kind {
 	case NonBlocking, Silent, NoStream:
-		done = a.opts.Polls >= 0 && n > a.opts.Polls
+		if n <= a.opts.Submitted {
+			state = "TASK_STATE_SUBMITTED"
+		}
+		done = a.opts.Polls >= 0 && n > a.opts.Submitted+a.opts.Polls
 	case CutStream:
 		done = a.streamCount() > a.opts.Cuts || a.opts.After == PollOnly
 	}
