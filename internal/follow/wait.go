@@ -108,6 +108,16 @@ func Cause(ctx context.Context, err error) error {
 // default). Each call is bounded by --timeout; an agent that cannot be reached is asked again
 // until it has been silent for --timeout (0: no limit). ctx bounds the whole wait. onChange sees every new state.
 func (e *Env) PollTask(ctx context.Context, c *client.Conn, id a2a.TaskID, last a2a.TaskState, onChange func(*a2a.Task)) (*a2a.Task, error) {
+	return e.pollTask(ctx, c, id, last, nil, onChange)
+}
+
+// PollTaskPast is PollTask for the answer to a follow-up that was the task as it stood before the message (see
+// FollowUp.Stale): that status (past) does not end the wait; any other settled one does.
+func (e *Env) PollTaskPast(ctx context.Context, c *client.Conn, past *a2a.Task, onChange func(*a2a.Task)) (*a2a.Task, error) {
+	return e.pollTask(ctx, c, past.ID, past.Status.State, &past.Status, onChange)
+}
+
+func (e *Env) pollTask(ctx context.Context, c *client.Conn, id a2a.TaskID, last a2a.TaskState, past *a2a.TaskStatus, onChange func(*a2a.Task)) (*a2a.Task, error) {
 	w := e.wait()
 	// At the default interval the first polls come sooner, doubling up to it: a task a non-blocking agent finishes
 	// a moment after answering is seen a moment later, not 2 s later.
@@ -140,8 +150,11 @@ func (e *Env) PollTask(ctx context.Context, c *client.Conn, id a2a.TaskID, last 
 		default:
 			lastAnswer = time.Now()
 			e.Log.Printf("task %s: %s", id, shortState(task.Status.State))
-			if Settled(task.Status.State) {
+			if Settled(task.Status.State) && (past == nil || !sameStatus(*past, task.Status)) {
 				return task, nil
+			}
+			if past != nil && !sameStatus(*past, task.Status) {
+				past = nil // the agent reacted: whatever settles next is its answer
 			}
 			if task.Status.State != last {
 				// A change (submitted to working, say) starts the ramp again: the next change often follows soon.
