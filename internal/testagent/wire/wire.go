@@ -54,6 +54,11 @@ const (
 	// HoldSend (JSON-RPC, v1.0, not streaming) ignores returnImmediately, as hand-made agents often do: it holds
 	// every SendMessage for Options.Hold (or until the client goes), then answers the task completed.
 	HoldSend
+	// Replace (JSON-RPC, v1.0, streaming) sends artifact updates without append, each the whole artifact so far, as
+	// the specification allows (the new artifact replaces the old). The first stream sends artifact "a" as "one\n",
+	// then "one\ntwo\n", and ends while working; a resubscription sends the task (with "a" as it stands), "a" whole
+	// again as "one\ntwo\nthree\n", then an artifact "b" as "draft\n" replaced by "final\n", and completes.
+	Replace
 	// NoStream (JSON-RPC, v1.0) has a card that says it streams, but answers every streaming call with JSON-RPC
 	// -32601 "method not found", as an agent whose card overstates it does; SendMessage completes at once. GetTask
 	// reports a task working Options.Polls times, then completed.
@@ -376,6 +381,23 @@ func (a *Agent) stream(w http.ResponseWriter, r *http.Request, rpcID json.RawMes
 		case <-r.Context().Done():
 		case <-a.down:
 		}
+	case Replace:
+		art := func(artID, text string) {
+			event(`{"artifactUpdate":{"taskId":"` + id + `","contextId":"ctx-` + id + `","artifact":{"artifactId":"` + artID +
+				`","name":"` + artID + `","parts":[{"text":"` + jsonEscape(text) + `"}]}}}`)
+		}
+		if n == 1 {
+			event(`{"task":` + a.task(id, "TASK_STATE_WORKING", false) + `}`)
+			art("a", "one\n")
+			art("a", "one\ntwo\n")
+			return
+		}
+		event(`{"task":{"id":"` + id + `","contextId":"ctx-` + id + `","status":{"state":"TASK_STATE_WORKING"},` +
+			`"artifacts":[{"artifactId":"a","name":"a","parts":[{"text":"one\n"},{"text":"two\n"}]}]}}`)
+		art("a", "one\ntwo\nthree\n")
+		art("b", "draft\n")
+		art("b", "final\n")
+		event(`{"statusUpdate":{"taskId":"` + id + `","contextId":"ctx-` + id + `","status":{"state":"TASK_STATE_COMPLETED"}}}`)
 	case CutStream:
 		if n <= a.opts.Cuts {
 			event(`{"task":` + a.task(id, "TASK_STATE_WORKING", false) + `}`)
