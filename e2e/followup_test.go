@@ -52,6 +52,12 @@ func TestFollowUpWaitsForTheAnswer(t *testing.T) {
 		t.Fatalf("send --stream --task: want the 4 events to completed\n%s", r)
 	}
 	wantContains(t, "stream", r.stdout, "hello, Bob")
+	id = askTask(t, ag.URL)
+	r = run(t, "", "send", "--stream", ag.URL, "--task", id, "Bob")
+	wantCode(t, r, 0)
+	if !strings.HasSuffix(r.stdout, "State: completed\n") || strings.Contains(r.stderr, "--task") {
+		t.Fatalf("send --stream --task (text): want it to end completed, with no continuation hint\n%s", r)
+	}
 
 	// A coding agent's turn (a development-tool flag makes send one) reads each stream to its end: the answer
 	// stands, not the task as it stood.
