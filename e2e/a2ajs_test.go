@@ -396,3 +396,59 @@ func artifactText(task *a2a.Task) string {
 	}
 	return b.String()
 }
+
+// TestA2AJSFollowUp: a2a-js agents (1.3.0 at v1.0, 0.3.14 at v0.3; JSON-RPC and REST; streaming or not) answer a
+// follow-up on an input-required task by first sending the task as it stands: still input-required, the new message
+// appended. send, send --stream and a non-streaming send wait for what the agent does with the message; a new
+// question ends the wait. send used to print the stale question and exit 0.
+func TestA2AJSFollowUp(t *testing.T) {
+	dir := needA2AJS(t)
+	for _, tc := range []struct{ script, preferred, stream string }{
+		{"server10.mjs", "JSONRPC", ""}, {"server10.mjs", "HTTP+JSON", ""}, {"server10.mjs", "JSONRPC", "nostream"},
+		{"server03.mjs", "JSONRPC", ""}, {"server03.mjs", "HTTP+JSON", ""}, {"server03.mjs", "HTTP+JSON", "nostream"},
+	} {
+		name := strings.TrimSuffix(tc.script, ".mjs") + "-" + tc.preferred
+		args := []string{tc.script, tc.preferred}
+		if tc.stream != "" {
+			name += "-" + tc.stream
+			args = append(args, tc.stream)
+		}
+		t.Run(name, func(t *testing.T) {
+			u := startNodeServer(t, dir, args...)
+			id := askTask(t, u)
+			r := run(t, "", "send", u, "--task", id, "Bob", "-o", "json")
+			wantCode(t, r, 0)
+			if task := sendTask(t, r); task.Status.State != a2a.TaskStateCompleted || artifactText(task) != "hello, Bob" {
+				t.Fatalf("send --task: want completed with 'hello, Bob'\n%s", r)
+			}
+
+			id = askTask(t, u)
+			r = run(t, "", "send", u, "--task", id, "Bob")
+			wantCode(t, r, 0)
+			wantContains(t, "text", r.stdout, "State: completed", "hello, Bob")
+
+			id = askTask(t, u)
+			r = run(t, "", "send", u, "--task", id, "?", "-o", "json")
+			wantCode(t, r, 0)
+			if task := sendTask(t, r); task.Status.State != a2a.TaskStateInputRequired || statusText(task) != "what is your last name?" {
+				t.Fatalf("send --task ?: want the new question\n%s", r)
+			}
+			r = run(t, "", "send", u, "--task", id, "Bob", "-o", "json")
+			wantCode(t, r, 0)
+			if task := sendTask(t, r); task.Status.State != a2a.TaskStateCompleted {
+				t.Fatalf("send --task after a second question: want completed\n%s", r)
+			}
+
+			if tc.stream == "" {
+				id = askTask(t, u)
+				r = run(t, "", "send", "--stream", u, "--task", id, "Bob", "-o", "json")
+				wantCode(t, r, 0)
+				events, errDoc := jsonLines(t, r.stdout)
+				if errDoc != nil || lastState(t, events) != a2a.TaskStateCompleted {
+					t.Fatalf("send --stream --task: want the stream to end completed\n%s", r)
+				}
+				wantContains(t, "stream", r.stdout, "hello, Bob")
+			}
+		})
+	}
+}

@@ -48,6 +48,36 @@ func TestNonBlockingAgentIsPolled(t *testing.T) {
 	}
 }
 
+// TestPollRampsAfterEachChange: at the default --poll-interval, polls start at 20 ms and double, and each change of
+// state (submitted to working) starts the ramp again, as the README promises. The times are the agent's own record
+// of each GetTask's arrival. The interval used to jump to the full 2 s at the change, so a task done 3 s in was seen
+// 5 s in.
+func TestPollRampsAfterEachChange(t *testing.T) {
+	t.Parallel()
+	ag := wire.Start(t, wire.Options{Kind: wire.NonBlocking, Submitted: 2, Polls: 3})
+	r := run(t, "", "send", ag.URL, "job", "-o", "json")
+	wantCode(t, r, 0)
+	if task := sendTask(t, r); task.Status.State != a2a.TaskStateCompleted {
+		t.Fatalf("want the completed task\n%s", r)
+	}
+	var polls []time.Time
+	for _, c := range ag.Calls() {
+		if c.Method == "GetTask" {
+			polls = append(polls, c.At)
+		}
+	}
+	// submitted, submitted, working (the change), working, working, completed
+	if len(polls) != 6 {
+		t.Fatalf("GetTask called %d times, want 6: %v", len(polls), ag.Calls())
+	}
+	for i := 3; i < len(polls); i++ {
+		// The ramp after the change: 20, 40, 80 ms; a loaded machine gets slack, the full interval (2 s) does not.
+		if gap := polls[i].Sub(polls[i-1]); gap > time.Second {
+			t.Errorf("poll %d came %s after the one before, want the 20 ms ramp after the change to working", i+1, gap)
+		}
+	}
+}
+
 // TestWaitBoundsTheWait: --wait gives up on a task that never ends: exit 5, the task named, the follow-up commands.
 func TestWaitBoundsTheWait(t *testing.T) {
 	t.Parallel()

@@ -43,6 +43,9 @@ type Session struct {
 	NewTurn func(c *client.Conn) (*follow.Turn, *output.Printer)
 	// shownTask is the task whose header was printed last: a later turn of it prints only its state.
 	shownTask a2a.TaskID
+	// prior is TaskID's status at the end of the last turn: the state a follow-up's answer may start with, which is
+	// not the agent's answer (follow.FollowUp).
+	prior *a2a.TaskStatus
 }
 
 // Run greets, then reads lines until the user leaves: a line is a message, a /word a chat command.
@@ -93,7 +96,7 @@ func (s *Session) command(line string) bool {
 	case "/quit", "/exit", "/q":
 		return true
 	case "/new":
-		s.TaskID, s.ContextID = "", ""
+		s.TaskID, s.ContextID, s.prior = "", "", nil
 		fmt.Fprintln(s.Err, "(new conversation)")
 	case "/help", "/?":
 		fmt.Fprintln(s.Err, Help)
@@ -130,10 +133,17 @@ func (s *Session) turn(ctx context.Context, c *client.Conn, text string) (cancel
 
 	t, p := s.NewTurn(c)
 	t.Ask = s.In
+	if msg.TaskID != "" {
+		t.FollowUp = &follow.FollowUp{MsgID: msg.ID, Prior: s.prior}
+	}
 	emit := t.Emit
 	t.Emit = func(ev a2a.Event) error {
-		// A later turn of the same task starts with the task again: show its state, not the whole header.
+		// A later turn of the same task starts with the task again: show its state, not the whole header; and not
+		// even that while it is the state from before this message (the question the user just answered).
 		if task, ok := ev.(*a2a.Task); ok {
+			if task.ID == s.shownTask && t.Held() {
+				return nil
+			}
 			if task.ID == s.shownTask {
 				ev = &a2a.TaskStatusUpdateEvent{TaskID: task.ID, ContextID: task.ContextID, Status: task.Status}
 			}
@@ -167,14 +177,16 @@ func (s *Session) remember(v *follow.View) {
 	case v.Task != nil:
 		s.ContextID = v.Task.ContextID
 		s.TaskID = v.Task.ID
+		st := v.Task.Status
+		s.prior = &st
 		if v.Task.Status.State.Terminal() {
-			s.TaskID = ""
+			s.TaskID, s.prior = "", nil
 		}
 	case v.Message != nil:
 		if v.Message.ContextID != "" {
 			s.ContextID = v.Message.ContextID
 		}
-		s.TaskID = ""
+		s.TaskID, s.prior = "", nil
 	}
 }
 
@@ -190,7 +202,7 @@ func (s *Session) cancelTask(ctx context.Context, c *client.Conn) {
 	if err != nil {
 		s.Log.Printf("cancel task %s: %v", s.TaskID, err)
 	}
-	s.TaskID = ""
+	s.TaskID, s.prior = "", nil
 }
 
 // oneLine folds an error's text onto one line.

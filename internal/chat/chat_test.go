@@ -156,6 +156,20 @@ func TestChatHeaderOncePerTaskResent(t *testing.T) {
 	}
 }
 
+// TestChatFollowUpShowsTheAnswer: an agent that answers the next turn by first sending the task as it stands (still
+// input-required with the question, as a2a-js agents do) gets only its answer shown: the question the user just
+// answered is not shown again.
+func TestChatFollowUpShowsTheAnswer(t *testing.T) {
+	r := runChatAt(t, wire.StartAsker(t, true).URL, "ask\r"+waitMark+"what is your name?\nBob\r"+waitMark+"hello, Bob\n/quit\r", nil)
+	if r.err != nil {
+		t.Fatalf("Run = %v", r.err)
+	}
+	r.want(t, "what is your name?", "State: working", "hello, Bob", "State: completed")
+	if n := strings.Count(r.screen, "what is your name?"); n != 1 {
+		t.Errorf("the question shows %d times, want once:\n%s", n, r.screen)
+	}
+}
+
 // TestChatCommands: /help prints the help, an unknown command is named, /new forgets the conversation, /quit
 // leaves before the lines after it are sent.
 func TestChatCommands(t *testing.T) {

@@ -31,6 +31,9 @@ type sendOptions struct {
 	quietStream bool
 	// progress, when set, hears the task after every event of a quiet stream (the spinner's label).
 	progress func(*a2a.Task)
+	// followUp is set when the message goes to an existing task (--task): the task's state from before it is not
+	// the agent's answer.
+	followUp *follow.FollowUp
 }
 
 func newSendCmd(f *factory, runF func(context.Context, *sendOptions) error) *cobra.Command {
@@ -160,6 +163,9 @@ func runSend(ctx context.Context, o *sendOptions) error {
 	if err != nil {
 		return err
 	}
+	if req.Message.TaskID != "" {
+		o.followUp = &follow.FollowUp{MsgID: req.Message.ID}
+	}
 	return o.withClient(ctx, o.url, func(ctx context.Context, c *client.Conn) error {
 		ctx, cancel := o.f.waits().Context(ctx)
 		defer cancel()
@@ -236,15 +242,24 @@ func (o *sendOptions) sendUnary(ctx context.Context, c *client.Conn, req *a2a.Se
 		}
 		return err
 	}
-	if task, ok := res.(*a2a.Task); ok && !o.immediate && !follow.Settled(task.Status.State) {
-		// A non-blocking agent answered before the task was done: wait for it as the user asked.
+	task, _ := res.(*a2a.Task)
+	stale := !o.immediate && o.followUp.Stale(task)
+	if task != nil && !o.immediate && (!follow.Settled(task.Status.State) || stale) {
+		// A non-blocking agent answered before the task was done, or with the task as it stood before the message
+		// (an a2a-js agent's first event on a follow-up): wait for it as the user asked.
 		o.f.log.Printf("task %s is %s: polling until it ends", task.ID, shortState(task.Status.State))
 		sp.Set(spinnerTask(task))
 		state := task.Status.State // the last state polling saw, for the message when the wait ends
-		final, err := o.f.env().PollTask(ctx, c, task.ID, task.Status.State, func(t *a2a.Task) {
+		onChange := func(t *a2a.Task) {
 			state = t.Status.State
 			sp.Set(spinnerTask(t))
-		})
+		}
+		var final *a2a.Task
+		if stale {
+			final, err = o.f.env().PollTaskPast(ctx, c, task, onChange)
+		} else {
+			final, err = o.f.env().PollTask(ctx, c, task.ID, task.Status.State, onChange)
+		}
 		sp.Stop()
 		if err != nil {
 			return follow.GiveUp(o.url, task.ID, state, false, err)

@@ -111,6 +111,7 @@ func (o *sendOptions) runTurn(ctx context.Context, c *client.Conn, run func(*fol
 	t := o.f.newTurn(c, o.url, &o.dt, p)
 	t.Ask = o.f.terminalAsker(&o.dt)
 	t.Recover = true
+	t.FollowUp = o.followUp
 	resultOnly := !o.stream && (o.f.opts.output == string(output.JSON) || o.quietStream)
 	if resultOnly {
 		t.Quiet()

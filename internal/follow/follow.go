@@ -22,7 +22,8 @@ import (
 //     (that is the outcome) or out of reach (the stream counts as lost).
 //   - A terminal or interrupted state ends the stream at once, even when the agent keeps the connection open; only a
 //     development-tool agent is read to the end (its connection rule, see connTracker, and its stale input-required
-//     events inside a turn).
+//     events inside a turn). On a follow-up (FollowUp), the interrupted state the task had before our message is
+//     not its end: the stream is read on until the agent reacts, or ends (then that state stands).
 
 // Env is what following a task needs from the command's run: the -v log, the tenant and the wait bounds.
 type Env struct {
@@ -58,7 +59,8 @@ func (t *Turn) follow(ctx context.Context, open func(context.Context) iter.Seq2[
 	for tries := 0; ; tries++ {
 		task := t.View.Task
 		switch {
-		case t.View.Message != nil && task == nil, task != nil && Settled(task.Status.State):
+		case t.View.Message != nil && task == nil, task != nil && Settled(task.Status.State) && !(t.heldNow && err != nil):
+			// (A stream that broke right after the task's state from before a follow-up is resumed.)
 			return nil
 		case ctx.Err() != nil:
 			return giveUpIfLive(ctx, t.URL, task, err)
@@ -206,7 +208,7 @@ func (t *Turn) streamOnce(ctx context.Context, open func(context.Context) iter.S
 		if err := t.apply(ev); err != nil {
 			return err
 		}
-		if st := t.View.State(); t.View.Task != nil && Settled(st) && !t.holds() {
+		if st := t.View.State(); t.View.Task != nil && Settled(st) && !t.holds() && !t.heldNow {
 			return nil
 		}
 	}
@@ -271,7 +273,7 @@ func (w *silenceWatch) silent(ctx context.Context, d time.Duration) {
 	case err != nil:
 		w.t.Env.Log.Printf("get task %s: %v", id, err)
 		w.cancel(errSilentLost)
-	case Settled(task.Status.State):
+	case Settled(task.Status.State) && !w.t.stillStale(task):
 		w.final = task
 		w.cancel(errSettledBySilence)
 	default:

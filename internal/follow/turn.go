@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"sync/atomic"
 	"time"
 
 	"github.com/a2acli/a2a/internal/client"
@@ -42,6 +43,13 @@ type Turn struct {
 	// Recover follows the task past a broken or silent stream and ends at a settled state (see follow); set by
 	// send and subscribe.
 	Recover bool
+	// FollowUp, when set, is the message that opened the turn on an existing task: until the agent reacts to it,
+	// the task's state from before it settles nothing (see FollowUp).
+	FollowUp *FollowUp
+	// reacted: an event came that is not the task's state from before FollowUp's message; heldNow: the event being
+	// applied is such a state. reacted is read by the silence watch's timer too.
+	reacted atomic.Bool
+	heldNow bool
 }
 
 // Answers are the development-tool flags a turn acts on.
@@ -85,6 +93,14 @@ func (t *Turn) Quiet() {
 
 // apply records one event and renders it.
 func (t *Turn) apply(ev a2a.Event) error {
+	t.heldNow = false
+	if t.FollowUp != nil && !t.reacted.Load() {
+		if t.FollowUp.judgeEvent(ev) == fresh {
+			t.reacted.Store(true)
+		} else {
+			t.heldNow = true
+		}
+	}
 	t.View.apply(ev)
 	if t.View.Over() {
 		return client.TooLarge(t.View.Max)
@@ -93,6 +109,16 @@ func (t *Turn) apply(ev a2a.Event) error {
 		t.sess.Apply(ev)
 	}
 	return t.Emit(ev)
+}
+
+// Held reports whether the event being rendered is the task's state from before the turn's follow-up message: the
+// agent has not reacted to the message yet (a chat shows nothing for it).
+func (t *Turn) Held() bool { return t.heldNow }
+
+// stillStale reports whether task, read while the agent has not reacted to the follow-up, surely is the state from
+// before it.
+func (t *Turn) stillStale(task *a2a.Task) bool {
+	return !t.reacted.Load() && t.FollowUp.Stale(task)
 }
 
 // Run streams the turn opened by open (nil: the turn starts with the --confirm answers) and answers prompts until

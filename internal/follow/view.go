@@ -66,7 +66,7 @@ func (v *View) apply(ev a2a.Event) {
 		v.ensure(e.TaskID, e.ContextID)
 		// As the A2A SDKs accumulate a task: a status message that a later status replaces moves into the history
 		// (a coding agent's tool calls waiting for permission live in such messages).
-		if old := v.Task.Status.Message; old != nil && (e.Status.Message == nil || e.Status.Message.ID != old.ID || old.ID == "") {
+		if old := v.Task.Status.Message; old != nil && (e.Status.Message == nil || e.Status.Message.ID != old.ID || old.ID == "") && !inHistory(v.Task.History, old) {
 			v.Task.History = append(v.Task.History, old)
 		}
 		v.Task.Status = e.Status
@@ -95,6 +95,20 @@ func (v *View) apply(ev a2a.Event) {
 		}
 		v.artifact(cp.ID, &cp)
 	}
+}
+
+// inHistory reports whether m (by its id) is in history already: an agent's task snapshot may list its status message
+// there too, as the a2a-js and Python SDKs keep it.
+func inHistory(history []*a2a.Message, m *a2a.Message) bool {
+	if m.ID == "" {
+		return false
+	}
+	for _, h := range history {
+		if h != nil && h.ID == m.ID {
+			return true
+		}
+	}
+	return false
 }
 
 func (v *View) artifact(id a2a.ArtifactID, a *a2a.Artifact) {

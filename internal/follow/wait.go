@@ -104,16 +104,28 @@ func Cause(ctx context.Context, err error) error {
 }
 
 // PollTask calls GetTask until the task reaches a terminal or interrupted state, every --poll-interval at first and
-// backing off while nothing changes. Each call is bounded by --timeout; an agent that cannot be reached is asked again
+// backing off while nothing changes; each change of state starts over from the first interval (FirstPoll at the
+// default). Each call is bounded by --timeout; an agent that cannot be reached is asked again
 // until it has been silent for --timeout (0: no limit). ctx bounds the whole wait. onChange sees every new state.
 func (e *Env) PollTask(ctx context.Context, c *client.Conn, id a2a.TaskID, last a2a.TaskState, onChange func(*a2a.Task)) (*a2a.Task, error) {
+	return e.pollTask(ctx, c, id, last, nil, onChange)
+}
+
+// PollTaskPast is PollTask for the answer to a follow-up that was the task as it stood before the message (see
+// FollowUp.Stale): that status (past) does not end the wait; any other settled one does.
+func (e *Env) PollTaskPast(ctx context.Context, c *client.Conn, past *a2a.Task, onChange func(*a2a.Task)) (*a2a.Task, error) {
+	return e.pollTask(ctx, c, past.ID, past.Status.State, &past.Status, onChange)
+}
+
+func (e *Env) pollTask(ctx context.Context, c *client.Conn, id a2a.TaskID, last a2a.TaskState, past *a2a.TaskStatus, onChange func(*a2a.Task)) (*a2a.Task, error) {
 	w := e.wait()
 	// At the default interval the first polls come sooner, doubling up to it: a task a non-blocking agent finishes
 	// a moment after answering is seen a moment later, not 2 s later.
-	interval := w.PollInterval
-	if interval == DefaultPollInterval {
-		interval = FirstPoll
+	first := w.PollInterval
+	if first == DefaultPollInterval {
+		first = FirstPoll
 	}
+	interval := first
 	lastAnswer := time.Now()
 	timer := time.NewTimer(interval)
 	defer timer.Stop()
@@ -138,11 +150,15 @@ func (e *Env) PollTask(ctx context.Context, c *client.Conn, id a2a.TaskID, last 
 		default:
 			lastAnswer = time.Now()
 			e.Log.Printf("task %s: %s", id, shortState(task.Status.State))
-			if Settled(task.Status.State) {
+			if Settled(task.Status.State) && (past == nil || !sameStatus(*past, task.Status)) {
 				return task, nil
 			}
+			if past != nil && !sameStatus(*past, task.Status) {
+				past = nil // the agent reacted: whatever settles next is its answer
+			}
 			if task.Status.State != last {
-				last, interval = task.Status.State, w.PollInterval
+				// A change (submitted to working, say) starts the ramp again: the next change often follows soon.
+				last, interval = task.Status.State, first
 				if onChange != nil {
 					onChange(task)
 				}

@@ -61,7 +61,9 @@ type Printer struct {
 	width  int
 	stream streamState
 	raw    rawState
-	buf    []byte // reused by the fast JSON encoding of stream chunks
+	// shownArts is what a text stream showed of each artifact (see replace.go).
+	shownArts map[a2a.ArtifactID]*shown
+	buf       []byte // reused by the fast JSON encoding of stream chunks
 }
 
 // New returns a Printer writing to w.

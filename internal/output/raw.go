@@ -8,11 +8,11 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 )
 
-// rawState is what a raw stream remembers: the artifacts whose content was written, so that a task snapshot
-// arriving later in the stream (a resubscription) does not write them twice, and whether any content was
-// written at all.
+// rawState is what a raw stream remembers: what was written of each artifact, so that a replacement (an update
+// without append, a task snapshot arriving later in the stream, as on a resubscription) writes only what it adds
+// (see replace.go), and whether any content was written at all.
 type rawState struct {
-	seen    map[a2a.ArtifactID]bool
+	arts    map[a2a.ArtifactID]*shown
 	wrote   bool
 	midLine bool // the last byte written was not a newline
 }
@@ -68,11 +68,7 @@ func (p *Printer) rawTask(b *bytes.Buffer, t *a2a.Task) error {
 			continue
 		}
 		written = true
-		if p.raw.seen[a.ID] {
-			continue
-		}
-		p.rawSeen(a.ID)
-		if err := p.rawParts(b, a.Parts); err != nil {
+		if err := p.rawArtifact(b, a, false); err != nil {
 			return err
 		}
 	}
@@ -93,11 +89,52 @@ func (p *Printer) rawStatus(b *bytes.Buffer, s a2a.TaskStatus) error {
 	return nil
 }
 
-func (p *Printer) rawSeen(id a2a.ArtifactID) {
-	if p.raw.seen == nil {
-		p.raw.seen = map[a2a.ArtifactID]bool{}
+// rawArtifact writes the content of artifact a: all of it when new, the parts when they are appended (more), and
+// when they replace it, what they add to what was written, or, when they do not begin with what was written, all
+// of it again from a line of its own (bytes written cannot be taken back).
+func (p *Printer) rawArtifact(b *bytes.Buffer, a *a2a.Artifact, more bool) error {
+	if p.raw.arts == nil {
+		p.raw.arts = map[a2a.ArtifactID]*shown{}
 	}
-	p.raw.seen[id] = true
+	s := p.raw.arts[a.ID]
+	if s != nil && !more && len(a.Parts) == 0 {
+		return nil // a snapshot listing the artifact without its content says nothing of it
+	}
+	if s != nil && !more {
+		// The replacement as it would have been written from the artifact's start.
+		var whole bytes.Buffer
+		mid := p.raw.midLine
+		p.raw.midLine = s.startMid
+		err := p.rawParts(&whole, a.Parts)
+		p.raw.midLine = mid
+		if err != nil {
+			return err
+		}
+		if s.extends(whole.Bytes()) {
+			if rest := whole.Bytes()[s.n:]; len(rest) > 0 {
+				b.Write(rest)
+				s.add(rest)
+				p.raw.midLine = rest[len(rest)-1] != '\n'
+			}
+			return nil
+		}
+		if p.raw.midLine || (b.Len() > 0 && b.Bytes()[b.Len()-1] != '\n') {
+			b.WriteByte('\n')
+			p.raw.midLine = false
+		}
+		s = nil
+	}
+	if s == nil {
+		s = newShown()
+		s.startMid = p.raw.midLine || (b.Len() > 0 && b.Bytes()[b.Len()-1] != '\n')
+		p.raw.arts[a.ID] = s
+	}
+	start := b.Len()
+	if err := p.rawParts(b, a.Parts); err != nil {
+		return err
+	}
+	s.add(b.Bytes()[start:])
+	return nil
 }
 
 // rawEvent writes the content one stream event carries: artifact chunks the moment they arrive, a message's parts,
@@ -108,14 +145,13 @@ func (p *Printer) rawEvent(b *bytes.Buffer, e a2a.Event) error {
 		if v.Artifact == nil {
 			return nil
 		}
-		p.rawSeen(v.Artifact.ID)
-		return p.rawParts(b, v.Artifact.Parts)
+		return p.rawArtifact(b, v.Artifact, v.Append)
 	case *a2a.Message:
 		return p.rawParts(b, v.Parts)
 	case *a2a.Task:
 		return p.rawTask(b, v)
 	case *a2a.TaskStatusUpdateEvent:
-		if !p.raw.wrote && len(p.raw.seen) == 0 {
+		if !p.raw.wrote && len(p.raw.arts) == 0 {
 			return p.rawStatus(b, v.Status)
 		}
 		return nil

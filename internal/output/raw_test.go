@@ -20,6 +20,9 @@ func TestRaw(t *testing.T) {
 	chunk := func(id a2a.ArtifactID, p *a2a.Part) *a2a.TaskArtifactUpdateEvent {
 		return &a2a.TaskArtifactUpdateEvent{TaskID: taskInfo.TaskID, Append: true, Artifact: &a2a.Artifact{ID: id, Parts: a2a.ContentParts{p}}}
 	}
+	replace := func(id a2a.ArtifactID, parts ...*a2a.Part) *a2a.TaskArtifactUpdateEvent {
+		return &a2a.TaskArtifactUpdateEvent{TaskID: taskInfo.TaskID, Artifact: &a2a.Artifact{ID: id, Parts: parts}}
+	}
 	withArtifact := fixtureExecTask()
 	withArtifact.Artifacts = append(withArtifact.Artifacts, &a2a.Artifact{ID: "art-bin", Parts: a2a.ContentParts{binary, data}})
 	answered := fixtureWorkingTask(a2a.TaskStateCompleted, taskInfo.TaskID)
@@ -46,6 +49,21 @@ func TestRaw(t *testing.T) {
 		{"snapshot after chunks is not written twice", func(p *Printer) error {
 			return renderEvents(p, append(fixtureExecStream(), fixtureExecTask()))
 		}, strings.Join(execLines, "")},
+		{"a replacement that extends writes only the rest", func(p *Printer) error {
+			return renderEvents(p, []a2a.Event{replace("a", a2a.NewTextPart("chunk 1 ")), replace("a", a2a.NewTextPart("chunk 1 chunk 2"))})
+		}, "chunk 1 chunk 2"},
+		{"a replacement the same as written writes nothing", func(p *Printer) error {
+			return renderEvents(p, []a2a.Event{replace("a", a2a.NewTextPart("one\n"), data), replace("a", a2a.NewTextPart("one\n"), data)})
+		}, "one\n" + `{"a":["x"],"b":1}` + "\n"},
+		{"a replacement that does not extend is written whole on a line of its own", func(p *Printer) error {
+			return renderEvents(p, []a2a.Event{replace("a", a2a.NewTextPart("draft")), replace("a", a2a.NewTextPart("final"))})
+		}, "draft\nfinal"},
+		{"a snapshot with more than the chunks (a resubscription) writes the rest", func(p *Printer) error {
+			snap := fixtureWorkingTask(a2a.TaskStateWorking, taskInfo.TaskID)
+			snap.Artifacts = []*a2a.Artifact{{ID: "a", Parts: a2a.ContentParts{a2a.NewTextPart("one "), a2a.NewTextPart("two "), a2a.NewTextPart("three")}}}
+			return renderEvents(p, []a2a.Event{replace("a", a2a.NewTextPart("one ")), chunk("a", a2a.NewTextPart("two ")), snap,
+				replace("a", a2a.NewTextPart("one two three"))})
+		}, "one two three"},
 		{"status messages while working are not content", func(p *Printer) error {
 			return renderEvents(p, []a2a.Event{status(a2a.TaskStateWorking, "thinking"), chunk("a", a2a.NewTextPart("x")),
 				status(a2a.TaskStateCompleted, "done")})

@@ -31,8 +31,15 @@ func (p *Printer) event(b *bytes.Buffer, e a2a.Event) error {
 	case *a2a.Task:
 		p.task(b, v, false)
 		for _, a := range v.Artifacts {
-			p.artifactLabel(b, a)
-			p.parts(b, a.Parts, indent)
+			if a == nil {
+				continue
+			}
+			// A snapshot's artifact replaces what the stream showed of it: only what is new is shown.
+			parts, _ := p.textArtifact(a.ID, a.Parts, false)
+			if len(parts) > 0 {
+				p.artifactLabel(b, a)
+				p.parts(b, parts, indent)
+			}
 		}
 	case *a2a.TaskStatusUpdateEvent:
 		p.styledField(b, "State", p.st.stateWord(v.Status.State))
@@ -48,18 +55,26 @@ func (p *Printer) event(b *bytes.Buffer, e a2a.Event) error {
 }
 
 // artifactEvent writes a label line when a new artifact starts, then the chunk's content.
-// Text is written as it arrives, without newlines between chunks.
+// Text is written as it arrives, without newlines between chunks. An update that replaces the artifact shows only
+// what it adds to what was shown (see replace.go).
 func (p *Printer) artifactEvent(b *bytes.Buffer, v *a2a.TaskArtifactUpdateEvent) {
 	a := v.Artifact
 	if a == nil {
 		a = &a2a.Artifact{}
 	}
-	if !v.Append || !p.stream.inArtifact || p.stream.artifact != a.ID {
+	parts, cont := p.textArtifact(a.ID, a.Parts, v.Append)
+	if cont && len(parts) == 0 {
+		if v.LastChunk {
+			p.endPartial(b)
+		}
+		return
+	}
+	if !cont || !p.stream.inArtifact || p.stream.artifact != a.ID {
 		p.endPartial(b)
 		p.artifactLabel(b, a)
 		p.stream.inArtifact, p.stream.artifact = true, a.ID
 	}
-	for _, part := range a.Parts {
+	for _, part := range parts {
 		if part == nil {
 			continue
 		}

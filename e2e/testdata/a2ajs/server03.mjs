@@ -1,14 +1,16 @@
-// a2a-js 0.3.14 (A2A protocol v0.3) as a server, for e2e/a2ajs_test.go: server03.mjs <JSONRPC|HTTP+JSON>
+// a2a-js 0.3.14 (A2A protocol v0.3) as a server, for e2e/a2ajs_test.go: server03.mjs <JSONRPC|HTTP+JSON> [nostream]
 // Serves JSON-RPC at /a2a/jsonrpc and REST at /a2a/rest on 127.0.0.1, a random port; the card's preferred
 // transport is the argument. Prints "listening on http://127.0.0.1:PORT" on stdout once ready.
 // The agent answers "echo: <text>" as an artifact and completes; "wait" keeps the task working until canceled;
-// "slow N" works N ms in silence first.
+// "slow N" works N ms in silence first; "ask" asks for input ("what is your name?"), and a follow-up is answered
+// "hello, <text>" as an artifact ("?" asks again: "what is your last name?").
 import express from 'express';
 import { AGENT_CARD_PATH } from '@a2a-js/sdk';
 import { DefaultRequestHandler, InMemoryTaskStore } from '@a2a-js/sdk/server';
 import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from '@a2a-js/sdk/server/express';
 
 const preferred = process.argv[2] ?? 'JSONRPC';
+const streaming = process.argv[3] !== 'nostream'; // nostream: the card says the agent does not stream
 const waiting = new Map(); // taskId -> resolve, for tasks held working until canceled
 
 const status = (ctx, state, final, text) => ({
@@ -24,8 +26,23 @@ const executor = {
     const text = ctx.userMessage.parts.filter((p) => p.kind === 'text').map((p) => p.text).join('');
     if (!ctx.task) {
       bus.publish({ kind: 'task', id: ctx.taskId, contextId: ctx.contextId, status: { state: 'submitted', timestamp: new Date().toISOString() }, history: [ctx.userMessage] });
+    } else {
+      // A follow-up: the task goes first as it stands (still input-required, the new message at the end of its
+      // history), as a2a-js agents do.
+      bus.publish(ctx.task);
+    }
+    if (text === 'ask' || (text === '?' && ctx.task?.status?.state === 'input-required')) {
+      bus.publish(status(ctx, 'input-required', true, text === 'ask' ? 'what is your name?' : 'what is your last name?'));
+      bus.finished();
+      return;
     }
     bus.publish(status(ctx, 'working', false));
+    if (ctx.task?.status?.state === 'input-required') {
+      bus.publish({ kind: 'artifact-update', taskId: ctx.taskId, contextId: ctx.contextId, artifact: { artifactId: 'answer', parts: [{ kind: 'text', text: `hello, ${text}` }] }, lastChunk: true });
+      bus.publish(status(ctx, 'completed', true));
+      bus.finished();
+      return;
+    }
     const slow = /^slow (\d+)$/.exec(text);
     if (slow) await new Promise((resolve) => setTimeout(resolve, Number(slow[1]))); // working, silent
     if (text === 'wait') {
@@ -54,7 +71,7 @@ const server = app.listen(0, '127.0.0.1', () => {
     name: 'a2a-js test agent', description: 'echoes, or waits for a cancel', protocolVersion: '0.3.0', version: '1.0.0',
     url: preferred === 'HTTP+JSON' ? `${base}/a2a/rest` : `${base}/a2a/jsonrpc`, preferredTransport: preferred,
     additionalInterfaces: [{ url: `${base}/a2a/jsonrpc`, transport: 'JSONRPC' }, { url: `${base}/a2a/rest`, transport: 'HTTP+JSON' }],
-    capabilities: { streaming: true, pushNotifications: false },
+    capabilities: { streaming, pushNotifications: false },
     defaultInputModes: ['text/plain'], defaultOutputModes: ['text/plain'],
     skills: [{ id: 'echo', name: 'Echo', description: 'echoes the message', tags: ['echo'] }],
   };

@@ -1,4 +1,4 @@
-// a2a-js 1.3.0 (A2A protocol v1.0) as a server, for e2e/a2ajs_test.go: server10.mjs <JSONRPC|HTTP+JSON>
+// a2a-js 1.3.0 (A2A protocol v1.0) as a server, for e2e/a2ajs_test.go: server10.mjs <JSONRPC|HTTP+JSON> [nostream]
 // Same agent and output as server03.mjs: JSON-RPC at /a2a/jsonrpc, REST at /a2a/rest, the argument's binding first
 // in the card; prints "listening on http://127.0.0.1:PORT" on stdout once ready.
 import express from 'express';
@@ -7,6 +7,7 @@ import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore } from 'a2a-sdk-v1
 import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from 'a2a-sdk-v1/server/express';
 
 const preferred = process.argv[2] ?? 'JSONRPC';
+const streaming = process.argv[3] !== 'nostream'; // nostream: the card says the agent does not stream
 const waiting = new Map(); // taskId -> resolve, for tasks held working until canceled
 const textPart = (text) => ({ content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' });
 const status = (ctx, state, text) => AgentEvent.statusUpdate({
@@ -22,8 +23,23 @@ const executor = {
     const text = ctx.userMessage.parts.filter((p) => p.content?.$case === 'text').map((p) => p.content.value).join('');
     if (!ctx.task) {
       bus.publish(AgentEvent.task({ id: ctx.taskId, contextId: ctx.contextId, status: { state: TaskState.TASK_STATE_SUBMITTED, timestamp: new Date().toISOString(), message: undefined }, artifacts: [], history: [ctx.userMessage], metadata: undefined }));
+    } else {
+      // A follow-up: a2a-js 1.x wants a Task before any update, so the task goes first as it stands (still
+      // input-required, the new message at the end of its history), as a2a-js agents do.
+      bus.publish(AgentEvent.task(ctx.task));
+    }
+    if (text === 'ask' || (text === '?' && ctx.task?.status?.state === TaskState.TASK_STATE_INPUT_REQUIRED)) {
+      bus.publish(status(ctx, TaskState.TASK_STATE_INPUT_REQUIRED, text === 'ask' ? 'what is your name?' : 'what is your last name?'));
+      bus.finished();
+      return;
     }
     bus.publish(status(ctx, TaskState.TASK_STATE_WORKING));
+    if (ctx.task?.status?.state === TaskState.TASK_STATE_INPUT_REQUIRED) {
+      bus.publish(AgentEvent.artifactUpdate({ taskId: ctx.taskId, contextId: ctx.contextId, artifact: { artifactId: 'answer', name: 'answer', description: '', parts: [textPart(`hello, ${text}`)], metadata: undefined, extensions: [] }, append: false, lastChunk: true, metadata: undefined }));
+      bus.publish(status(ctx, TaskState.TASK_STATE_COMPLETED));
+      bus.finished();
+      return;
+    }
     const slow = /^slow (\d+)$/.exec(text);
     if (slow) await new Promise((resolve) => setTimeout(resolve, Number(slow[1]))); // working, silent
     if (text === 'wait') {
@@ -55,7 +71,7 @@ const server = app.listen(0, '127.0.0.1', () => {
   if (preferred === 'HTTP+JSON') ifaces.reverse();
   const card = {
     name: 'a2a-js test agent', description: 'echoes, or waits for a cancel', version: '1.0.0', supportedInterfaces: ifaces,
-    provider: undefined, capabilities: { streaming: true, pushNotifications: false, extensions: [], extendedAgentCard: false },
+    provider: undefined, capabilities: { streaming, pushNotifications: false, extensions: [], extendedAgentCard: false },
     securitySchemes: {}, securityRequirements: [], defaultInputModes: ['text/plain'], defaultOutputModes: ['text/plain'],
     skills: [{ id: 'echo', name: 'Echo', description: 'echoes the message', tags: ['echo'], examples: [], inputModes: [], outputModes: [], securityRequirements: [] }],
     signatures: [],

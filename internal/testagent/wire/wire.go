@@ -25,7 +25,8 @@ type Kind int
 const (
 	// NonBlocking (JSON-RPC, v1.0, not streaming) answers SendMessage with the task still working; GetTask reports it
 	// working Options.Polls times, then completed with an artifact "done: <text>" (Polls < 0: never done), and an
-	// unknown task with -32001 "task not found". Streaming calls get -32004 "streaming is not supported".
+	// unknown task with -32001 "task not found". Streaming calls get -32004 "streaming is not supported". With
+	// Options.Submitted, SendMessage answers submitted and the first Submitted polls too, before the working ones.
 	NonBlocking Kind = iota
 	// CutStream (JSON-RPC, v1.0, streaming) sends the task and a working status on every stream (send or
 	// subscribe), then ends the stream, the first Options.Cuts streams only; later streams complete the task.
@@ -53,6 +54,11 @@ const (
 	// HoldSend (JSON-RPC, v1.0, not streaming) ignores returnImmediately, as hand-made agents often do: it holds
 	// every SendMessage for Options.Hold (or until the client goes), then answers the task completed.
 	HoldSend
+	// Replace (JSON-RPC, v1.0, streaming) sends artifact updates without append, each the whole artifact so far, as
+	// the specification allows (the new artifact replaces the old). The first stream sends artifact "a" as "one\n",
+	// then "one\ntwo\n", and ends while working; a resubscription sends the task (with "a" as it stands), "a" whole
+	// again as "one\ntwo\nthree\n", then an artifact "b" as "draft\n" replaced by "final\n", and completes.
+	Replace
 	// NoStream (JSON-RPC, v1.0) has a card that says it streams, but answers every streaming call with JSON-RPC
 	// -32601 "method not found", as an agent whose card overstates it does; SendMessage completes at once. GetTask
 	// reports a task working Options.Polls times, then completed.
@@ -86,6 +92,8 @@ type Options struct {
 	After  After
 	REST   bool
 	Hold   time.Duration
+	// Submitted: polls of a NonBlocking task that report it submitted before it works.
+	Submitted int
 }
 
 // Agent is a running hand-written agent.
@@ -265,7 +273,11 @@ func (a *Agent) jsonrpc(w http.ResponseWriter, r *http.Request) {
 	case "SendMessage":
 		id := a.newTask(req.text())
 		if a.opts.Kind == NonBlocking {
-			writeRPC(w, req.ID, `{"task":`+a.task(id, "TASK_STATE_WORKING", false)+`}`, "")
+			state := "TASK_STATE_WORKING"
+			if a.opts.Submitted > 0 {
+				state = "TASK_STATE_SUBMITTED"
+			}
+			writeRPC(w, req.ID, `{"task":`+a.task(id, state, false)+`}`, "")
 			return
 		}
 		if a.opts.Kind == HoldSend {
@@ -314,7 +326,10 @@ func (a *Agent) getTask(w http.ResponseWriter, req rpcRequest) {
 	a.mu.Unlock()
 	switch a.opts.Kind {
 	case NonBlocking, Silent, NoStream:
-		done = a.opts.Polls >= 0 && n > a.opts.Polls
+		if n <= a.opts.Submitted {
+			state = "TASK_STATE_SUBMITTED"
+		}
+		done = a.opts.Polls >= 0 && n > a.opts.Submitted+a.opts.Polls
 	case CutStream:
 		done = a.streamCount() > a.opts.Cuts || a.opts.After == PollOnly
 	}
@@ -366,6 +381,23 @@ func (a *Agent) stream(w http.ResponseWriter, r *http.Request, rpcID json.RawMes
 		case <-r.Context().Done():
 		case <-a.down:
 		}
+	case Replace:
+		art := func(artID, text string) {
+			event(`{"artifactUpdate":{"taskId":"` + id + `","contextId":"ctx-` + id + `","artifact":{"artifactId":"` + artID +
+				`","name":"` + artID + `","parts":[{"text":"` + jsonEscape(text) + `"}]}}}`)
+		}
+		if n == 1 {
+			event(`{"task":` + a.task(id, "TASK_STATE_WORKING", false) + `}`)
+			art("a", "one\n")
+			art("a", "one\ntwo\n")
+			return
+		}
+		event(`{"task":{"id":"` + id + `","contextId":"ctx-` + id + `","status":{"state":"TASK_STATE_WORKING"},` +
+			`"artifacts":[{"artifactId":"a","name":"a","parts":[{"text":"one\n"},{"text":"two\n"}]}]}}`)
+		art("a", "one\ntwo\nthree\n")
+		art("b", "draft\n")
+		art("b", "final\n")
+		event(`{"statusUpdate":{"taskId":"` + id + `","contextId":"ctx-` + id + `","status":{"state":"TASK_STATE_COMPLETED"}}}`)
 	case CutStream:
 		if n <= a.opts.Cuts {
 			event(`{"task":` + a.task(id, "TASK_STATE_WORKING", false) + `}`)
