@@ -254,3 +254,36 @@ func TestRetention(t *testing.T) {
 		})
 	}
 }
+
+// TestSQLiteFileModes: the database file and its -wal and -shm files are readable by their owner only, whatever
+// the umask lets through.
+func TestSQLiteFileModes(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "tasks.db")
+	s, ts := open(t, "sqlite:"+path, Options{})
+	ts.put(s, &Snapshot{Task: task("t1", a2a.TaskStateCompleted, time.Now()), Updated: time.Now()}, true)
+	flush(t, s)
+	check := func() int {
+		t.Helper()
+		n := 0
+		for _, name := range []string{"tasks.db", "tasks.db-wal", "tasks.db-shm", "tasks.db-journal"} {
+			fi, err := os.Stat(filepath.Join(dir, name))
+			if os.IsNotExist(err) {
+				continue
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			n++
+			if m := fi.Mode().Perm(); m != 0o600 {
+				t.Errorf("%s: mode %o, want 600", name, m)
+			}
+		}
+		return n
+	}
+	if n := check(); n < 2 {
+		t.Fatalf("want the database and its -wal file, found %d files", n)
+	}
+	s.Close()
+	check()
+}
