@@ -1,6 +1,9 @@
 package redact
 
-import "testing"
+import (
+	"fmt"
+	"testing"
+)
 
 func TestSensitive(t *testing.T) {
 	t.Parallel()
@@ -38,5 +41,30 @@ func TestLines(t *testing.T) {
 	got := Lines(map[string][]string{"X-B": {"1", "2"}, "Authorization": {"Bearer x"}}, "%s=%s;", ",")
 	if want := "Authorization=***;X-B=1,2;"; got != want {
 		t.Errorf("Lines = %q, want %q", got, want)
+	}
+}
+
+func TestConn(t *testing.T) {
+	tests := []struct {
+		in, want string
+		secrets  []string
+	}{
+		{"postgres://u:pw@h:5432/db?sslmode=disable", "postgres://u:xxxxx@h:5432/db?sslmode=disable", []string{"pw"}},
+		{"postgres://u@h/db?password=q%40pw&sslmode=disable", "postgres://u@h/db?password=xxxxx&sslmode=disable", []string{"q%40pw", "q@pw"}},
+		{"postgresql://u:a@h/db?sslpassword=k&PassWord=z", "postgresql://u:xxxxx@h/db?sslpassword=xxxxx&PassWord=xxxxx", []string{"a", "k", "z"}},
+		{"postgres://u:p/w#x@h/db", "postgres://u:xxxxx@h/db", []string{"p/w#x"}},
+		{"postgres://h/db", "postgres://h/db", nil},
+		{"host=h user=u password=pw dbname=d", "host=h user=u password=xxxxx dbname=d", []string{"pw"}},
+		{"host = h password = 'p w\\'d' sslpassword=k\\ ey port=1", "host = h password = xxxxx sslpassword=xxxxx port=1",
+			[]string{"p w'd", `'p w\'d'`, "k ey", `k\ ey`}},
+		{"host=h password='unterminated", "host=h xxxxx", nil},
+		{"host=h garbage password", "host=h xxxxx", nil},
+		{"sqlite:/tmp/tasks.db", "sqlite:/tmp/tasks.db", nil},
+	}
+	for _, tt := range tests {
+		got, secrets := Conn(tt.in)
+		if got != tt.want || fmt.Sprint(secrets) != fmt.Sprint(tt.secrets) {
+			t.Errorf("Conn(%q) = %q %q, want %q %q", tt.in, got, secrets, tt.want, tt.secrets)
+		}
 	}
 }

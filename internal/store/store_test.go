@@ -216,6 +216,9 @@ func TestBadURLs(t *testing.T) {
 		{"sqlite:" + filepath.Join(t.TempDir(), "no", "such", "dir", "x.db"), "task store sqlite:"},
 		{"postgres://bob:hunter2@127.0.0.1:1/db?connect_timeout=5", "task store postgres://bob:xxxxx@127.0.0.1:1/db?connect_timeout=5:"},
 		{"postgres://bob:hunter2@[::1/db", "invalid store URL"},
+		{"postgres://bob@127.0.0.1:1/db?password=hunter2&connect_timeout=5", "task store postgres://bob@127.0.0.1:1/db?password=xxxxx&connect_timeout=5:"},
+		{"postgres://bob@127.0.0.1:1/db?sslpassword=hunter2&password=hunter2%21&connect_timeout=5", "sslpassword=xxxxx&password=xxxxx&"},
+		{"host=127.0.0.1 password='hunter2 x' dbname=db", `invalid store "host=127.0.0.1 password=xxxxx dbname=db"`},
 	} {
 		_, err := Open(context.Background(), tc.url, Options{})
 		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "hunter2") {
@@ -286,4 +289,19 @@ func TestSQLiteFileModes(t *testing.T) {
 	}
 	s.Close()
 	check()
+}
+
+// TestScrubDriverEnv: the passwords the driver reads from the environment are scrubbed from errors too.
+func TestScrubDriverEnv(t *testing.T) {
+	t.Setenv("PGPASSWORD", "env-hunter2")
+	t.Setenv("PGSSLPASSWORD", "ssl-hunter2")
+	name, secrets, err := parseURL("postgres://bob@127.0.0.1:1/db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &Store{name: name, secrets: secrets}
+	got := s.wrap(fmt.Errorf("driver said env-hunter2 and ssl-hunter2")).Error()
+	if strings.Contains(got, "hunter2") {
+		t.Fatalf("wrap = %q", got)
+	}
 }

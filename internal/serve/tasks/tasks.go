@@ -64,6 +64,7 @@ type Subscriber struct {
 	ch   chan a2a.Event
 	gone chan struct{}
 	once sync.Once
+	err  error // set before ch is closed when the turn's last event is withheld (see Err)
 }
 
 func NewSubscriber() *Subscriber {
@@ -180,7 +181,16 @@ func (ts *Runner) emit(rec *record, ev a2a.Event, last bool) {
 	var few [4]*Subscriber // most tasks have one subscriber: no allocation per event
 	hooks, task, subs := ts.store.apply(rec, ev, last, few[:0])
 	if last && ts.store.durable != nil {
-		ts.store.durable.sync(rec.task.ID) // the end of a turn is in the store before anyone hears of it
+		// The end of a turn is in the store before anyone hears of it. A store that stays away keeps the change
+		// queued (written once it is back), and the callers hear that instead of an end that a crash would lose.
+		if err := ts.store.durable.sync(rec.task.ID); err != nil {
+			failed := ts.store.durable.unsaved(rec.task.ID, err)
+			for _, sub := range subs {
+				sub.err = failed
+				close(sub.ch)
+			}
+			return
+		}
 	}
 	ts.push.deliver(hooks, ev, task)
 	for _, sub := range subs {
