@@ -216,6 +216,23 @@ func (d *durable) sync(id a2a.TaskID) error {
 	}
 }
 
+// syncLater waits until task id's last change is written, however long the store is away, or until ctx is done.
+func (d *durable) syncLater(ctx context.Context, id a2a.TaskID) error {
+	retry := time.NewTicker(time.Second)
+	defer retry.Stop()
+	for {
+		err := d.st.FlushTask(ctx, id)
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-retry.C:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
 // unsaved is what the callers of a turn hear instead of its end when the store could not save it: the task is not
 // reported done (a crash now would lose it) and they learn where to look once the store is back.
 func (d *durable) unsaved(id a2a.TaskID, err error) error {

@@ -189,6 +189,15 @@ func (ts *Runner) emit(rec *record, ev a2a.Event, last bool) {
 				sub.err = failed
 				close(sub.ch)
 			}
+			if len(hooks) > 0 { // webhooks hear of the end once it is saved
+				ts.wg.Add(1)
+				go func() {
+					defer ts.wg.Done()
+					if ts.store.durable.syncLater(ts.base, rec.task.ID) == nil {
+						ts.push.deliver(hooks, ev, task)
+					}
+				}()
+			}
 			return
 		}
 	}
