@@ -2,6 +2,7 @@ package redact
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -67,4 +68,23 @@ func TestConn(t *testing.T) {
 			t.Errorf("Conn(%q) = %q %q, want %q %q", tt.in, got, secrets, tt.want, tt.secrets)
 		}
 	}
+}
+
+// FuzzConn: any string is redacted without a panic, and a password given as password=VALUE (bare, no escapes) in a
+// key=value string or a URL's query never shows.
+func FuzzConn(f *testing.F) {
+	for _, s := range []string{"postgres://u:pw@h/db?password=x", "host=h password='a\\'b'", "a=b c", "x://@@?&=&"} {
+		f.Add(s, "hunter2")
+	}
+	f.Fuzz(func(t *testing.T, raw, pw string) {
+		Conn(raw)
+		if pw == "" || strings.HasPrefix(connMask, pw) || strings.ContainsAny(pw, " \t\n\r\f\v'\\&#?%+=") {
+			return
+		}
+		for _, s := range []string{"host=h password=" + pw + " " + raw, "postgres://u@h/db?password=" + pw + "&x=" + raw} {
+			if shown, _ := Conn(s); strings.Contains(shown, "password="+pw) {
+				t.Fatalf("Conn(%q) = %q", s, shown)
+			}
+		}
+	})
 }
