@@ -1,5 +1,5 @@
 // Package redact hides credentials in what a2a logs: the values of headers, service parameters and JSON fields
-// whose names say they carry one. Both the client's -v log and the server's traffic log use it, so a credential
+// whose names say they carry one, and the passwords of database connection strings (Conn). Both the client's -v log and the server's traffic log use it, so a credential
 // is hidden the same way wherever it travels. Standard library only.
 package redact
 

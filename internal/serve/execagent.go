@@ -34,6 +34,7 @@ type ExecConfig struct {
 // inherit: A2ACLI_* (the token, the store's URL, every option) and PG* (libpq's, which the store's driver reads:
 // PGPASSWORD and the like). --exec-env passes one through by name.
 func ownEnv(name string) bool {
+	name = strings.ToUpper(name) // Windows' names ignore case
 	return strings.HasPrefix(name, "A2ACLI_") || strings.HasPrefix(name, "PG")
 }
 
