@@ -51,6 +51,8 @@ type Queuer interface {
 type turnRun struct {
 	cancel context.CancelCauseFunc
 	done   chan struct{}
+	// unsaved is set before done is closed when the turn's end could not be saved (see Subscriber.Err).
+	unsaved error
 }
 
 var (
@@ -153,7 +155,11 @@ func (ts *Runner) runTurn(ctx context.Context, rec *record, run *turnRun, t *Tur
 	defer ts.wg.Done()
 	defer close(run.done)
 	defer run.cancel(nil)
-	t.emit = func(ev a2a.Event, last bool) { ts.emit(rec, ev, last) }
+	t.emit = func(ev a2a.Event, last bool) {
+		if err := ts.emit(rec, ev, last); err != nil {
+			run.unsaved = err
+		}
+	}
 	if runF == nil {
 		runF = ts.agent.Run
 	}
@@ -168,12 +174,13 @@ func (ts *Runner) runTurn(ctx context.Context, rec *record, run *turnRun, t *Tur
 	if state == a2a.TaskStateUnspecified {
 		state = a2a.TaskStateCompleted
 	}
-	ts.emit(rec, a2a.NewStatusUpdateEvent(t.Info, state, status), true)
+	run.unsaved = ts.emit(rec, a2a.NewStatusUpdateEvent(t.Info, state, status), true)
 }
 
 // emit applies ev to the task and delivers it to the current subscribers, waiting for slow ones
-// (backpressure) unless they leave. The last event of a turn closes the subscriptions.
-func (ts *Runner) emit(rec *record, ev a2a.Event, last bool) {
+// (backpressure) unless they leave. The last event of a turn closes the subscriptions; it returns the error the
+// subscribers got instead when the store could not save it.
+func (ts *Runner) emit(rec *record, ev a2a.Event, last bool) error {
 	if st, ok := ev.(*a2a.TaskStatusUpdateEvent); ok && st.Status.Timestamp == nil {
 		now := ts.store.now()
 		st.Status.Timestamp = &now
@@ -198,7 +205,7 @@ func (ts *Runner) emit(rec *record, ev a2a.Event, last bool) {
 					}
 				}()
 			}
-			return
+			return failed
 		}
 	}
 	ts.push.deliver(hooks, ev, task)
@@ -211,6 +218,7 @@ func (ts *Runner) emit(rec *record, ev a2a.Event, last bool) {
 			close(sub.ch)
 		}
 	}
+	return nil
 }
 
 // subscribe attaches sub to a running task and returns its current snapshot. For a task that is
@@ -249,6 +257,9 @@ func (ts *Runner) cancel(ctx context.Context, id a2a.TaskID) (*a2a.Task, error) 
 	case <-run.done:
 	case <-ctx.Done():
 		return nil, ctx.Err()
+	}
+	if run.unsaved != nil {
+		return nil, run.unsaved // canceled, but not saved: not reported so
 	}
 	return ts.store.view(id, nil)
 }
