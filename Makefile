@@ -43,7 +43,7 @@ FUZZ_TARGETS := \
 	./internal/serve/hotpath:FuzzWire ./internal/serve/hotpath:FuzzWireJSON ./internal/serve/hotpath:FuzzDecodeSend \
 	./internal/serve/hotpath:FuzzDecodeRPC ./internal/serve/hotpath:FuzzSubscribeID ./internal/serve:FuzzScanEvent \
 	./internal/client:FuzzParseCard ./internal/client:FuzzSSEEvents ./internal/client:FuzzStreamDecode ./internal/devtool:FuzzDecode \
-	./internal/output:FuzzArtifactUpdateJSON
+	./internal/output:FuzzArtifactUpdateJSON ./internal/redact:FuzzConn
 # A failed run that wrote no failing input while the committed corpus still passes is Go's own race at the
 # end of -fuzztime (golang/go#75804, fixed in Go 1.27), not a finding: it is reported and not counted.
 fuzz:

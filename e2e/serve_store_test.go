@@ -171,8 +171,12 @@ func TestStoreReplicaKilled(t *testing.T) {
 	}
 }
 
-// TestStoreGoesAway: calls that need the store fail with a clear error (the store named, password redacted) while
-// PostgreSQL is stopped, and work again once it is back, without restarting serve.
+// TestStoreGoesAway: while PostgreSQL is stopped, no call is told a task ended that a crash would lose: a send whose
+// turn ended but could not be saved fails with a clear error (blocking and streaming), later calls fail fast, and
+// after a kill -9 of serve and a restart of both, every task reported completed is there. Clients hear "task store
+// unavailable"; the details, the store named with every password redacted (the URL's user info, password= and
+// sslpassword= in its query, PGPASSWORD), go to serve's log only. Once the store is back, calls work again without
+// restarting serve.
 func TestStoreGoesAway(t *testing.T) {
 	t.Parallel()
 	postgresURL(t) // skips without PostgreSQL
@@ -185,29 +189,77 @@ func TestStoreGoesAway(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := startServe(t, "--echo", "--store", db)
+	// Every form a password takes (trust authentication ignores them).
+	db = strings.Replace(db, "postgres:s3cret-pw@", "postgres@", 1) + "&password=q-s3cret-pw&sslpassword=ssl-s3cret-pw"
+	env := []string{"PGPASSWORD=env-s3cret-pw"}
+	args := []string{"--exec", storeScript, "--chunk", "\n", "--store", db}
+	s := startServeEnv(t, env, args...)
+	noLeak := func(what, out string) {
+		t.Helper()
+		if strings.Contains(out, "s3cret") || strings.Contains(out, "postgres://") {
+			t.Fatalf("%s: the store's URL or password reached a client:\n%s", what, out)
+		}
+	}
 	r := run(t, "", "send", s.url, "before", "-o", "json")
 	wantCode(t, r, 0)
 	before := sendTask(t, r)
+	completed := []a2a.TaskID{before.ID}
+
+	srv.Stop()
+	// The first call after the store went away: its turn ends, but the end cannot be saved.
+	r = run(t, "", "send", s.url, "during", "-o", "json")
+	if r.code == 0 {
+		t.Fatalf("a send answered while the store is away: %v", r)
+	}
+	wantContains(t, "blocking send while the store is away", r.String(), "task store unavailable", "not saved yet")
+	noLeak("blocking send", r.stdout+r.stderr)
+	r = run(t, "", "send", s.url, "during stream", "--stream", "-o", "json")
+	if r.code == 0 || strings.Contains(r.stdout, "TASK_STATE_COMPLETED") {
+		t.Fatalf("a stream ended completed while the store is away: %v", r)
+	}
+	wantContains(t, "streaming send while the store is away", r.stderr+r.stdout, "task store unavailable")
+	noLeak("streaming send", r.stdout+r.stderr)
+	for _, args := range [][]string{{"send", s.url, "later"}, {"get", "task", s.url, string(before.ID)}, {"list", "tasks", s.url}} {
+		r = run(t, "", args...)
+		if r.code == 0 {
+			t.Fatalf("a2a %s while the store is away: %v", args[0], r)
+		}
+		wantContains(t, args[0]+" while the store is away", r.stderr, "task store unavailable")
+		noLeak(args[0], r.stdout+r.stderr)
+	}
+	log := s.Log()
+	if strings.Contains(log, "s3cret") {
+		t.Fatalf("password in serve's log:\n%s", log)
+	}
+	wantContains(t, "serve's log", log, "task store postgres://postgres@127.0.0.1:", "password=xxxxx&sslpassword=xxxxx")
+
+	// kill -9 while the store is away, then both come back: what was reported completed is there.
+	s.cmd.Process.Kill()
+	s.cmd.Wait()
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	s2 := startServeEnv(t, env, args...)
+	for _, id := range completed {
+		got, r := getTask(t, s2.url, id)
+		if got == nil || got.Status.State != a2a.TaskStateCompleted {
+			t.Fatalf("task %s reported completed, after kill -9 and restart: %v", id, r)
+		}
+	}
+
+	// Away again and back, serve running all along: calls work again without a restart.
 	srv.Stop()
 	eventually(t, 20*time.Second, "a call failing while the store is away", func() bool {
-		r = run(t, "", "send", s.url, "during")
-		return r.code != 0
+		return run(t, "", "send", s2.url, "away again").code != 0
 	})
-	wantCode(t, r, 1)
-	wantContains(t, "error while the store is away", r.stderr, "task store postgres://postgres:xxxxx@127.0.0.1:")
-	if strings.Contains(r.stderr+s.Log(), "s3cret") {
-		t.Fatalf("password leaked:\n%s\n%s", r.stderr, s.Log())
-	}
 	if err := srv.Start(); err != nil {
 		t.Fatal(err)
 	}
 	eventually(t, 20*time.Second, "calls working again once the store is back", func() bool {
-		return run(t, "", "send", s.url, "after").code == 0
+		return run(t, "", "send", s2.url, "after").code == 0
 	})
-	got, r := getTask(t, s.url, before.ID)
-	if got == nil || got.Status.State != a2a.TaskStateCompleted {
-		t.Fatalf("task written before the store went away: %v", r)
+	if strings.Contains(s2.Log(), "s3cret") {
+		t.Fatalf("password in serve's log:\n%s", s2.Log())
 	}
 }
 
@@ -218,6 +270,12 @@ func TestStoreBadURL(t *testing.T) {
 	r := run(t, "", "serve", "--echo", "--port", "0", "--store", "postgres://bob:hunter2@127.0.0.1:1/db?connect_timeout=5")
 	wantCode(t, r, 1)
 	wantContains(t, "unreachable store", r.stderr, "task store postgres://bob:xxxxx@127.0.0.1:1/db")
+	if strings.Contains(r.stderr, "hunter2") {
+		t.Fatalf("password in the error: %s", r.stderr)
+	}
+	r = run(t, "", "serve", "--echo", "--port", "0", "--store", "postgres://bob@127.0.0.1:1/db?password=hunter2&connect_timeout=5")
+	wantCode(t, r, 1)
+	wantContains(t, "unreachable store, password in the query", r.stderr, "task store postgres://bob@127.0.0.1:1/db?password=xxxxx&connect_timeout=5")
 	if strings.Contains(r.stderr, "hunter2") {
 		t.Fatalf("password in the error: %s", r.stderr)
 	}

@@ -247,7 +247,8 @@ var topCommands = []struct {
 	{"run", newRunCmd},
 	{"chat", func(f *factory) *cobra.Command { return newChatCmd(f, nil) }},
 	{"serve", func(f *factory) *cobra.Command {
-		return servecmd.New(servecmd.Deps{Err: f.io.Err, Getenv: f.io.getenv, Opts: &f.opts.Options, Verbose: &f.opts.verbose, Dialer: f.dialer})
+		return servecmd.New(servecmd.Deps{Err: f.io.Err, Getenv: f.io.getenv, Opts: &f.opts.Options, Verbose: &f.opts.verbose, Dialer: f.dialer,
+			Given: func(flag string) bool { return f.sources[flag].Kind == "flag" }})
 	}},
 	{"version", newVersionCmd},
 	{"config", newConfigCmd},

@@ -62,6 +62,10 @@ func TestRun(t *testing.T) {
 		{"stdin not read", Cmd{Command: "echo early", Stdin: make([]byte, 4<<20)}, []string{"early\n"}, 0, ""},
 		{"large stdin", Cmd{Command: "wc -c", Stdin: make([]byte, 3<<20)}, []string{strconv.Itoa(3<<20) + "\n"}, 0, ""},
 		{"env", Cmd{Command: `echo "$A2A_EXEC_TEST"`, Env: []string{"A2A_EXEC_TEST=42"}}, []string{"42\n"}, 0, ""},
+		{"drop", Cmd{Command: `echo "${HOME-unset}"`, Drop: func(n string) bool { return n == "HOME" }},
+			[]string{"unset\n"}, 0, ""},
+		{"drop, then set", Cmd{Command: `echo "$PATH"`, Drop: func(n string) bool { return n == "PATH" }, Env: []string{"PATH=/x"}},
+			[]string{"/x\n"}, 0, ""},
 		{"dir", Cmd{Command: "pwd -P", Dir: dir}, []string{realDir + "\n"}, 0, ""},
 	}
 	for _, tt := range tests {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	osexec "os/exec"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -34,6 +35,8 @@ type Cmd struct {
 	// Linux, from the goroutine shared by the stderr and exit of every process (the last line may come from
 	// the one that stops the process), so it must return quickly: copy the line and hand it off, never block.
 	OnStderrLine func(line []byte)
+	// Drop, when not nil, leaves out the inherited variables whose name it returns true for (Env still sets them).
+	Drop func(name string) bool
 }
 
 // Result describes how a process ended.
@@ -110,8 +113,8 @@ func Start(ctx context.Context, c Cmd) (*Process, error) {
 	cmd := osexec.Command("/bin/sh", "-c", c.Command)
 	cmd.Dir = c.Dir
 	p.scope = newScope()
-	if len(c.Env) > 0 || p.scope != "" {
-		cmd.Env = append(os.Environ(), c.Env...)
+	if len(c.Env) > 0 || p.scope != "" || c.Drop != nil {
+		cmd.Env = append(inherited(c.Drop), c.Env...)
 		if p.scope != "" {
 			cmd.Env = append(cmd.Env, ScopeEnv+"="+p.scope)
 		}
@@ -234,4 +237,20 @@ func (r stdoutReader) Read(b []byte) (int, error) {
 		err = io.EOF
 	}
 	return n, err
+}
+
+// inherited is this process's environment without the variables drop names.
+func inherited(drop func(name string) bool) []string {
+	env := os.Environ()
+	if drop == nil {
+		return env
+	}
+	kept := env[:0]
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		if !drop(name) {
+			kept = append(kept, kv)
+		}
+	}
+	return kept
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"mime"
 	"os"
 	"path/filepath"
@@ -143,9 +144,10 @@ func (s *Saver) Finish(failed bool) error {
 			err = errors.Join(err, cerr)
 			continue
 		}
-		path := uniquePath(filepath.Join(s.dir, sa.name))
-		if rerr := os.Rename(sa.tmp.Name(), path); rerr != nil {
-			err = fmt.Errorf("--save: %w", rerr)
+		path, perr := place(sa.tmp.Name(), filepath.Join(s.dir, sa.name))
+		if perr != nil {
+			os.Remove(sa.tmp.Name()) //nolint:errcheck // a temporary file; nothing better to do if it stays
+			err = fmt.Errorf("--save: %w", perr)
 			continue
 		}
 		saved++
@@ -172,8 +174,8 @@ func SaveFiles(w io.Writer, dir string, artifacts []*a2a.Artifact) error {
 			if raw == nil {
 				continue
 			}
-			path := uniquePath(filepath.Join(dir, fileName(a, p)))
-			if err := os.WriteFile(path, raw, 0o644); err != nil {
+			path, err := saveFile(dir, fileName(a, p), raw)
+			if err != nil {
 				return fmt.Errorf("--save: %w", err)
 			}
 			n++
@@ -187,7 +189,7 @@ func SaveFiles(w io.Writer, dir string, artifacts []*a2a.Artifact) error {
 }
 
 // fileName names the file a file part of artifact a is saved as: the part's own file name, else the artifact's
-// name, else its id, with an extension for the part's media type (uniquePath then keeps it from overwriting).
+// name, else its id, with an extension for the part's media type (place then keeps it from overwriting).
 func fileName(a *a2a.Artifact, p *a2a.Part) string {
 	if name := safeName(p.Filename); name != "" {
 		return name
@@ -249,16 +251,55 @@ func safeName(s string) string {
 	return s
 }
 
-func uniquePath(p string) string {
-	if _, err := os.Stat(p); os.IsNotExist(err) {
-		return p
+// saveFile writes b to a new file in dir named name (or name-1, name-2, … when taken) and returns its path.
+func saveFile(dir, name string, b []byte) (string, error) {
+	tmp, err := os.CreateTemp(dir, ".a2a-save-*") // O_EXCL on a fresh name: never through a planted link
+	if err != nil {
+		return "", err
 	}
-	ext := filepath.Ext(p)
-	base := strings.TrimSuffix(p, ext)
-	for i := 1; ; i++ {
-		q := fmt.Sprintf("%s-%d%s", base, i, ext)
-		if _, err := os.Stat(q); os.IsNotExist(err) {
-			return q
+	_, err = tmp.Write(b)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	var path string
+	if err == nil {
+		path, err = place(tmp.Name(), filepath.Join(dir, name))
+	}
+	if err != nil {
+		os.Remove(tmp.Name()) //nolint:errcheck // a temporary file; nothing better to do if it stays
+		return "", err
+	}
+	return path, nil
+}
+
+// place gives the finished temporary file tmp its name: want, else the first of want-1, want-2, … that nothing in
+// the directory holds. A name taken by anything, a symbolic link included (dangling or not), is never written
+// through or replaced: the file is hard-linked to a name only if none exists (atomic), or, on a file system without
+// hard links, renamed to a name found free.
+func place(tmp, want string) (string, error) {
+	ext := filepath.Ext(want)
+	base := strings.TrimSuffix(want, ext)
+	for i := 0; ; i++ {
+		path := want
+		if i > 0 {
+			path = fmt.Sprintf("%s-%d%s", base, i, ext)
 		}
+		err := os.Link(tmp, path)
+		if err == nil {
+			os.Remove(tmp) //nolint:errcheck // the file has its name; a leftover temporary name is harmless
+			return path, nil
+		}
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if _, lerr := os.Lstat(path); lerr == nil {
+			continue
+		} else if !errors.Is(lerr, fs.ErrNotExist) {
+			return "", err
+		}
+		if rerr := os.Rename(tmp, path); rerr != nil {
+			return "", rerr
+		}
+		return path, nil
 	}
 }

@@ -1,5 +1,5 @@
 // Package redact hides credentials in what a2a logs: the values of headers, service parameters and JSON fields
-// whose names say they carry one. Both the client's -v log and the server's traffic log use it, so a credential
+// whose names say they carry one, and the passwords of database connection strings (Conn). Both the client's -v log and the server's traffic log use it, so a credential
 // is hidden the same way wherever it travels. Standard library only.
 package redact
 
@@ -99,4 +99,179 @@ func walk(v any) any {
 		}
 	}
 	return v
+}
+
+// connMask replaces a password in a connection string; url.URL.Redacted's choice, so both read the same.
+const connMask = "xxxxx"
+
+// Conn returns a database connection string with its secrets masked, and those secrets (unescaped) so that the
+// caller can scrub them from the driver's errors too. It takes every form libpq accepts: a URL (postgres://user:PW@…,
+// with password=, sslpassword= or any sensitive parameter in the query) and a key=value string (password=PW,
+// password='p w\'d'). Text it cannot parse is masked from the first sign of trouble on, when it holds a secret word.
+func Conn(raw string) (shown string, secrets []string) {
+	if i := strings.Index(raw, "://"); i > 0 && !strings.ContainsAny(raw[:i], " =") {
+		return connURL(raw)
+	}
+	return connKV(raw)
+}
+
+func connURL(raw string) (string, []string) {
+	var secrets []string
+	base, query, hasQuery := strings.Cut(raw, "?")
+	// userinfo: from "://" to the last '@' before the query (a password with an unescaped '/' or '#' included).
+	i := strings.Index(base, "://") + 3
+	if at := strings.LastIndexByte(base[i:], '@'); at >= 0 {
+		user, pw, ok := strings.Cut(base[i:i+at], ":")
+		if ok {
+			secrets = appendSecret(secrets, pw)
+			base = base[:i] + user + ":" + connMask + base[i+at:]
+		}
+	}
+	if !hasQuery {
+		return base, secrets
+	}
+	params := strings.Split(query, "&")
+	for k, p := range params {
+		name, val, ok := strings.Cut(p, "=")
+		if n, err := urlUnescape(name); err == nil {
+			name = n
+		}
+		if ok && Sensitive(name) {
+			secrets = appendSecret(secrets, val)
+			params[k] = p[:len(p)-len(val)] + connMask
+		}
+	}
+	return base + "?" + strings.Join(params, "&"), secrets
+}
+
+// appendSecret adds a secret as written and unescaped (both may appear in an error).
+func appendSecret(secrets []string, s string) []string {
+	if s == "" {
+		return secrets
+	}
+	secrets = append(secrets, s)
+	if u, err := urlUnescape(s); err == nil && u != s && u != "" {
+		secrets = append(secrets, u)
+	}
+	return secrets
+}
+
+// urlUnescape is url.QueryUnescape without importing net/url into every binary that logs.
+func urlUnescape(s string) (string, error) {
+	if !strings.ContainsAny(s, "%+") {
+		return s, nil
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '+':
+			b.WriteByte(' ')
+		case c == '%':
+			if i+2 >= len(s) || unhex(s[i+1]) < 0 || unhex(s[i+2]) < 0 {
+				return "", fmt.Errorf("bad escape")
+			}
+			b.WriteByte(byte(unhex(s[i+1])<<4 | unhex(s[i+2])))
+			i += 2
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String(), nil
+}
+
+func unhex(c byte) int {
+	switch {
+	case '0' <= c && c <= '9':
+		return int(c - '0')
+	case 'a' <= c && c <= 'f':
+		return int(c-'a') + 10
+	case 'A' <= c && c <= 'F':
+		return int(c-'A') + 10
+	}
+	return -1
+}
+
+// connKV masks the sensitive values of a libpq key=value string: keys and values separated by '=' with optional
+// spaces around it, values bare or single-quoted, a backslash escaping the next character in both.
+func connKV(raw string) (string, []string) {
+	var b strings.Builder
+	var secrets []string
+	i := 0
+	isSpace := func(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v' }
+	for i < len(raw) {
+		start := i
+		for i < len(raw) && isSpace(raw[i]) {
+			i++
+		}
+		k := i
+		for i < len(raw) && raw[i] != '=' && !isSpace(raw[i]) {
+			i++
+		}
+		key := raw[k:i]
+		for i < len(raw) && isSpace(raw[i]) {
+			i++
+		}
+		if key == "" && i == len(raw) {
+			b.WriteString(raw[start:])
+			break
+		}
+		if i == len(raw) || raw[i] != '=' || key == "" {
+			return b.String() + raw[start:k] + looseRest(raw[k:]), secrets
+		}
+		i++
+		for i < len(raw) && isSpace(raw[i]) {
+			i++
+		}
+		v := i
+		var val strings.Builder
+		if i < len(raw) && raw[i] == '\'' {
+			i++
+			closed := false
+			for i < len(raw) {
+				c := raw[i]
+				if c == '\\' && i+1 < len(raw) {
+					val.WriteByte(raw[i+1])
+					i += 2
+					continue
+				}
+				i++
+				if c == '\'' {
+					closed = true
+					break
+				}
+				val.WriteByte(c)
+			}
+			if !closed {
+				return b.String() + raw[start:k] + looseRest(raw[k:]), secrets
+			}
+		} else {
+			for i < len(raw) && !isSpace(raw[i]) {
+				if raw[i] == '\\' && i+1 < len(raw) {
+					i++
+				}
+				val.WriteByte(raw[i])
+				i++
+			}
+		}
+		if Sensitive(key) {
+			if val.Len() > 0 {
+				secrets = append(secrets, val.String())
+				if s := raw[v:i]; s != val.String() {
+					secrets = append(secrets, s)
+				}
+			}
+			b.WriteString(raw[start:v] + connMask)
+			continue
+		}
+		b.WriteString(raw[start:i])
+	}
+	return b.String(), secrets
+}
+
+// looseRest is what is left of a connection string that stopped parsing: masked whole when it may hold a secret.
+func looseRest(rest string) string {
+	if Sensitive(rest) {
+		return connMask
+	}
+	return rest
 }

@@ -1,6 +1,10 @@
 package redact
 
-import "testing"
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
 
 func TestSensitive(t *testing.T) {
 	t.Parallel()
@@ -39,4 +43,48 @@ func TestLines(t *testing.T) {
 	if want := "Authorization=***;X-B=1,2;"; got != want {
 		t.Errorf("Lines = %q, want %q", got, want)
 	}
+}
+
+func TestConn(t *testing.T) {
+	tests := []struct {
+		in, want string
+		secrets  []string
+	}{
+		{"postgres://u:pw@h:5432/db?sslmode=disable", "postgres://u:xxxxx@h:5432/db?sslmode=disable", []string{"pw"}},
+		{"postgres://u@h/db?password=q%40pw&sslmode=disable", "postgres://u@h/db?password=xxxxx&sslmode=disable", []string{"q%40pw", "q@pw"}},
+		{"postgresql://u:a@h/db?sslpassword=k&PassWord=z", "postgresql://u:xxxxx@h/db?sslpassword=xxxxx&PassWord=xxxxx", []string{"a", "k", "z"}},
+		{"postgres://u:p/w#x@h/db", "postgres://u:xxxxx@h/db", []string{"p/w#x"}},
+		{"postgres://h/db", "postgres://h/db", nil},
+		{"host=h user=u password=pw dbname=d", "host=h user=u password=xxxxx dbname=d", []string{"pw"}},
+		{"host = h password = 'p w\\'d' sslpassword=k\\ ey port=1", "host = h password = xxxxx sslpassword=xxxxx port=1",
+			[]string{"p w'd", `'p w\'d'`, "k ey", `k\ ey`}},
+		{"host=h password='unterminated", "host=h xxxxx", nil},
+		{"host=h garbage password", "host=h xxxxx", nil},
+		{"sqlite:/tmp/tasks.db", "sqlite:/tmp/tasks.db", nil},
+	}
+	for _, tt := range tests {
+		got, secrets := Conn(tt.in)
+		if got != tt.want || fmt.Sprint(secrets) != fmt.Sprint(tt.secrets) {
+			t.Errorf("Conn(%q) = %q %q, want %q %q", tt.in, got, secrets, tt.want, tt.secrets)
+		}
+	}
+}
+
+// FuzzConn: any string is redacted without a panic, and a password given as password=VALUE (bare, no escapes) in a
+// key=value string or a URL's query never shows.
+func FuzzConn(f *testing.F) {
+	for _, s := range []string{"postgres://u:pw@h/db?password=x", "host=h password='a\\'b'", "a=b c", "x://@@?&=&"} {
+		f.Add(s, "hunter2")
+	}
+	f.Fuzz(func(t *testing.T, raw, pw string) {
+		Conn(raw)
+		if pw == "" || strings.HasPrefix(connMask, pw) || strings.ContainsAny(pw, " \t\n\r\f\v'\\&#?%+=") {
+			return
+		}
+		for _, s := range []string{"host=h password=" + pw + " " + raw, "postgres://u@h/db?password=" + pw + "&x=" + raw} {
+			if shown, _ := Conn(s); strings.Contains(shown, "password="+pw) {
+				t.Fatalf("Conn(%q) = %q", s, shown)
+			}
+		}
+	})
 }

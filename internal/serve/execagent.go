@@ -25,6 +25,31 @@ type ExecConfig struct {
 	Timeout       time.Duration // per run; 0 => none
 	MaxConcurrent int           // running processes; 0 => unlimited; the rest wait in arrival order
 	Grace         time.Duration // SIGTERM to SIGKILL; 0 => 2s
+	// Env is --exec-env: NAME passes serve's variable NAME to the command although it is serve's own
+	// configuration (see ownEnv); NAME=VALUE sets it.
+	Env []string
+}
+
+// ownEnv reports whether an environment variable is serve's own configuration, which the command does not
+// inherit: A2ACLI_* (the token, the store's URL, every option) and PG* (libpq's, which the store's driver reads:
+// PGPASSWORD and the like). --exec-env passes one through by name.
+func ownEnv(name string) bool {
+	name = strings.ToUpper(name) // Windows' names ignore case
+	return strings.HasPrefix(name, "A2ACLI_") || strings.HasPrefix(name, "PG")
+}
+
+// execEnv splits --exec-env into the rule that drops serve's own variables from what the command inherits and the
+// variables it sets.
+func execEnv(entries []string) (drop func(string) bool, set []string) {
+	keep := map[string]bool{}
+	for _, e := range entries {
+		if strings.Contains(e, "=") {
+			set = append(set, e)
+			continue
+		}
+		keep[e] = true
+	}
+	return func(name string) bool { return ownEnv(name) && !keep[name] }, set
 }
 
 // pieceSize bounds a chunk when the output has no delimiter for a long stretch.
@@ -53,7 +78,8 @@ func (b execBackend) Setup(e *Env) (*Parts, error) {
 	if err := exec.Guard(); err != nil {
 		e.log.Printf("warning: %v\n", err)
 	}
-	a := &execAgent{cfg: b.cfg, sem: tasks.NewFIFOSem(b.cfg.MaxConcurrent), log: e.log, verbose: e.Config.Verbose}
+	drop, set := execEnv(b.cfg.Env)
+	a := &execAgent{cfg: b.cfg, drop: drop, env: set, sem: tasks.NewFIFOSem(b.cfg.MaxConcurrent), log: e.log, verbose: e.Config.Verbose}
 	parts := taskBackend(e, a)
 	stopTasks := parts.Shutdown
 	parts.Shutdown = func(ctx context.Context) error {
@@ -66,6 +92,8 @@ func (b execBackend) Setup(e *Env) (*Parts, error) {
 
 type execAgent struct {
 	cfg     ExecConfig
+	drop    func(name string) bool // the inherited variables the command does not get
+	env     []string               // the variables --exec-env sets
 	sem     *tasks.FIFOSem
 	log     *traffic.Log
 	verbose bool
@@ -101,11 +129,12 @@ func (a *execAgent) Run(ctx context.Context, t *tasks.Turn) (a2a.TaskState, *a2a
 		Stdin:      stdin,
 		Grace:      a.cfg.Grace,
 		StderrTail: stderrTailSize,
-		Env: []string{
-			"A2A_TASK_ID=" + string(t.Info.TaskID),
-			"A2A_CONTEXT_ID=" + t.Info.ContextID,
-			"A2A_MESSAGE_ID=" + t.Message.ID,
-		},
+		Env: append(a.env[:len(a.env):len(a.env)],
+			"A2A_TASK_ID="+string(t.Info.TaskID),
+			"A2A_CONTEXT_ID="+t.Info.ContextID,
+			"A2A_MESSAGE_ID="+t.Message.ID,
+		),
+		Drop: a.drop,
 	}
 	if a.verbose {
 		cmd.OnStderrLine = func(line []byte) {

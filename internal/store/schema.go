@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 
@@ -43,6 +44,14 @@ func (d dialect) q(query string) string {
 func openDB(raw string) (dialect, *sql.DB, error) {
 	if path, ok := strings.CutPrefix(raw, "sqlite:"); ok {
 		path = strings.TrimPrefix(path, "//")
+		// The file holds every task's messages: readable by its owner only. SQLite creates its -wal and -shm files
+		// with the mode of the database file, so creating that one 0600 covers them too. An existing file keeps
+		// the mode its owner gave it.
+		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+		if err != nil {
+			return dialect{}, nil, err
+		}
+		f.Close()
 		// WAL: readers do not wait for the writer; synchronous=NORMAL: a commit is durable across a crash of the
 		// process (not of the machine) without an fsync per commit; exclusive locking: a second serve on the same
 		// file is refused instead of failing this one's tasks at its start.

@@ -22,6 +22,8 @@ import (
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/a2acli/a2a/internal/redact"
 )
 
 // DefaultLease is how long a replica's lease lasts without renewal before other replicas fail its running tasks.
@@ -78,8 +80,8 @@ type Options struct {
 type Store struct {
 	db      *sql.DB
 	d       dialect
-	name    string // the URL with its password redacted
-	secret  string // the password, scrubbed from every error
+	name    string   // the URL with its password redacted
+	secrets []string // the passwords (the URL's, the driver's environment variables), scrubbed from every error
 	rawURL  string
 	replica string
 	opts    Options
@@ -114,7 +116,7 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 	}
 	s.replica = newReplicaID()
 	var err error
-	s.name, s.secret, err = parseURL(rawURL)
+	s.name, s.secrets, err = parseURL(rawURL)
 	if err != nil {
 		return nil, err
 	}
@@ -198,33 +200,48 @@ func (s *Store) wrap(err error) error {
 	if errors.As(err, &se) {
 		return err
 	}
-	msg := fmt.Sprintf("task store %s: %v", s.name, err)
-	if s.secret != "" {
-		msg = strings.ReplaceAll(msg, s.secret, "xxxxx")
-		msg = strings.ReplaceAll(msg, url.QueryEscape(s.secret), "xxxxx")
-	}
-	return &Error{Store: s.name, Err: err, msg: msg}
+	return &Error{Store: s.name, Err: err, msg: s.scrub(fmt.Sprintf("task store %s: %v", s.name, err))}
 }
 
-// parseURL checks a store URL and returns it with the password redacted, and the password.
-func parseURL(raw string) (name, secret string, err error) {
+// scrub removes the store's passwords from msg, as written and as a URL would escape them.
+func (s *Store) scrub(msg string) string {
+	for _, secret := range s.secrets {
+		for _, form := range []string{secret, url.QueryEscape(secret), url.PathEscape(secret)} {
+			msg = strings.ReplaceAll(msg, form, "xxxxx")
+		}
+	}
+	return msg
+}
+
+// parseURL checks a store URL and returns it with its secrets redacted, and the secrets to scrub from errors: the
+// URL's (its password, a password= or sslpassword= in its query) and those the PostgreSQL driver reads from the
+// environment on its own.
+func parseURL(raw string) (name string, secrets []string, err error) {
 	switch {
 	case strings.HasPrefix(raw, "sqlite:"):
 		if strings.TrimPrefix(raw, "sqlite:") == "" {
-			return "", "", errors.New("invalid store sqlite: want sqlite:PATH")
+			return "", nil, errors.New("invalid store sqlite: want sqlite:PATH")
 		}
-		return raw, "", nil
+		return raw, nil, nil
 	case strings.HasPrefix(raw, "postgres://"), strings.HasPrefix(raw, "postgresql://"):
-		u, err := url.Parse(raw)
-		if err != nil {
-			return "", "", fmt.Errorf("invalid store URL: %v", redactParseError(err, raw))
+		name, secrets = redact.Conn(raw)
+		if _, err := url.Parse(raw); err != nil {
+			msg := redactParseError(err, raw).Error()
+			for _, secret := range secrets {
+				msg = strings.ReplaceAll(msg, secret, "xxxxx")
+			}
+			return "", nil, fmt.Errorf("invalid store URL %s: %s", name, msg)
 		}
-		if p, ok := u.User.Password(); ok {
-			secret = p
+		// The driver (pgx) reads these itself, in this process: what it may quote in an error is scrubbed too.
+		for _, v := range []string{"PGPASSWORD", "PGSSLPASSWORD"} {
+			if pw := os.Getenv(v); pw != "" {
+				secrets = append(secrets, pw)
+			}
 		}
-		return u.Redacted(), secret, nil
+		return name, secrets, nil
 	}
-	return "", "", fmt.Errorf("invalid store %q: want memory, sqlite:PATH or postgres://...", redactLoose(raw))
+	shown, _ := redact.Conn(raw)
+	return "", nil, fmt.Errorf("invalid store %q: want memory, sqlite:PATH or postgres://...", shown)
 }
 
 // redactParseError drops the URL (and so any password) url.Parse quotes in its error.
@@ -234,14 +251,6 @@ func redactParseError(err error, raw string) error {
 		return ue.Err
 	}
 	return errors.New(strings.ReplaceAll(err.Error(), raw, "URL"))
-}
-
-// redactLoose hides what looks like a password in a string that is not a URL we know.
-func redactLoose(raw string) string {
-	if u, err := url.Parse(raw); err == nil && u.User != nil {
-		return u.Redacted()
-	}
-	return raw
 }
 
 func newReplicaID() string {

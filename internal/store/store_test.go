@@ -216,6 +216,9 @@ func TestBadURLs(t *testing.T) {
 		{"sqlite:" + filepath.Join(t.TempDir(), "no", "such", "dir", "x.db"), "task store sqlite:"},
 		{"postgres://bob:hunter2@127.0.0.1:1/db?connect_timeout=5", "task store postgres://bob:xxxxx@127.0.0.1:1/db?connect_timeout=5:"},
 		{"postgres://bob:hunter2@[::1/db", "invalid store URL"},
+		{"postgres://bob@127.0.0.1:1/db?password=hunter2&connect_timeout=5", "task store postgres://bob@127.0.0.1:1/db?password=xxxxx&connect_timeout=5:"},
+		{"postgres://bob@127.0.0.1:1/db?sslpassword=hunter2&password=hunter2%21&connect_timeout=5", "sslpassword=xxxxx&password=xxxxx&"},
+		{"host=127.0.0.1 password='hunter2 x' dbname=db", `invalid store "host=127.0.0.1 password=xxxxx dbname=db"`},
 	} {
 		_, err := Open(context.Background(), tc.url, Options{})
 		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "hunter2") {
@@ -252,5 +255,53 @@ func TestRetention(t *testing.T) {
 				t.Fatalf("after prune: %s (%d), want f3 f2 oldrun: two finished, the running one kept", got, total)
 			}
 		})
+	}
+}
+
+// TestSQLiteFileModes: the database file and its -wal and -shm files are readable by their owner only, whatever
+// the umask lets through.
+func TestSQLiteFileModes(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "tasks.db")
+	s, ts := open(t, "sqlite:"+path, Options{})
+	ts.put(s, &Snapshot{Task: task("t1", a2a.TaskStateCompleted, time.Now()), Updated: time.Now()}, true)
+	flush(t, s)
+	check := func() int {
+		t.Helper()
+		n := 0
+		for _, name := range []string{"tasks.db", "tasks.db-wal", "tasks.db-shm", "tasks.db-journal"} {
+			fi, err := os.Stat(filepath.Join(dir, name))
+			if os.IsNotExist(err) {
+				continue
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			n++
+			if m := fi.Mode().Perm(); m != 0o600 {
+				t.Errorf("%s: mode %o, want 600", name, m)
+			}
+		}
+		return n
+	}
+	if n := check(); n < 2 {
+		t.Fatalf("want the database and its -wal file, found %d files", n)
+	}
+	s.Close()
+	check()
+}
+
+// TestScrubDriverEnv: the passwords the driver reads from the environment are scrubbed from errors too.
+func TestScrubDriverEnv(t *testing.T) {
+	t.Setenv("PGPASSWORD", "env-hunter2")
+	t.Setenv("PGSSLPASSWORD", "ssl-hunter2")
+	name, secrets, err := parseURL("postgres://bob@127.0.0.1:1/db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &Store{name: name, secrets: secrets}
+	got := s.wrap(fmt.Errorf("driver said env-hunter2 and ssl-hunter2")).Error()
+	if strings.Contains(got, "hunter2") {
+		t.Fatalf("wrap = %q", got)
 	}
 }

@@ -31,6 +31,9 @@ type Deps struct {
 	Verbose *bool
 	// Dialer is the run's dialer: the proxy reaches its upstream through it.
 	Dialer func() *client.Dialer
+	// Given reports whether a flag was given on the command line, not taken from the environment or a dotenv file;
+	// nil => every flag set counts as given.
+	Given func(flag string) bool
 }
 
 type serveOptions struct {
@@ -38,6 +41,7 @@ type serveOptions struct {
 	echo          bool
 	proxy         string
 	execCmd       string
+	execEnv       []string
 	chunk         string
 	chunkSet      bool
 	input         string
@@ -124,6 +128,7 @@ GET /metrics is Prometheus' text format (behind the token; --no-metrics turns it
 	fl.StringVar(&o.chunk, "chunk", "", "with --exec: stream stdout in chunks split at this delimiter (any bytes)")
 	fl.StringVar(&o.input, "input", "text", "with --exec: what stdin gets: text (the message's parts) or json (the whole message)")
 	fl.DurationVar(&o.execTimeout, "exec-timeout", 0, "with --exec: stop a command running longer than this (0: no limit)")
+	fl.StringArrayVar(&o.execEnv, "exec-env", nil, "with --exec: pass serve's own variable NAME (A2ACLI_*, PG*: kept from the command) to it, or set NAME=VALUE (repeatable)")
 	fl.IntVar(&o.maxConcurrent, "max-concurrent", 0, "with --exec: at most n commands at once, the rest wait in order (default 4 per CPU; 0: no limit)")
 	fl.IntVar(&o.port, "port", 8080, "listen port (0: any free port)")
 	fl.StringVar(&o.host, "host", "127.0.0.1", "bind address")
@@ -215,10 +220,12 @@ func (o *serveOptions) config(cmd *cobra.Command) (serve.Config, error) {
 		}
 		cfg.Card, cfg.CardCaps = card, serve.DeclaredCaps(body)
 	}
-	if !o.execSet() && (o.chunkSet || cmd.Flags().Changed("input") || o.execTimeout != 0 || cmd.Flags().Changed("max-concurrent")) {
-		return cfg, usage("--chunk, --input, --exec-timeout and --max-concurrent go with --exec")
+	if !o.execSet() && (o.chunkSet || cmd.Flags().Changed("input") || o.execTimeout != 0 || cmd.Flags().Changed("max-concurrent") || len(o.execEnv) > 0) {
+		return cfg, usage("--chunk, --input, --exec-timeout, --exec-env and --max-concurrent go with --exec")
 	}
-	if o.proxy == "" && (o.d.Opts.Auth != "" || len(o.d.Opts.SvcParams) > 0) {
+	// A client's A2ACLI_AUTH or A2ACLI_SVC_PARAM in serve's environment is not serve's business (it reaches no
+	// command: see --exec-env): only the flags themselves are refused without --proxy.
+	if o.proxy == "" && (o.given("auth") && o.d.Opts.Auth != "" || o.given("svc-param") && len(o.d.Opts.SvcParams) > 0) {
 		return cfg, usage("--auth and --svc-param go with --proxy")
 	}
 	if err := o.replay.check(cmd, o.proxy != ""); err != nil {
@@ -253,7 +260,12 @@ func (o *serveOptions) config(cmd *cobra.Command) (serve.Config, error) {
 		if o.maxConcurrent < 0 || o.execTimeout < 0 {
 			return cfg, usage("--max-concurrent and --exec-timeout must not be negative")
 		}
-		ec := serve.ExecConfig{Command: o.execCmd, InputJSON: o.input == "json", Timeout: o.execTimeout, MaxConcurrent: o.maxConcurrent}
+		for _, e := range o.execEnv {
+			if name, _, _ := strings.Cut(e, "="); !envName(name) {
+				return cfg, usage("invalid --exec-env %q: want NAME or NAME=VALUE, NAME letters, digits and _", name)
+			}
+		}
+		ec := serve.ExecConfig{Command: o.execCmd, InputJSON: o.input == "json", Timeout: o.execTimeout, MaxConcurrent: o.maxConcurrent, Env: o.execEnv}
 		if !cmd.Flags().Changed("max-concurrent") {
 			// Bounded by default: a burst of messages queues instead of forking a process each.
 			ec.MaxConcurrent = defaultMaxConcurrent()
@@ -286,6 +298,22 @@ func (o *serveOptions) config(cmd *cobra.Command) (serve.Config, error) {
 }
 
 func (o *serveOptions) execSet() bool { return o.execCmd != "" }
+
+// given reports whether flag was on the command line (see Deps.Given).
+func (o *serveOptions) given(flag string) bool { return o.d.Given == nil || o.d.Given(flag) }
+
+// envName reports whether name is a portable environment variable name.
+func envName(name string) bool {
+	if name == "" || name[0] >= '0' && name[0] <= '9' {
+		return false
+	}
+	for _, c := range name {
+		if c != '_' && (c < 'A' || c > 'Z') && (c < 'a' || c > 'z') && (c < '0' || c > '9') {
+			return false
+		}
+	}
+	return true
+}
 
 // defaultMaxConcurrent is --max-concurrent when not given: four commands per CPU Go may use.
 func defaultMaxConcurrent() int { return 4 * runtime.GOMAXPROCS(0) }

@@ -171,6 +171,9 @@ func (r *replayer) SendMessage(ctx context.Context, req *a2a.SendMessageRequest)
 		select {
 		case _, ok := <-sub.Events():
 			if !ok {
+				if err := sub.Err(); err != nil {
+					return nil, err
+				}
 				return r.ts.Store().View(p.snap.ID, tasks.HistoryLength(req))
 			}
 		case <-ctx.Done():

@@ -60,6 +60,10 @@ func (s *Store) SetMaxArtifactBytes(n int64) { s.maxArtifactBytes = n }
 // Events is the channel the subscriber's events arrive on; it is closed after the turn's last event.
 func (s *Subscriber) Events() <-chan a2a.Event { return s.ch }
 
+// Err is, once Events is closed, why the turn's last event did not come: the task store could not save the end of
+// the turn in time (the caller must not hear of an end a crash would lose). nil when the last event came.
+func (s *Subscriber) Err() error { return s.err }
+
 // ShortState renders TASK_STATE_INPUT_REQUIRED as input-required, and a state that renders empty (none, or
 // an upstream's bare "TASK_STATE_") as "-", so the log's state column is never blank.
 func ShortState(s a2a.TaskState) string {

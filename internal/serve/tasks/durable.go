@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -29,6 +30,11 @@ type durable struct {
 	// cancelLocal stops a turn this replica runs, on another replica's request; set by the task backend.
 	cancelLocal atomic.Pointer[func(id a2a.TaskID)]
 	quiet       bool // while installing a task read from the store: not a change to write back
+	logf        Logf
+
+	logMu    sync.Mutex // the last store failure logged, and when: a store that is away fails every call
+	lastLog  string
+	lastWhen time.Time
 }
 
 // MemoryOnly reports whether a --store URL names the in-memory store ("" or "memory").
@@ -37,7 +43,7 @@ func MemoryOnly(url string) bool { return url == "" || url == "memory" }
 // OpenDurable puts the store named by url (sqlite:PATH or postgres://...) behind s, with lease as the replica
 // lease (0 => 60s). Call it before s is used; close the store with CloseDurable once every turn has ended.
 func (s *Store) OpenDurable(ctx context.Context, url string, lease time.Duration, logf Logf) error {
-	d := &durable{}
+	d := &durable{logf: logf}
 	st, err := store.Open(ctx, url, store.Options{
 		Source: s.durableSnapshot, Lease: lease, MaxTasks: s.maxTasks, TTL: s.ttl, Now: s.now, Logf: logf.printf,
 		OnCancel: func(id a2a.TaskID) {
@@ -56,9 +62,28 @@ func (s *Store) OpenDurable(ctx context.Context, url string, lease time.Duration
 	return nil
 }
 
-// storeError is what a call gets when the store fails it: an internal error naming the store, password redacted.
-func storeError(err error) error {
-	return a2a.NewError(a2a.ErrInternalError, err.Error())
+// errStoreUnavailable is what a caller hears when the store fails its call. The details (the store's URL, the
+// driver's words) are for serve's log only: they may name hosts and users, and a driver's error may quote more.
+var errStoreUnavailable = a2a.NewError(a2a.ErrInternalError, "task store unavailable")
+
+// fail logs why the store failed a call (redacted by the store; the same failure once per 10s) and returns what
+// the caller hears.
+func (d *durable) fail(err error) error {
+	if errors.Is(err, context.Canceled) {
+		return errStoreUnavailable // the caller left: nothing the operator must hear of
+	}
+	msg := err.Error()
+	now := time.Now()
+	d.logMu.Lock()
+	quiet := msg == d.lastLog && now.Sub(d.lastWhen) < 10*time.Second
+	if !quiet {
+		d.lastLog, d.lastWhen = msg, now
+	}
+	d.logMu.Unlock()
+	if !quiet {
+		d.logf.printf("%s\n", msg)
+	}
+	return errStoreUnavailable
 }
 
 // touchLocked marks r as changed; urgent when its state or whether it runs changed. Called with s.mu held.
@@ -129,7 +154,7 @@ func (s *Store) refresh(ctx context.Context, id a2a.TaskID) error {
 		return nil
 	}
 	if err != nil {
-		return storeError(err)
+		return d.fail(err)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -162,25 +187,65 @@ func (d *durable) check() error {
 	if d == nil {
 		return nil
 	}
-	if err := d.st.Err(); err != nil {
-		return storeError(err)
+	if d.st.Err() != nil {
+		return errStoreUnavailable // the store logged why when it went away
 	}
 	return nil
 }
 
-// sync waits until r's last change is written: the end of a turn is durable before anyone hears of it. A store
-// that is away does not hold the turn up for long: the change stays queued and is written when it is back.
-func (d *durable) sync(id a2a.TaskID) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+// syncHold bounds how long the end of a turn waits for its write while the store is away.
+const syncHold = 5 * time.Second
+
+// sync waits until task id's last change is written, trying again while the store is away, for at most syncHold.
+// A change that is not written in time stays queued, and is written once the store is back.
+func (d *durable) sync(id a2a.TaskID) error {
+	ctx, cancel := context.WithTimeout(context.Background(), syncHold)
 	defer cancel()
-	d.st.FlushTask(ctx, id) //nolint:errcheck // a failure is logged by the store and retried; the task's state is in memory
+	retry := time.NewTicker(250 * time.Millisecond)
+	defer retry.Stop()
+	for {
+		err := d.st.FlushTask(ctx, id)
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-retry.C:
+		case <-ctx.Done():
+			return err
+		}
+	}
+}
+
+// syncLater waits until task id's last change is written, however long the store is away, or until ctx is done.
+func (d *durable) syncLater(ctx context.Context, id a2a.TaskID) error {
+	retry := time.NewTicker(time.Second)
+	defer retry.Stop()
+	for {
+		err := d.st.FlushTask(ctx, id)
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-retry.C:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// unsaved is what the callers of a turn hear instead of its end when the store could not save it: the task is not
+// reported done (a crash now would lose it) and they learn where to look once the store is back.
+func (d *durable) unsaved(id a2a.TaskID, err error) error {
+	d.fail(err)
+	return a2a.NewError(a2a.ErrInternalError, fmt.Sprintf("task store unavailable: task %s ended but is not saved yet; "+
+		"it is saved once the store is back (get the task then)", id))
 }
 
 // syncTask waits until task id is in the store, if there is one: a task is there before its client hears of it
 // (a blocking send hears only of the end, which the turn writes itself), should this process die next.
 func (s *Store) syncTask(id a2a.TaskID) {
 	if s.durable != nil {
-		s.durable.sync(id)
+		s.durable.sync(id) //nolint:errcheck // a task that is not ended yet: its end is what must be durable
 	}
 }
 
@@ -194,7 +259,7 @@ func (s *Store) listDurable(ctx context.Context, req *a2a.ListTasksRequest) (*a2
 	fctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	if err := st.Flush(fctx); err != nil {
-		return nil, storeError(err)
+		return nil, s.durable.fail(err)
 	}
 	q := store.Query{ContextID: req.ContextID, State: req.Status, StatusAfter: req.StatusTimestampAfter, Limit: pageSize + 1}
 	if after != nil {
@@ -202,7 +267,7 @@ func (s *Store) listDurable(ctx context.Context, req *a2a.ListTasksRequest) (*a2
 	}
 	page, total, err := st.List(ctx, q)
 	if err != nil {
-		return nil, storeError(err)
+		return nil, s.durable.fail(err)
 	}
 	resp := &a2a.ListTasksResponse{Tasks: []*a2a.Task{}, TotalSize: total, PageSize: pageSize}
 	if len(page) > pageSize {

@@ -66,6 +66,9 @@ func (h *Handler) SendMessage(ctx context.Context, req *a2a.SendMessageRequest) 
 		select {
 		case _, ok := <-sub.ch:
 			if !ok {
+				if err := sub.Err(); err != nil {
+					return nil, err
+				}
 				return h.ts.store.view(snap.ID, HistoryLength(req))
 			}
 		case <-ctx.Done():
@@ -116,6 +119,9 @@ func (h *Handler) Forward(ctx context.Context, sub *Subscriber, yield func(a2a.E
 		select {
 		case ev, ok := <-sub.ch:
 			if !ok {
+				if err := sub.Err(); err != nil {
+					yield(nil, err)
+				}
 				return
 			}
 			if hint != nil {

@@ -49,7 +49,7 @@ func (d *durable) follow(ctx context.Context, rr *remoteRun, yield func(a2a.Even
 	for {
 		evs, err := d.st.Events(ctx, id, after)
 		if err != nil {
-			yield(nil, storeError(err))
+			yield(nil, d.fail(err))
 			return
 		}
 		for _, ev := range evs {
@@ -81,14 +81,14 @@ func (d *durable) cancelRemote(ctx context.Context, id a2a.TaskID) (*a2a.Task, e
 	ch, stop := d.st.Watch(id)
 	defer stop()
 	if err := d.st.RequestCancel(ctx, id); err != nil {
-		return nil, storeError(err)
+		return nil, d.fail(err)
 	}
 	tick := time.NewTicker(200 * time.Millisecond)
 	defer tick.Stop()
 	for {
 		snap, err := d.st.Load(ctx, id)
 		if err != nil && !errors.Is(err, store.ErrNotFound) {
-			return nil, storeError(err)
+			return nil, d.fail(err)
 		}
 		if err == nil && snap.Owner == "" {
 			return snap.Task, nil

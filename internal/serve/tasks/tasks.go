@@ -51,6 +51,8 @@ type Queuer interface {
 type turnRun struct {
 	cancel context.CancelCauseFunc
 	done   chan struct{}
+	// unsaved is set before done is closed when the turn's end could not be saved (see Subscriber.Err).
+	unsaved error
 }
 
 var (
@@ -64,6 +66,7 @@ type Subscriber struct {
 	ch   chan a2a.Event
 	gone chan struct{}
 	once sync.Once
+	err  error // set before ch is closed when the turn's last event is withheld (see Err)
 }
 
 func NewSubscriber() *Subscriber {
@@ -152,7 +155,11 @@ func (ts *Runner) runTurn(ctx context.Context, rec *record, run *turnRun, t *Tur
 	defer ts.wg.Done()
 	defer close(run.done)
 	defer run.cancel(nil)
-	t.emit = func(ev a2a.Event, last bool) { ts.emit(rec, ev, last) }
+	t.emit = func(ev a2a.Event, last bool) {
+		if err := ts.emit(rec, ev, last); err != nil {
+			run.unsaved = err
+		}
+	}
 	if runF == nil {
 		runF = ts.agent.Run
 	}
@@ -167,12 +174,13 @@ func (ts *Runner) runTurn(ctx context.Context, rec *record, run *turnRun, t *Tur
 	if state == a2a.TaskStateUnspecified {
 		state = a2a.TaskStateCompleted
 	}
-	ts.emit(rec, a2a.NewStatusUpdateEvent(t.Info, state, status), true)
+	run.unsaved = ts.emit(rec, a2a.NewStatusUpdateEvent(t.Info, state, status), true)
 }
 
 // emit applies ev to the task and delivers it to the current subscribers, waiting for slow ones
-// (backpressure) unless they leave. The last event of a turn closes the subscriptions.
-func (ts *Runner) emit(rec *record, ev a2a.Event, last bool) {
+// (backpressure) unless they leave. The last event of a turn closes the subscriptions; it returns the error the
+// subscribers got instead when the store could not save it.
+func (ts *Runner) emit(rec *record, ev a2a.Event, last bool) error {
 	if st, ok := ev.(*a2a.TaskStatusUpdateEvent); ok && st.Status.Timestamp == nil {
 		now := ts.store.now()
 		st.Status.Timestamp = &now
@@ -180,7 +188,25 @@ func (ts *Runner) emit(rec *record, ev a2a.Event, last bool) {
 	var few [4]*Subscriber // most tasks have one subscriber: no allocation per event
 	hooks, task, subs := ts.store.apply(rec, ev, last, few[:0])
 	if last && ts.store.durable != nil {
-		ts.store.durable.sync(rec.task.ID) // the end of a turn is in the store before anyone hears of it
+		// The end of a turn is in the store before anyone hears of it. A store that stays away keeps the change
+		// queued (written once it is back), and the callers hear that instead of an end that a crash would lose.
+		if err := ts.store.durable.sync(rec.task.ID); err != nil {
+			failed := ts.store.durable.unsaved(rec.task.ID, err)
+			for _, sub := range subs {
+				sub.err = failed
+				close(sub.ch)
+			}
+			if len(hooks) > 0 { // webhooks hear of the end once it is saved
+				ts.wg.Add(1)
+				go func() {
+					defer ts.wg.Done()
+					if ts.store.durable.syncLater(ts.base, rec.task.ID) == nil {
+						ts.push.deliver(hooks, ev, task)
+					}
+				}()
+			}
+			return failed
+		}
 	}
 	ts.push.deliver(hooks, ev, task)
 	for _, sub := range subs {
@@ -192,6 +218,7 @@ func (ts *Runner) emit(rec *record, ev a2a.Event, last bool) {
 			close(sub.ch)
 		}
 	}
+	return nil
 }
 
 // subscribe attaches sub to a running task and returns its current snapshot. For a task that is
@@ -230,6 +257,9 @@ func (ts *Runner) cancel(ctx context.Context, id a2a.TaskID) (*a2a.Task, error) 
 	case <-run.done:
 	case <-ctx.Done():
 		return nil, ctx.Err()
+	}
+	if run.unsaved != nil {
+		return nil, run.unsaved // canceled, but not saved: not reported so
 	}
 	return ts.store.view(id, nil)
 }

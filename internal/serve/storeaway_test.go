@@ -1,0 +1,111 @@
+package serve
+
+import (
+	"context"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/a2acli/a2a/internal/store/pgtest"
+)
+
+// TestStoreAwayTurnEnd: a turn that ends while PostgreSQL is stopped is not reported done: its blocking caller gets
+// "task store unavailable … not saved yet" and its webhook hears nothing, until the store is back: then the end is
+// written, the webhook hears it, and GetTask finds the task completed. Calls meanwhile fail fast with the generic
+// error, never the store's (the store's URL and password stay in serve's log).
+func TestStoreAwayTurnEnd(t *testing.T) {
+	t.Parallel()
+	postgresURL(t) // skips without PostgreSQL
+	srv, err := pgtest.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	db, err := srv.NewDB()
+	if err != nil {
+		t.Fatal(err)
+	}
+	hook := newWebhook(t)
+	s := startServer(t, Config{Store: db, Transports: allTransports, Quiet: true})
+	ctx := context.Background()
+	c := newClient(t, s.url, a2a.TransportProtocolJSONRPC)
+
+	srv.Stop()
+	req := textMessage("during")
+	req.Config = &a2a.SendMessageConfig{PushConfig: &a2a.PushConfig{URL: hook.srv.URL + "/hook"}}
+	_, err = c.SendMessage(ctx, req)
+	if err == nil || !strings.Contains(err.Error(), "task store unavailable") || !strings.Contains(err.Error(), "not saved yet") {
+		t.Fatalf("SendMessage while the store is away: %v", err)
+	}
+	m := regexp.MustCompile(`task (\S+) ended`).FindStringSubmatch(err.Error())
+	if m == nil {
+		t.Fatalf("no task ID in %q", err)
+	}
+	id := a2a.TaskID(m[1])
+	// Not JSON-RPC: a2a-go's JSON-RPC client reads a stream refused before its first event (answered as a unary
+	// call's error) as an empty stream, whatever the refusal (a task already completed too).
+	for _, tr := range []a2a.TransportProtocol{a2a.TransportProtocolHTTPJSON, a2a.TransportProtocolGRPC} {
+		evs, err := collect(t, newClient(t, s.url, tr).SendStreamingMessage(ctx, textMessage("stream")))
+		if err == nil || !strings.Contains(err.Error(), "task store unavailable") || strings.Contains(err.Error(), "postgres") {
+			t.Fatalf("%s: stream while the store is away: %v %v", tr, evs, err)
+		}
+	}
+	if hook.final() {
+		t.Fatal("the webhook heard of an end that is not saved")
+	}
+
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if !eventually(30*time.Second, hook.final) {
+		t.Fatalf("the webhook never heard of the end once the store was back: %v", hook.got())
+	}
+	got, err := c.GetTask(ctx, &a2a.GetTaskRequest{ID: id})
+	if err != nil || got.Status.State != a2a.TaskStateCompleted {
+		t.Fatalf("GetTask once the store is back: %v %v", got, err)
+	}
+}
+
+// TestStoreAwayCancel: a cancel while PostgreSQL is stopped stops the command but is not reported done until its end
+// is saved: the caller gets "not saved yet", and the task is canceled once the store is back.
+func TestStoreAwayCancel(t *testing.T) {
+	t.Parallel()
+	postgresURL(t) // skips without PostgreSQL
+	srv, err := pgtest.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	db, err := srv.NewDB()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := startServer(t, Config{Store: db, Quiet: true, Backend: Exec(ExecConfig{Command: "exec sleep 60"})})
+	ctx := context.Background()
+	c := newClient(t, s.url, a2a.TransportProtocolHTTPJSON)
+	req := textMessage("slow")
+	req.Config = &a2a.SendMessageConfig{ReturnImmediately: true}
+	res, err := c.SendMessage(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := res.(*a2a.Task).ID
+
+	srv.Stop()
+	if got, err := c.CancelTask(ctx, &a2a.CancelTaskRequest{ID: id}); err == nil || !strings.Contains(err.Error(), "not saved yet") {
+		t.Fatalf("CancelTask while the store is away: %v %v", got, err)
+	}
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var got *a2a.Task
+	if !eventually(30*time.Second, func() bool {
+		got, err = c.GetTask(ctx, &a2a.GetTaskRequest{ID: id})
+		return err == nil && got.Status.State == a2a.TaskStateCanceled
+	}) {
+		t.Fatalf("GetTask once the store is back: %v %v", got, err)
+	}
+}
