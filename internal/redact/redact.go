@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unicode"
 )
 
 // pairs matches a JSON string member, "name": "value" (the value possibly cut off at the end of the input).
@@ -22,18 +23,76 @@ var pairs = sync.OnceValue(func() *regexp.Regexp {
 // Mask replaces a credential.
 const Mask = "***"
 
-// secretWords are the name fragments that mark a credential ("Authorization", "X-Api-Key", "access_token", …).
-var secretWords = []string{"key", "token", "secret", "auth", "password", "credential", "session", "cookie"}
+// Whether a name carries a credential is decided by its last word, as in "Authorization", "X-Api-Key",
+// "access_token", "clientSecret", "Set-Cookie": a secret is named by what it is. A word merely inside a name
+// ("inputTokens", "tokenUrl", "supportsAuthenticatedExtendedCard", "auth-required") names a count, a flag or an
+// address, which the user needs to see.
+
+// secretLast are the last words that name a credential.
+var secretLast = map[string]bool{
+	"authorization": true, "auth": true, "token": true, "secret": true, "password": true, "passwd": true,
+	"passphrase": true, "pwd": true, "cookie": true, "credential": true, "credentials": true, "bearer": true,
+	"apikey": true, "jwt": true, "signature": true,
+}
+
+// secretKeys are the words before a last "key" that make it a credential ("X-Api-Key", "secret_key"); other keys
+// ("tls-key" names a file, "idempotencyKey" a request) are not.
+var secretKeys = map[string]bool{
+	"api": true, "access": true, "secret": true, "private": true, "auth": true, "client": true, "signing": true,
+	"session": true, "master": true, "account": true, "subscription": true,
+}
 
 // Sensitive reports whether a header, parameter or field name carries a credential.
 func Sensitive(name string) bool {
-	n := strings.ToLower(name)
-	for _, w := range secretWords {
-		if strings.Contains(n, w) {
-			return true
-		}
+	w := words(name)
+	if len(w) == 0 {
+		return false
+	}
+	last, prev := w[len(w)-1], ""
+	if len(w) > 1 {
+		prev = w[len(w)-2]
+	}
+	switch {
+	case last == "token" && (prev == "page" || prev == "next"):
+		return false // a page cursor
+	case secretLast[last]:
+		return true
+	case last == "key":
+		return secretKeys[prev]
+	case last == "id" || last == "sid":
+		return prev == "session" // a session id is the session's credential
 	}
 	return false
+}
+
+// words splits a name into its lower-case words: at every character that is not a letter or digit, and at the
+// case changes of camelCase ("inputTokens", "APIKey").
+func words(name string) []string {
+	var out []string
+	var cur []rune
+	rs := []rune(name)
+	flush := func() {
+		if len(cur) > 0 {
+			out = append(out, strings.ToLower(string(cur)))
+			cur = cur[:0]
+		}
+	}
+	for i, r := range rs {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			flush()
+			continue
+		}
+		if unicode.IsUpper(r) && len(cur) > 0 {
+			prevLower := unicode.IsLower(rs[i-1]) || unicode.IsDigit(rs[i-1])
+			nextLower := i+1 < len(rs) && unicode.IsLower(rs[i+1])
+			if prevLower || (unicode.IsUpper(rs[i-1]) && nextLower) {
+				flush()
+			}
+		}
+		cur = append(cur, r)
+	}
+	flush()
+	return out
 }
 
 // Value returns vals joined by sep, or Mask when name is sensitive.
