@@ -238,13 +238,14 @@ func (d *Dialer) Connect(ctx context.Context, rawURL string) (*Conn, error) {
 	// The bindings share the process's one transport, each behind the answer check of its wire format.
 	rpcHC := &http.Client{Transport: &answerCheck{base: hc.Transport, jsonrpc: true}}
 	restHC := &http.Client{Transport: &answerCheck{base: hc.Transport}}
+	rpcHC03 := &http.Client{Transport: &answerCheck{base: hc.Transport, jsonrpc: true, errorEvents: true}}
 	opts := []a2aclient.FactoryOption{
 		a2aclient.WithDefaultsDisabled(),
 		// a2a-go's v1.0 transports, with our reader of their event streams (fastsse.go).
 		a2aclient.WithTransport(a2a.TransportProtocolJSONRPC, fastTransport(rpcHC, true)),
 		a2aclient.WithTransport(a2a.TransportProtocolHTTPJSON, fastTransport(restHC, false)),
 		a2aclient.WithTransport(a2a.TransportProtocolGRPC, d.grpcFactory(false)),
-		a2aclient.WithCompatTransport(a2av0.Version, a2a.TransportProtocolJSONRPC, a2av0.NewJSONRPCTransportFactory(a2av0.JSONRPCTransportConfig{Client: rpcHC})),
+		a2aclient.WithCompatTransport(a2av0.Version, a2a.TransportProtocolJSONRPC, a2av0.NewJSONRPCTransportFactory(a2av0.JSONRPCTransportConfig{Client: rpcHC03})),
 		a2aclient.WithCompatTransport(a2av0.Version, a2a.TransportProtocolHTTPJSON, a2av0.NewRESTTransportFactory(a2av0.RESTTransportConfig{Client: restHC})),
 		a2aclient.WithCompatTransport(a2av0.Version, a2a.TransportProtocolGRPC, d.grpcFactory(true)),
 		a2aclient.WithCallInterceptors(&paramsInterceptor{params: params}, &callLogger{log: d.log}),
