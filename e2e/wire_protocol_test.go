@@ -48,3 +48,79 @@ func TestErrorDataNotArray(t *testing.T) {
 		})
 	}
 }
+
+// TestVersionHeaderAndBodyAgree: the A2A-Version header is the version of the body. Against an agent that answers in
+// the version its header names, a v0.3 interface is spoken in v0.3 under a 0.3 header; --svc-param A2A-Version=1.0
+// forces v1.0 bodies too (it used to send a 1.0 header on v0.3 bodies, and the v1.0 answer failed with "unknown
+// event kind"). The card fetch carries the header as well.
+func TestVersionHeaderAndBodyAgree(t *testing.T) {
+	t.Parallel()
+	ag := wire.StartByHeader(t, "0.3")
+	for _, tc := range []struct {
+		args []string
+		want string // the version of header and body
+	}{
+		{nil, "0.3"},
+		{[]string{"--stream"}, "0.3"},
+		{[]string{"--svc-param", "A2A-Version=1.0"}, "1.0"},
+		{[]string{"--svc-param", "A2A-Version=1.0", "--stream"}, "1.0"},
+	} {
+		before := len(ag.Calls())
+		args := append(append([]string{"send"}, tc.args...), ag.URL, "hi")
+		r := run(t, "", args...)
+		wantCode(t, r, 0)
+		wantContains(t, strings.Join(args, " "), r.stdout, "echo: hi", "completed")
+		calls := ag.Calls()[before:]
+		if len(calls) < 2 || calls[0].Method != "" {
+			t.Fatalf("%v: calls %v, want the card and a call", args, calls)
+		}
+		const wantCard = "1.0" // nothing forced a version for the card: the newest
+		if calls[0].Version != wantCard {
+			t.Errorf("%v: the card fetch carried A2A-Version %q, want %q", args, calls[0].Version, wantCard)
+		}
+		for _, c := range calls[1:] {
+			if !strings.HasPrefix(c.Version, tc.want) || wire.V03Method(c.Method) != (tc.want == "0.3") {
+				t.Errorf("%v: call %s under A2A-Version %q, want a v%s body and header", args, c.Method, c.Version, tc.want)
+			}
+		}
+	}
+}
+
+// TestCardByVersionHeader: an agent that chooses its card's shape by the A2A-Version header gets the header on the
+// card fetch: 1.0 by default, the version the user forces otherwise; calls follow the card it sent.
+func TestCardByVersionHeader(t *testing.T) {
+	t.Parallel()
+	ag := wire.StartByHeader(t, "")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "1.0"},
+		{[]string{"--svc-param", "A2A-Version=0.3"}, "0.3"},
+	} {
+		before := len(ag.Calls())
+		args := append(append([]string{"send"}, tc.args...), ag.URL, "hi")
+		r := run(t, "", args...)
+		wantCode(t, r, 0)
+		wantContains(t, strings.Join(args, " "), r.stdout, "echo: hi")
+		for _, c := range ag.Calls()[before:] {
+			if !strings.HasPrefix(c.Version, tc.want) || (c.Method != "" && wire.V03Method(c.Method) != (tc.want == "0.3")) {
+				t.Errorf("%v: request %q under A2A-Version %q, want v%s", args, c.Method, c.Version, tc.want)
+			}
+		}
+	}
+}
+
+// TestVerboseShowsCountsNotSecrets: -v masks credentials, not words: token counts and card flags are shown, the
+// Authorization header is masked.
+func TestVerboseShowsCountsNotSecrets(t *testing.T) {
+	t.Parallel()
+	ag := wire.StartByHeader(t, "0.3")
+	r := run(t, "", "send", "--blocking", "-v", "--auth", "Bearer s3cr3t-value", ag.URL, "hi")
+	wantCode(t, r, 0)
+	wantContains(t, "stderr", r.stderr, `"inputTokens":12`, `"outputTokens":34`, `"supportsAuthenticatedExtendedCard":true`,
+		"Authorization: ***")
+	if strings.Contains(r.stderr, "s3cr3t-value") {
+		t.Fatalf("the credential reached the -v log\n%s", r)
+	}
+}
