@@ -151,8 +151,7 @@ func (o *Options) ServiceParams() (map[string][]string, error) {
 // connTracker), so connections must be reused and never closed early.
 func (d *Dialer) httpClient() *http.Client {
 	d.st.once.Do(func() {
-		base := http.DefaultTransport.(*http.Transport).Clone()
-		base.TLSClientConfig = d.tlsConfig()
+		base := d.newTransport()
 		base.ResponseHeaderTimeout = 0
 		// Keep a connection per concurrent call: with the default 2 idle connections per host, a proxy
 		// serving many clients would open and close upstream connections all the time.
