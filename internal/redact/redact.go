@@ -11,7 +11,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"unicode"
 )
 
 // pairs matches a JSON string member, "name": "value" (the value possibly cut off at the end of the input).
@@ -29,71 +28,81 @@ const Mask = "***"
 // address, which the user needs to see.
 
 // secretLast are the last words that name a credential.
-var secretLast = map[string]bool{
-	"authorization": true, "auth": true, "token": true, "secret": true, "password": true, "passwd": true,
-	"passphrase": true, "pwd": true, "cookie": true, "credential": true, "credentials": true, "bearer": true,
-	"apikey": true, "jwt": true, "signature": true,
+var secretLast = []string{
+	"authorization", "auth", "token", "secret", "password", "passwd", "passphrase", "pwd", "cookie", "credential",
+	"credentials", "bearer", "apikey", "jwt", "signature",
 }
 
 // secretKeys are the words before a last "key" that make it a credential ("X-Api-Key", "secret_key"); other keys
 // ("tls-key" names a file, "idempotencyKey" a request) are not.
-var secretKeys = map[string]bool{
-	"api": true, "access": true, "secret": true, "private": true, "auth": true, "client": true, "signing": true,
-	"session": true, "master": true, "account": true, "subscription": true,
+var secretKeys = []string{
+	"api", "access", "secret", "private", "auth", "client", "signing", "session", "master", "account", "subscription",
 }
 
-// Sensitive reports whether a header, parameter or field name carries a credential.
+// Sensitive reports whether a header, parameter or field name carries a credential. It allocates nothing: the
+// proxy asks it of every header of every call.
 func Sensitive(name string) bool {
-	w := words(name)
-	if len(w) == 0 {
-		return false
-	}
-	last, prev := w[len(w)-1], ""
-	if len(w) > 1 {
-		prev = w[len(w)-2]
-	}
+	prev, last := lastWords(name)
 	switch {
-	case last == "token" && (prev == "page" || prev == "next"):
+	case last == "":
+		return false
+	case strings.EqualFold(last, "token") && (strings.EqualFold(prev, "page") || strings.EqualFold(prev, "next")):
 		return false // a page cursor
-	case secretLast[last]:
+	case oneOf(last, secretLast):
 		return true
-	case last == "key":
-		return secretKeys[prev]
-	case last == "id" || last == "sid":
-		return prev == "session" // a session id is the session's credential
+	case strings.EqualFold(last, "key"):
+		return oneOf(prev, secretKeys)
+	case strings.EqualFold(last, "id") || strings.EqualFold(last, "sid"):
+		return strings.EqualFold(prev, "session") // a session id is the session's credential
 	}
 	return false
 }
 
-// words splits a name into its lower-case words: at every character that is not a letter or digit, and at the
-// case changes of camelCase ("inputTokens", "APIKey").
-func words(name string) []string {
-	var out []string
-	var cur []rune
-	rs := []rune(name)
-	flush := func() {
-		if len(cur) > 0 {
-			out = append(out, strings.ToLower(string(cur)))
-			cur = cur[:0]
+func oneOf(w string, list []string) bool {
+	for _, s := range list {
+		if strings.EqualFold(w, s) {
+			return true
 		}
 	}
-	for i, r := range rs {
-		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
-			flush()
+	return false
+}
+
+// lastWords returns the last two words of a name (prev is "" when there is one): words end at every byte that is
+// not an ASCII letter or digit (bytes beyond ASCII count as letters), and at the case changes of camelCase
+// ("inputTokens", "APIKey").
+func lastWords(name string) (prev, last string) {
+	start := -1
+	word := func(end int) {
+		if start >= 0 {
+			prev, last = last, name[start:end]
+			start = -1
+		}
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !isLetter(c) && !isDigit(c) {
+			word(i)
 			continue
 		}
-		if unicode.IsUpper(r) && len(cur) > 0 {
-			prevLower := unicode.IsLower(rs[i-1]) || unicode.IsDigit(rs[i-1])
-			nextLower := i+1 < len(rs) && unicode.IsLower(rs[i+1])
-			if prevLower || (unicode.IsUpper(rs[i-1]) && nextLower) {
-				flush()
+		if isUpper(c) && start >= 0 {
+			p := name[i-1]
+			nextLower := i+1 < len(name) && isLower(name[i+1])
+			if isLower(p) || isDigit(p) || (isUpper(p) && nextLower) {
+				word(i)
 			}
 		}
-		cur = append(cur, r)
+		if start < 0 {
+			start = i
+		}
 	}
-	flush()
-	return out
+	word(len(name))
+	return prev, last
 }
+
+func isUpper(c byte) bool  { return 'A' <= c && c <= 'Z' }
+func isLower(c byte) bool  { return 'a' <= c && c <= 'z' }
+func isDigit(c byte) bool  { return '0' <= c && c <= '9' }
+func isLetter(c byte) bool { return isUpper(c) || isLower(c) || c >= 0x80 }
 
 // Value returns vals joined by sep, or Mask when name is sensitive.
 func Value(name string, vals []string, sep string) string {

@@ -51,3 +51,13 @@ func TestLines(t *testing.T) {
 		t.Errorf("Lines = %q, want %q", got, want)
 	}
 }
+
+// Sensitive runs on every header of every proxied call: it must not allocate.
+func TestSensitiveAllocs(t *testing.T) {
+	if n := testing.AllocsPerRun(100, func() {
+		Sensitive("X-Goog-Api-Key")
+		Sensitive("supportsAuthenticatedExtendedCard")
+	}); n != 0 {
+		t.Errorf("Sensitive allocates %v times, want 0", n)
+	}
+}
