@@ -1,9 +1,15 @@
 package e2e
 
 import (
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
+	"net"
 	"strconv"
 	"testing"
+	"time"
+
+	"github.com/a2acli/a2a/internal/testagent/a3sagent"
 )
 
 // The proxy reaches its upstream as the client does (client.Upstream): one builder of connections for its byte path,
@@ -71,5 +77,21 @@ func TestProxyUpstreamDownCardName(t *testing.T) {
 	}
 	if card.Name != "proxy for "+upstream {
 		t.Fatalf("card name %q, want %q", card.Name, "proxy for "+upstream)
+	}
+}
+
+// TestA3SCACert: serve --a3s https://… dials the agent with the client's TLS, so --cacert trusts its certificate
+// (the bridge used to know only --insecure).
+func TestA3SCACert(t *testing.T) {
+	t.Parallel()
+	ca := newTestCA(t)
+	cert, _, _ := ca.issue(t, "a3s", []net.IP{net.ParseIP("127.0.0.1")}, nil, time.Now().Add(time.Hour), x509.ExtKeyUsageServerAuth)
+	agent := a3sagent.Start(t, a3sagent.Options{Shape: a3sagent.A3S,
+		TLS: &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}})
+	srv := startServe(t, "--a3s", "https://"+agent.Addr, "--cacert", ca.pem, "--quiet")
+	r := run(t, "", "send", srv.url, "-o", "raw", "over tls")
+	wantCode(t, r, 0)
+	if r.stdout != "echo: over tls" {
+		t.Fatalf("raw output %q, want the agent's echo\n%s", r.stdout, r)
 	}
 }

@@ -86,6 +86,31 @@ func TestVersionHeaderAndBodyAgree(t *testing.T) {
 	}
 }
 
+// TestProxyVersionHeaderAndBodyAgree: a proxy given --svc-param A2A-Version forwards bodies under their own version's
+// header on the byte path (a v0.3 front to the v0.3 upstream), and its decoding path writes the forced version's
+// bodies (a v1.0 front).
+func TestProxyVersionHeaderAndBodyAgree(t *testing.T) {
+	t.Parallel()
+	ag := wire.StartByHeader(t, "0.3")
+	check := func(url string, args ...string) {
+		t.Helper()
+		before := len(ag.Calls())
+		r := run(t, "", append(append([]string{"send", "--blocking"}, args...), url, "hi")...)
+		wantCode(t, r, 0)
+		wantContains(t, strings.Join(args, " "), r.stdout, "echo: hi")
+		for _, c := range ag.Calls()[before:] {
+			if c.Method != "" && wire.V03Method(c.Method) == strings.HasPrefix(c.Version, "1") {
+				t.Errorf("%v: the upstream got %s under A2A-Version %q", args, c.Method, c.Version)
+			}
+		}
+	}
+	proxy := startServe(t, "--proxy", ag.URL, "--svc-param", "A2A-Version=1.0", "--transport", "jsonrpc,rest", "--quiet")
+	check(proxy.url, "--transport", "jsonrpc")
+	check(proxy.url, "--transport", "rest")
+	proxy03 := startServe(t, "--proxy", ag.URL, "--svc-param", "A2A-Version=1.0", "--protocol", "0.3", "--transport", "jsonrpc", "--quiet")
+	check(proxy03.url)
+}
+
 // TestCardByVersionHeader: an agent that chooses its card's shape by the A2A-Version header gets the header on the
 // card fetch: 1.0 by default, the version the user forces otherwise; calls follow the card it sent.
 func TestCardByVersionHeader(t *testing.T) {

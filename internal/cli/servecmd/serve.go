@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"runtime"
 	"strings"
@@ -270,6 +271,9 @@ func (o *serveOptions) config(cmd *cobra.Command) (serve.Config, error) {
 		if err != nil {
 			return cfg, err
 		}
+		// A2A-Version is the version of a body: the byte path forwards the caller's body with the caller's header,
+		// the decoding path's client writes its own (a version forced with --svc-param chooses its interface).
+		delete(headers, http.CanonicalHeaderKey(a2a.SvcParamVersion))
 		o.d.Opts.NoRefusedRetry = true // a proxy answers its callers at once when the upstream is down
 		// Both of the proxy's paths reach the upstream through the run's dialer: the decoding path connects with it,
 		// the byte path's transport is its Upstream's.
