@@ -30,7 +30,13 @@ const Mask = "***"
 // secretLast are the last words that name a credential.
 var secretLast = []string{
 	"authorization", "auth", "token", "secret", "password", "passwd", "passphrase", "pwd", "cookie", "credential",
-	"credentials", "bearer", "apikey", "jwt", "signature",
+	"credentials", "bearer", "apikey", "jwt", "signature", "session",
+}
+
+// secretEnds are the secrets' names that also mark a last word they end ("PGPASSWORD", "AUTHTOKEN", "xapikey"):
+// names written without separators.
+var secretEnds = []string{
+	"token", "secret", "password", "passwd", "passphrase", "cookie", "credential", "credentials", "authorization", "apikey",
 }
 
 // secretKeys are the words before a last "key" that make it a credential ("X-Api-Key", "secret_key"); other keys
@@ -48,12 +54,21 @@ func Sensitive(name string) bool {
 		return false
 	case strings.EqualFold(last, "token") && (strings.EqualFold(prev, "page") || strings.EqualFold(prev, "next")):
 		return false // a page cursor
-	case oneOf(last, secretLast):
+	case oneOf(last, secretLast) || endsOneOf(last, secretEnds):
 		return true
 	case strings.EqualFold(last, "key"):
 		return oneOf(prev, secretKeys)
 	case strings.EqualFold(last, "id") || strings.EqualFold(last, "sid"):
 		return strings.EqualFold(prev, "session") // a session id is the session's credential
+	}
+	return false
+}
+
+func endsOneOf(w string, list []string) bool {
+	for _, s := range list {
+		if len(w) > len(s) && strings.EqualFold(w[len(w)-len(s):], s) {
+			return true
+		}
 	}
 	return false
 }

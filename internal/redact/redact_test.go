@@ -10,7 +10,7 @@ func TestSensitive(t *testing.T) {
 		"Content-Type": false, "A2A-Version": false, "X-Trace-Id": false, "taskId": false, "state": false,
 		// credentials by their last word, in any case style
 		"X-Auth-Token": true, "accessToken": true, "ACCESS_TOKEN": true, "clientSecret": true, "X-Goog-Api-Key": true,
-		"APIKey": true, "apiKey": true, "push-token": true, "token": true, "X-Auth": true, "sessionId": true,
+		"APIKey": true, "apiKey": true, "PGPASSWORD": true, "AUTHTOKEN": true, "X-Session": true, "xapikey": true, "push-token": true, "token": true, "X-Auth": true, "sessionId": true,
 		// counts, flags, addresses and names are not credentials, whatever words they contain
 		"inputTokens": false, "outputTokens": false, "totalTokens": false, "supportsAuthenticatedExtendedCard": false,
 		"tokenUrl": false, "authorizationUrl": false, "auth-required": false, "auth-all-origins": false,
