@@ -197,6 +197,9 @@ func TestChooseInterfaceVersion(t *testing.T) {
 	if v03.ProtocolVersion != "0.3.0" || v10.ProtocolVersion != "1.0" {
 		t.Errorf("the card's interfaces changed: %+v %+v", v03, v10)
 	}
+	if v, err := forcedVersion(map[string][]string{"A2a-Version": {"1"}}); v != "1.0" || err != nil {
+		t.Errorf("forcedVersion(1) = %q, %v; want 1.0", v, err)
+	}
 	if _, err := forcedVersion(map[string][]string{"A2a-Version": {"2.0"}}); err == nil {
 		t.Error("forcedVersion(2.0) = nil error, want a usage error")
 	}

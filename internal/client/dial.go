@@ -325,6 +325,7 @@ func forcedVersion(params map[string][]string) (a2a.ProtocolVersion, error) {
 	if v == "" {
 		return "", nil
 	}
+	v = majorMinor(v) // "1" and "v1.0" are 1.0
 	if !supported(&a2a.AgentInterface{ProtocolBinding: a2a.TransportProtocolJSONRPC, ProtocolVersion: a2a.ProtocolVersion(v)}) {
 		return "", Usagef("--svc-param A2A-Version=%s: a2a speaks protocol versions 1.0 and 0.3", v)
 	}
