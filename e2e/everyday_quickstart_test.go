@@ -3,10 +3,15 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -70,5 +75,76 @@ func TestRefusedStillFails(t *testing.T) {
 	wantContains(t, "stderr", r.stderr, "connection refused", "trying again")
 	if d := time.Since(start); d > 20*time.Second {
 		t.Fatalf("refused connection took %s to fail", d)
+	}
+}
+
+// The quick start with a token: serve's card names 127.0.0.1, the user types localhost. The two (and [::1]) with one
+// scheme and port are one origin, so --auth reaches the agent; it used to be withheld, and send exited 4.
+func TestQuickStartTokenLoopbackAlias(t *testing.T) {
+	t.Parallel()
+	const token = "qu1ck-st4rt"
+	srv := startServe(t, "--echo", "--token", token)
+	port := srv.url[strings.LastIndex(srv.url, ":")+1:]
+	r := run(t, "", "send", "localhost:"+port, "hello", "--auth", "Bearer "+token)
+	wantCode(t, r, 0)
+	wantContains(t, "stdout", r.stdout, "hello", "completed")
+	if strings.Contains(r.stderr, withheldNote) {
+		t.Fatalf("credentials withheld from a loopback alias\n%s", r)
+	}
+}
+
+// A card that names localhost when the user typed 127.0.0.1 gets the credentials too; a card naming another port
+// of the loopback host still does not.
+func TestLoopbackAliasCard(t *testing.T) {
+	t.Parallel()
+	const token = "Bearer l00pback"
+	var mu sync.Mutex
+	var seen []string
+	agent := func(cardPort func(self string) string) *httptest.Server {
+		mux := http.NewServeMux()
+		mux.HandleFunc("GET /.well-known/agent-card.json", func(w http.ResponseWriter, r *http.Request) {
+			_, self, _ := strings.Cut(r.Host, ":")
+			fmt.Fprintf(w, `{"name":"alias","description":"d","version":"1","supportedInterfaces":[{"url":"http://localhost:%s",`+
+				`"protocolBinding":"JSONRPC","protocolVersion":"1.0"}],"capabilities":{},"defaultInputModes":["text/plain"],`+
+				`"defaultOutputModes":["text/plain"],"skills":[]}`, cardPort(self))
+		})
+		mux.HandleFunc("POST /", func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			seen = append(seen, r.Header.Get("Authorization"))
+			mu.Unlock()
+			var req struct {
+				ID json.RawMessage `json:"id"`
+			}
+			json.NewDecoder(r.Body).Decode(&req) //nolint:errcheck // the id is all it needs
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"task":{"id":"t","contextId":"c","status":{"state":"TASK_STATE_COMPLETED"}}}}`, req.ID)
+		})
+		s := httptest.NewServer(mux)
+		t.Cleanup(s.Close)
+		return s
+	}
+	self := agent(func(p string) string { return p })
+	port := self.URL[strings.LastIndex(self.URL, ":")+1:]
+
+	r := run(t, "", "send", "127.0.0.1:"+port, "hi", "--auth", token)
+	wantCode(t, r, 0)
+	mu.Lock()
+	got := append([]string(nil), seen...)
+	seen = nil
+	mu.Unlock()
+	if len(got) == 0 || got[0] != token || strings.Contains(r.stderr, withheldNote) {
+		t.Fatalf("a card naming localhost for 127.0.0.1: the agent got Authorization %q\n%s", got, r)
+	}
+
+	// The card served on another port names self's port: another origin, still refused.
+	refusing := agent(func(string) string { return port })
+	rport := refusing.URL[strings.LastIndex(refusing.URL, ":")+1:]
+	r = run(t, "", "send", "127.0.0.1:"+rport, "hi", "--auth", token)
+	wantCode(t, r, 0)
+	wantContains(t, "stderr", r.stderr, withheldNote+"http://localhost:"+port)
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) == 0 || seen[0] != "" {
+		t.Fatalf("another port of the loopback host got Authorization %q\n%s", seen, r)
 	}
 }

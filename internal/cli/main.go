@@ -105,7 +105,7 @@ func (f *factory) report(err error) int {
 	msg := err.Error()
 	if f.opts.output == string(output.JSON) {
 		p := output.New(f.stdout(), output.Options{Format: output.JSON})
-		if perr := p.Error(output.ErrorDoc{Code: c.Code, Message: msg, Hint: c.Hint, A2ACode: c.A2ACode, TaskID: c.TaskID}); perr == nil {
+		if perr := p.Error(output.ErrorDoc{Code: c.Code, Message: msg, Hint: c.Hint, A2ACode: c.A2ACode, TaskID: c.TaskID, Data: c.Data}); perr == nil {
 			return c.Exit
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -24,9 +25,13 @@ import (
 //     of the stream, or the call's error; a2a-go would read it as an empty stream.
 //   - A JSON-RPC error sent with a non-200 status is the error it carries.
 //   - REST errors in the a2a-js shape ({"code":-32001,"message":…}) are the protocol error of that code.
+//   - A JSON-RPC error whose data a2a-go cannot read (JSON-RPC allows any value; a2a-go reads only an array of
+//     objects) is the protocol error of its code, with the agent's message and data (DataError), in a unary answer
+//     and, where errorEvents is set (the v0.3 binding, whose stream reader is a2a-go's), in an event stream.
 type answerCheck struct {
-	base    http.RoundTripper
-	jsonrpc bool
+	base        http.RoundTripper
+	jsonrpc     bool
+	errorEvents bool
 }
 
 // maxJSONAnswer bounds a JSON answer to a streaming call read whole (the SSE line limit of a2a-go).
@@ -51,6 +56,9 @@ func (a *answerCheck) RoundTrip(req *http.Request) (*http.Response, error) {
 		resp.StatusCode, resp.Status = http.StatusOK, "200 OK"
 	}
 	if ok && streaming && ct == "text/event-stream" {
+		if a.jsonrpc && a.errorEvents {
+			resp.Body = newRPCErrorEvents(resp.Body)
+		}
 		return resp, nil
 	}
 	if ok && (resp.StatusCode == http.StatusNoContent || req.Method == http.MethodDelete) {
@@ -63,7 +71,12 @@ func (a *answerCheck) RoundTrip(req *http.Request) (*http.Response, error) {
 	switch {
 	case ok && streaming && startsSSE(br):
 		// An event stream with a wrong or missing content type.
+		if a.jsonrpc && a.errorEvents {
+			resp.Body = newRPCErrorEvents(resp.Body)
+		}
 		return resp, nil
+	case ok && isJSON && !streaming && a.jsonrpc && mayBeRPCError(br):
+		return unaryRPCError(resp)
 	case ok && isJSON && !streaming:
 		return resp, nil
 	case ok && isJSON:
@@ -95,6 +108,124 @@ func (a *answerCheck) streamOfOne(resp *http.Response) (*http.Response, error) {
 	resp.ContentLength = int64(len(sse))
 	resp.Body = io.NopCloser(bytes.NewReader(sse))
 	return resp, nil
+}
+
+// unaryRPCError reads a JSON-RPC answer that may be an error: one whose data a2a-go cannot read is returned as a
+// DataError, anything else goes on to a2a-go as it came.
+func unaryRPCError(resp *http.Response) (*http.Response, error) {
+	body, err := io.ReadAll(resp.Body) // bounded by --max-response-bytes under us
+	resp.Body.Close()
+	if err != nil {
+		return nil, fmt.Errorf("read answer: %w", err)
+	}
+	if derr := unreadableRPCError(body); derr != nil {
+		return nil, derr
+	}
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	return resp, nil
+}
+
+// mayBeRPCError reports whether a JSON-RPC answer may be an error response: an "error" member comes before any
+// "result" one in its first 4 KB (or neither is there). A result is passed on without being read twice.
+func mayBeRPCError(br *bufio.Reader) bool {
+	b, _ := br.Peek(4096) // fewer bytes only at the end of the body
+	e := bytes.Index(b, []byte(`"error"`))
+	r := bytes.Index(b, []byte(`"result"`))
+	switch {
+	case r >= 0 && (e < 0 || r < e):
+		return false
+	case e >= 0:
+		return true
+	}
+	return len(b) == 4096
+}
+
+// rpcErrorObject is a JSON-RPC error object with its data kept raw.
+type rpcErrorObject struct {
+	Code    int             `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data"`
+}
+
+// unreadableRPCError is the error a JSON-RPC response body carries when a2a-go could not read its data (see
+// sdkReadsData), as a DataError; nil for anything else, which a2a-go reads itself.
+func unreadableRPCError(body []byte) error {
+	var doc struct {
+		Error *rpcErrorObject `json:"error"`
+	}
+	if json.Unmarshal(body, &doc) != nil || doc.Error == nil || doc.Error.Code == 0 || sdkReadsData(doc.Error.Data) {
+		return nil
+	}
+	return withData(rpcCodeError(doc.Error.Code, doc.Error.Message), doc.Error.Data)
+}
+
+// sdkReadsData reports whether a2a-go reads a JSON-RPC error's data: none, null, or an array of objects.
+func sdkReadsData(data json.RawMessage) bool {
+	if len(data) == 0 || string(data) == "null" {
+		return true
+	}
+	var details []map[string]any
+	return json.Unmarshal(data, &details) == nil
+}
+
+// withData attaches an error's data, compacted, when there is any.
+func withData(err error, data json.RawMessage) error {
+	var b bytes.Buffer
+	if len(data) == 0 || string(data) == "null" || json.Compact(&b, data) != nil {
+		return err
+	}
+	return &DataError{Err: err, Data: json.RawMessage(b.Bytes())}
+}
+
+// rpcErrorEvents passes an event stream on line by line, and ends it with the agent's error when a data line is a
+// JSON-RPC error a2a-go could not read (unreadableRPCError): a2a-go's reader yields the read error, and the agent's
+// code, message and data reach the user instead of a decoding failure. Only lines that mention "error" are parsed;
+// a line longer than the buffer passes unchecked.
+type rpcErrorEvents struct {
+	rc      io.ReadCloser
+	br      *bufio.Reader
+	pending []byte
+	long    bool // inside a line longer than the buffer
+	err     error
+}
+
+func newRPCErrorEvents(rc io.ReadCloser) *rpcErrorEvents {
+	return &rpcErrorEvents{rc: rc, br: bufio.NewReaderSize(rc, 64<<10)}
+}
+
+func (r *rpcErrorEvents) Read(p []byte) (int, error) {
+	for len(r.pending) == 0 {
+		if r.err != nil {
+			return 0, r.err
+		}
+		line, err := r.br.ReadSlice('\n')
+		full := err == nil
+		if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
+			r.err = err
+		}
+		if !r.long && (full || r.err != nil) {
+			if derr := dataLineError(line); derr != nil {
+				r.err = derr
+				return 0, derr
+			}
+		}
+		r.long = !full && r.err == nil
+		r.pending = line
+	}
+	n := copy(p, r.pending)
+	r.pending = r.pending[n:]
+	return n, nil
+}
+
+func (r *rpcErrorEvents) Close() error { return r.rc.Close() }
+
+// dataLineError is the unreadable JSON-RPC error an SSE data line carries, or nil.
+func dataLineError(line []byte) error {
+	data, ok := bytes.CutPrefix(bytes.TrimRight(line, "\r\n"), []byte("data:"))
+	if !ok || !bytes.Contains(data, []byte(`"error"`)) {
+		return nil
+	}
+	return unreadableRPCError(data)
 }
 
 // errorAnswer reads a JSON answer with an error status: a JSON-RPC or a2a-js error is returned as the protocol error
@@ -137,14 +268,11 @@ func protocolErrorIn(body []byte, jsonrpc bool) error {
 		return nil
 	}
 	if jsonrpc && doc.Error != nil {
-		var e struct {
-			Code    int    `json:"code"`
-			Message string `json:"message"`
-		}
+		var e rpcErrorObject
 		if json.Unmarshal(*doc.Error, &e) != nil || e.Code == 0 {
 			return nil
 		}
-		return rpcCodeError(e.Code, e.Message)
+		return withData(rpcCodeError(e.Code, e.Message), e.Data)
 	}
 	if !jsonrpc && doc.Error == nil && doc.Code != nil && doc.Message != "" {
 		return rpcCodeError(*doc.Code, doc.Message)

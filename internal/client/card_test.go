@@ -149,7 +149,7 @@ func TestChooseInterface(t *testing.T) {
 		{a2a.TransportProtocolHTTPJSON, "http://h/rest"},
 	}
 	for _, tt := range tests {
-		iface, _, err := chooseInterface(card, ref, tt.forced)
+		iface, _, err := chooseInterface(card, ref, tt.forced, "")
 		if err != nil {
 			t.Errorf("chooseInterface(forced %q): %v", tt.forced, err)
 			continue
@@ -158,14 +158,53 @@ func TestChooseInterface(t *testing.T) {
 			t.Errorf("chooseInterface(forced %q) = %s, want %s", tt.forced, iface.URL, tt.want)
 		}
 	}
-	_, _, err := chooseInterface(card, ref, a2a.TransportProtocolJSONRPC)
+	_, _, err := chooseInterface(card, ref, a2a.TransportProtocolJSONRPC, "")
 	var ue *UsageError
 	if !errors.As(err, &ue) {
 		t.Errorf("chooseInterface(forced JSONRPC not in card) = %v, want a usage error", err)
 	}
-	iface, _, err := chooseInterface(nil, ref, a2a.TransportProtocolJSONRPC)
+	iface, _, err := chooseInterface(nil, ref, a2a.TransportProtocolJSONRPC, "")
 	if err != nil || iface.URL != "http://h" || iface.ProtocolBinding != a2a.TransportProtocolJSONRPC {
 		t.Errorf("chooseInterface(no card, forced) = %+v, %v; want the URL as a JSONRPC endpoint", iface, err)
+	}
+}
+
+// TestChooseInterfaceVersion: a version the user forces picks an interface of that version, or is the version the
+// chosen interface is spoken in; the card is not changed.
+func TestChooseInterfaceVersion(t *testing.T) {
+	t.Parallel()
+	ref, _ := ParseRef("http://h")
+	v03 := &a2a.AgentInterface{URL: "http://h/v03", ProtocolBinding: a2a.TransportProtocolJSONRPC, ProtocolVersion: "0.3.0"}
+	v10 := &a2a.AgentInterface{URL: "http://h/v10", ProtocolBinding: a2a.TransportProtocolJSONRPC, ProtocolVersion: "1.0"}
+	both := &a2a.AgentCard{SupportedInterfaces: []*a2a.AgentInterface{v03, v10}}
+	for _, tt := range []struct {
+		card    *a2a.AgentCard
+		version a2a.ProtocolVersion
+		wantURL string
+		wantVer a2a.ProtocolVersion
+	}{
+		{both, "", "http://h/v03", "0.3.0"},
+		{both, "1.0", "http://h/v10", "1.0"},
+		{both, "0.3", "http://h/v03", "0.3.0"},
+		{&a2a.AgentCard{SupportedInterfaces: []*a2a.AgentInterface{v03}}, "1.0", "http://h/v03", "1.0"},
+		{&a2a.AgentCard{SupportedInterfaces: []*a2a.AgentInterface{v10}}, "0.3", "http://h/v10", "0.3"},
+	} {
+		iface, _, err := chooseInterface(tt.card, ref, "", tt.version)
+		if err != nil || iface.URL != tt.wantURL || iface.ProtocolVersion != tt.wantVer {
+			t.Errorf("chooseInterface(version %q) = %+v, %v; want %s in %s", tt.version, iface, err, tt.wantURL, tt.wantVer)
+		}
+	}
+	if v03.ProtocolVersion != "0.3.0" || v10.ProtocolVersion != "1.0" {
+		t.Errorf("the card's interfaces changed: %+v %+v", v03, v10)
+	}
+	if v, err := forcedVersion(map[string][]string{"A2a-Version": {"1"}}); v != "1.0" || err != nil {
+		t.Errorf("forcedVersion(1) = %q, %v; want 1.0", v, err)
+	}
+	if _, err := forcedVersion(map[string][]string{"A2a-Version": {"2.0"}}); err == nil {
+		t.Error("forcedVersion(2.0) = nil error, want a usage error")
+	}
+	if h := cardHeaders(map[string][]string{"X-A": {"b"}}); h.Get("A2A-Version") != string(a2a.Version) || h.Get("X-A") != "b" {
+		t.Errorf("cardHeaders = %v, want A2A-Version %s and the parameters", h, a2a.Version)
 	}
 }
 

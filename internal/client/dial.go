@@ -151,8 +151,7 @@ func (o *Options) ServiceParams() (map[string][]string, error) {
 // connTracker), so connections must be reused and never closed early.
 func (d *Dialer) httpClient() *http.Client {
 	d.st.once.Do(func() {
-		base := http.DefaultTransport.(*http.Transport).Clone()
-		base.TLSClientConfig = d.tlsConfig()
+		base := d.newTransport()
 		base.ResponseHeaderTimeout = 0
 		// Keep a connection per concurrent call: with the default 2 idle connections per host, a proxy
 		// serving many clients would open and close upstream connections all the time.
@@ -194,7 +193,7 @@ func (d *Dialer) Resolve(ctx context.Context, rawURL string) (*Resolved, error) 
 	d.st.guard.name(refOrigin(ref))
 	cctx, cancel := TimeoutContext(ctx, d.opts.Timeout)
 	defer cancel()
-	card, cardURL, err := fetchCard(cctx, r.hc, ref, http.Header(params))
+	card, cardURL, err := fetchCard(cctx, r.hc, ref, cardHeaders(params))
 	if err != nil {
 		if ce, ok := asCardError(err); ok && ce.NotFound && forced != "" && ref.Base != nil {
 			d.log.Printf("no agent card (%v): using %s as the %s endpoint", ce.Err, ref.Raw, forced)
@@ -221,12 +220,16 @@ func (d *Dialer) Connect(ctx context.Context, rawURL string) (*Conn, error) {
 	card, ref, forced, params, hc := r.Card, r.ref, r.forced, r.params, r.hc
 	d.requiredExtensions(card, params)
 	c := &Conn{Ref: ref, Timeout: d.opts.Timeout, MaxResponse: d.opts.MaxResponseBytes, Card: card, CardURL: r.cardURL, Params: params, HC: hc}
-	iface, why, err := chooseInterface(card, ref, forced)
+	version, err := forcedVersion(params)
+	if err != nil {
+		return nil, err
+	}
+	iface, why, err := chooseInterface(card, ref, forced, version)
 	if err != nil {
 		return nil, err
 	}
 	iface = grpcOverTLS(iface, r.cardURL)
-	if card == nil && iface.ProtocolBinding == a2a.TransportProtocolGRPC {
+	if card == nil && iface.ProtocolBinding == a2a.TransportProtocolGRPC && version == "" {
 		iface.ProtocolVersion = d.grpcVersion(ctx, iface.URL, params)
 	}
 	c.Iface = iface
@@ -238,16 +241,18 @@ func (d *Dialer) Connect(ctx context.Context, rawURL string) (*Conn, error) {
 	// The bindings share the process's one transport, each behind the answer check of its wire format.
 	rpcHC := &http.Client{Transport: &answerCheck{base: hc.Transport, jsonrpc: true}}
 	restHC := &http.Client{Transport: &answerCheck{base: hc.Transport}}
+	rpcHC03 := &http.Client{Transport: &answerCheck{base: hc.Transport, jsonrpc: true, errorEvents: true}}
 	opts := []a2aclient.FactoryOption{
 		a2aclient.WithDefaultsDisabled(),
 		// a2a-go's v1.0 transports, with our reader of their event streams (fastsse.go).
 		a2aclient.WithTransport(a2a.TransportProtocolJSONRPC, fastTransport(rpcHC, true)),
 		a2aclient.WithTransport(a2a.TransportProtocolHTTPJSON, fastTransport(restHC, false)),
 		a2aclient.WithTransport(a2a.TransportProtocolGRPC, d.grpcFactory(false)),
-		a2aclient.WithCompatTransport(a2av0.Version, a2a.TransportProtocolJSONRPC, a2av0.NewJSONRPCTransportFactory(a2av0.JSONRPCTransportConfig{Client: rpcHC})),
+		a2aclient.WithCompatTransport(a2av0.Version, a2a.TransportProtocolJSONRPC, a2av0.NewJSONRPCTransportFactory(a2av0.JSONRPCTransportConfig{Client: rpcHC03})),
 		a2aclient.WithCompatTransport(a2av0.Version, a2a.TransportProtocolHTTPJSON, a2av0.NewRESTTransportFactory(a2av0.RESTTransportConfig{Client: restHC})),
 		a2aclient.WithCompatTransport(a2av0.Version, a2a.TransportProtocolGRPC, d.grpcFactory(true)),
-		a2aclient.WithCallInterceptors(&paramsInterceptor{params: params}, &callLogger{log: d.log}),
+		// The client sends A2A-Version itself: the version of the interface, whose body it writes.
+		a2aclient.WithCallInterceptors(&paramsInterceptor{params: withoutVersion(params)}, &callLogger{log: d.log}),
 	}
 	single := &a2a.AgentCard{}
 	if card != nil {
@@ -268,30 +273,100 @@ func asCardError(err error) (*CardError, bool) {
 	return ce, ok
 }
 
-// chooseInterface picks the first interface of the card we support, or the one --transport forces.
-func chooseInterface(card *a2a.AgentCard, ref *Ref, forced a2a.TransportProtocol) (*a2a.AgentInterface, string, error) {
+// chooseInterface picks the first interface of the card we support, or the one --transport forces. A version the
+// user forces (--svc-param A2A-Version) picks an interface of that version where the card has one, and is otherwise
+// the version the chosen interface is spoken in: the A2A-Version header and the body always agree.
+func chooseInterface(card *a2a.AgentCard, ref *Ref, forced a2a.TransportProtocol, version a2a.ProtocolVersion) (*a2a.AgentInterface, string, error) {
 	if card == nil {
 		u := *ref.Base
-		return &a2a.AgentInterface{URL: u.String(), ProtocolBinding: forced, ProtocolVersion: a2a.Version}, "forced by --transport, no card", nil
+		v, why := a2a.Version, "forced by --transport, no card"
+		if version != "" {
+			v, why = version, why+", version forced by A2A-Version"
+		}
+		return &a2a.AgentInterface{URL: u.String(), ProtocolBinding: forced, ProtocolVersion: v}, why, nil
 	}
 	var offered []string
+	var first *a2a.AgentInterface
+	firstWhy := ""
 	for _, iface := range card.SupportedInterfaces {
 		offered = append(offered, string(iface.ProtocolBinding))
-		if !supported(iface) {
+		if !supported(iface) || (forced != "" && !strings.EqualFold(string(iface.ProtocolBinding), string(forced))) {
 			continue
 		}
-		if forced == "" {
-			return iface, "first supported interface in the card", nil
+		why := "first supported interface in the card"
+		if forced != "" {
+			why = "forced by --transport"
 		}
-		if strings.EqualFold(string(iface.ProtocolBinding), string(forced)) {
-			return iface, "forced by --transport", nil
+		if version == "" {
+			return iface, why, nil
 		}
+		if sameMajorMinor(iface.ProtocolVersion, version) {
+			return iface, why + ", of the version A2A-Version forces", nil
+		}
+		if first == nil {
+			first, firstWhy = iface, why
+		}
+	}
+	if first != nil {
+		cp := *first
+		cp.ProtocolVersion = version
+		return &cp, firstWhy + ", spoken in the version A2A-Version forces", nil
 	}
 	if forced != "" {
 		return nil, "", WithHint(Usagef("the agent does not offer --transport %s (card offers %s)", bindingFlag(forced), strings.Join(offered, ", ")),
 			"drop --transport to use what the card offers")
 	}
 	return nil, "", &CardError{URL: ref.Raw, Err: fmt.Errorf("no supported transport among %s", strings.Join(offered, ", "))}
+}
+
+// forcedVersion is the protocol version the user forces with --svc-param A2A-Version, "" when none.
+func forcedVersion(params map[string][]string) (a2a.ProtocolVersion, error) {
+	v := strings.TrimSpace(http.Header(params).Get(a2a.SvcParamVersion))
+	if v == "" {
+		return "", nil
+	}
+	v = majorMinor(v) // "1" and "v1.0" are 1.0
+	if !supported(&a2a.AgentInterface{ProtocolBinding: a2a.TransportProtocolJSONRPC, ProtocolVersion: a2a.ProtocolVersion(v)}) {
+		return "", Usagef("--svc-param A2A-Version=%s: a2a speaks protocol versions 1.0 and 0.3", v)
+	}
+	return a2a.ProtocolVersion(v), nil
+}
+
+func sameMajorMinor(a, b a2a.ProtocolVersion) bool {
+	return majorMinor(string(a)) == majorMinor(string(b))
+}
+
+// majorMinor is "1.0" of "1", "1.0" and "1.0.2".
+func majorMinor(v string) string {
+	parts := strings.SplitN(strings.TrimPrefix(strings.TrimSpace(v), "v"), ".", 3)
+	if len(parts) == 1 {
+		return parts[0] + ".0"
+	}
+	return parts[0] + "." + parts[1]
+}
+
+// withoutVersion is params without A2A-Version.
+func withoutVersion(params map[string][]string) map[string][]string {
+	out := make(map[string][]string, len(params))
+	for k, v := range params {
+		if !strings.EqualFold(k, a2a.SvcParamVersion) {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// cardHeaders are the headers of the card fetch: the service parameters, with the A2A-Version the user forces or
+// else the newest we speak (servers exist that choose the card's shape by it).
+func cardHeaders(params map[string][]string) http.Header {
+	h := http.Header{}
+	for k, v := range params {
+		h[k] = v
+	}
+	if h.Get(a2a.SvcParamVersion) == "" {
+		h.Set(a2a.SvcParamVersion, string(a2a.Version))
+	}
+	return h
 }
 
 func bindingFlag(t a2a.TransportProtocol) string {

@@ -4,7 +4,8 @@
 // parameters and credentials (kept on the named origin, see credGuard), client TLS, response limits, -v logging
 // with credentials redacted, and typed errors (UsageError, CardError, HTTPStatusError, UnreachableError, ...) that
 // the CLI maps to exit codes. Unary and Stream bound calls by --timeout. It also makes the plain HTTP calls a coding
-// agent's slash commands need beside the protocol (cmdhttp.go).
+// agent's slash commands need beside the protocol (cmdhttp.go), and builds the connections a server makes to the
+// agent it fronts (Upstream: serve --proxy's two paths, the A3S dial) by the same rules.
 //
 // It must not import cobra, internal/output or internal/cli: it knows nothing of flags or of how results are shown.
 package client

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -60,6 +61,17 @@ func (e *HTTPStatusError) Error() string {
 	}
 	return "HTTP " + e.Status
 }
+
+// DataError is an agent's protocol error with the data it sent along: JSON-RPC's error.data, which JSON-RPC 2.0 and
+// A2A v0.3 allow to be any JSON value (one server sends {"stack": …}). Data is compact JSON; -o json keeps it in the
+// error document.
+type DataError struct {
+	Err  error
+	Data json.RawMessage
+}
+
+func (e *DataError) Error() string { return e.Err.Error() }
+func (e *DataError) Unwrap() error { return e.Err }
 
 // UnreachableError marks a connection-level failure from a transport that does not expose net errors (gRPC).
 type UnreachableError struct{ err error }

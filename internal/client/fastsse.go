@@ -133,6 +133,11 @@ func (t *fastStreams) decode(ctx context.Context, data []byte) (a2a.Event, error
 	if ev, ok := decodeGeneral(data, t.jsonrpc); ok {
 		return ev, nil
 	}
+	if t.jsonrpc {
+		if err := unreadableRPCError(data); err != nil {
+			return nil, err
+		}
+	}
 	return decodeBySDK(ctx, t.sdk, data)
 }
 

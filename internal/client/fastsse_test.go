@@ -254,12 +254,36 @@ func FuzzStreamDecode(f *testing.F) {
 		f.Add([]byte(raw), false)
 		f.Add([]byte(strings.ReplaceAll(raw, hotEvent, rpc(hotEvent))), true)
 	}
+	f.Add([]byte("data: {\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32603,\"message\":\"boom\",\"data\":{\"stack\":\"s\"}}}\n\n"), true)
 	f.Fuzz(func(t *testing.T, body []byte, jsonrpc bool) {
 		ours, sdk := decodeBoth(t, fixedAnswer{http.StatusOK, "text/event-stream", body}, jsonrpc, false)
+		ours, sdk = withoutDataErrors(ours, sdk)
 		if !reflect.DeepEqual(ours, sdk) {
 			t.Fatalf("ours:\n%s\na2a-go:\n%s", dump(ours), dump(sdk))
 		}
 	})
+}
+
+// withoutDataErrors drops the one deliberate difference from a2a-go: a JSON-RPC error event whose data a2a-go cannot
+// read is our DataError (the agent's code, message and data) where a2a-go fails to decode it. Both end the stream.
+func withoutDataErrors(ours, sdk []streamResult) ([]streamResult, []streamResult) {
+	n := len(ours)
+	if n == 0 || len(sdk) != n || ours[n-1].ErrType != "*client.DataError" || sdk[n-1].Err == "" {
+		return ours, sdk
+	}
+	return ours[:n-1], sdk[:n-1]
+}
+
+// TestFastStreamErrorData: a JSON-RPC error event whose data is not an array is the agent's error with its data.
+func TestFastStreamErrorData(t *testing.T) {
+	body := "data: " + `{"jsonrpc":"2.0","id":1,"error":{"code":-32001,"message":"gone","data":{"stack":"at x"}}}` + "\n\n"
+	ours, sdk := decodeBoth(t, fixedAnswer{http.StatusOK, "text/event-stream", []byte(body)}, true, false)
+	if len(ours) != 1 || ours[0].ErrType != "*client.DataError" || ours[0].Err != "gone" {
+		t.Fatalf("ours: %s, want the DataError \"gone\"", dump(ours))
+	}
+	if len(sdk) != 1 || sdk[0].Err == "" {
+		t.Fatalf("a2a-go: %s, want its decoding error", dump(sdk))
+	}
 }
 
 func dump(rs []streamResult) string {

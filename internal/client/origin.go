@@ -19,7 +19,8 @@ import (
 )
 
 // Credentials stay on the origin the user named: the scheme, host and port of the <url> argument (for a local card
-// file, of the interface a2a picks from it, since the user named no origin). A request anywhere else - an interface
+// file, of the interface a2a picks from it, since the user named no origin). localhost, 127.0.0.1 and [::1] with the
+// same scheme and port are one origin: serve's card names 127.0.0.1 when the user typed localhost. A request anywhere else - an interface
 // a card puts on another host or port, a redirect - travels without them, on every binding. A credential is --auth
 // and every service parameter whose name marks one (the names -v redacts: Authorization, X-Api-Key, Cookie, …);
 // other service parameters travel everywhere. --auth-all-origins turns the rule off, as curl's --location-trusted.
@@ -56,7 +57,29 @@ func (g *credGuard) allows(origin string) bool {
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	return origin != "" && origin == g.named
+	return origin != "" && sameOrigin(origin, g.named)
+}
+
+// sameOrigin reports whether two origins ("scheme://host:port", as originOf writes them) are one for credentials:
+// equal, or the same scheme and port on two names of the loopback host (localhost, 127.0.0.1, [::1]), which a user
+// types and a card writes interchangeably.
+func sameOrigin(a, b string) bool {
+	if a == b {
+		return true
+	}
+	ua, errA := url.Parse(a)
+	ub, errB := url.Parse(b)
+	return errA == nil && errB == nil && ua.Scheme == ub.Scheme && ua.Port() == ub.Port() &&
+		loopbackName(ua.Hostname()) && loopbackName(ub.Hostname())
+}
+
+// loopbackName reports whether host is one of the loopback host's usual names.
+func loopbackName(host string) bool {
+	switch strings.ToLower(host) {
+	case "localhost", "127.0.0.1", "::1":
+		return true
+	}
+	return false
 }
 
 // withhold records that the credentials called names were not sent to origin: a -v line each time, a warning the

@@ -32,7 +32,7 @@ func TestOrigins(t *testing.T) {
 	}
 	ifaces := []struct{ in, want string }{
 		{"http://127.0.0.1:9/rpc", "http://127.0.0.1:9"},
-		{"http://localhost:9/rpc", "http://localhost:9"}, // not 127.0.0.1: another origin
+		{"http://localhost:9/rpc", "http://localhost:9"}, // 127.0.0.1's alias only when credentials are decided
 		{"127.0.0.1:50051", "http://127.0.0.1:50051"},
 		{"localhost:50051", "http://localhost:50051"},
 		{"https://h/a2a", "https://h:443"},
@@ -41,6 +41,33 @@ func TestOrigins(t *testing.T) {
 	for _, tt := range ifaces {
 		if got := ifaceOrigin(tt.in); got != tt.want {
 			t.Errorf("ifaceOrigin(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// TestLoopbackAliases: localhost, 127.0.0.1 and [::1] with one scheme and port are one origin for credentials;
+// another port, scheme or host is not.
+func TestLoopbackAliases(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		named, to string
+		want      bool
+	}{
+		{"http://127.0.0.1:8080", "http://localhost:8080", true},
+		{"http://localhost:8080", "http://127.0.0.1:8080", true},
+		{"http://[::1]:8080", "http://localhost:8080", true},
+		{"https://localhost:443", "https://127.0.0.1:443", true},
+		{"http://localhost:8080", "http://127.0.0.1:8081", false},
+		{"http://localhost:8080", "https://127.0.0.1:8080", false},
+		{"http://localhost:8080", "http://127.0.0.2:8080", false},
+		{"http://localhost:8080", "http://agent.example:8080", false},
+		{"http://agent.example:8080", "http://localhost:8080", false},
+		{"http://localhost.example:8080", "http://localhost:8080", false},
+	} {
+		g := &credGuard{}
+		g.name(tt.named)
+		if got := g.allows(tt.to); got != tt.want {
+			t.Errorf("named %s: allows(%s) = %v, want %v", tt.named, tt.to, got, tt.want)
 		}
 	}
 }

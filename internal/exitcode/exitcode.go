@@ -1,6 +1,7 @@
 package exitcode
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -68,6 +69,8 @@ type Meaning struct {
 	Hint    string
 	A2ACode *int
 	TaskID  string
+	// Data is the data the agent sent with its error (client.DataError), compact JSON; nil when none.
+	Data json.RawMessage
 }
 
 // Classify maps an error to its meaning. It is the only place that decides exit codes.
@@ -76,6 +79,10 @@ func Classify(err error) Meaning {
 	var h *client.Hinted
 	if errors.As(err, &h) {
 		c.Hint = h.Hint
+	}
+	var de *client.DataError
+	if errors.As(err, &de) {
+		c.Data = de.Data
 	}
 	var lt *follow.LiveTaskError
 	if errors.As(err, &lt) {

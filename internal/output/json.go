@@ -23,6 +23,8 @@ type ErrorDoc struct {
 	A2ACode *int
 	// TaskID is the task the failure happened to, when one exists; "" leaves the key out.
 	TaskID string
+	// Data is the data the agent sent with its error, any JSON value; nil leaves the key out.
+	Data json.RawMessage
 }
 
 type errorEnvelope struct {
@@ -30,11 +32,12 @@ type errorEnvelope struct {
 }
 
 type errorBody struct {
-	Code    string  `json:"code"`
-	Message string  `json:"message"`
-	Hint    *string `json:"hint"`
-	A2ACode *int    `json:"a2aCode"`
-	TaskID  string  `json:"taskId,omitempty"`
+	Code    string          `json:"code"`
+	Message string          `json:"message"`
+	Hint    *string         `json:"hint"`
+	A2ACode *int            `json:"a2aCode"`
+	TaskID  string          `json:"taskId,omitempty"`
+	Data    json.RawMessage `json:"data,omitempty"`
 }
 
 // Error writes d as {"error":{"code":…,"message":…,"hint":…|null,"a2aCode":…|null}}. It is
@@ -42,6 +45,9 @@ type errorBody struct {
 func (p *Printer) Error(d ErrorDoc) error {
 	if p.o.Format == JSON {
 		body := errorBody{Code: d.Code, Message: d.Message, A2ACode: d.A2ACode, TaskID: d.TaskID}
+		if json.Valid(d.Data) {
+			body.Data = d.Data
+		}
 		if d.Hint != "" {
 			body.Hint = &d.Hint
 		}

@@ -22,19 +22,102 @@ var pairs = sync.OnceValue(func() *regexp.Regexp {
 // Mask replaces a credential.
 const Mask = "***"
 
-// secretWords are the name fragments that mark a credential ("Authorization", "X-Api-Key", "access_token", …).
-var secretWords = []string{"key", "token", "secret", "auth", "password", "credential", "session", "cookie"}
+// Whether a name carries a credential is decided by its last word, as in "Authorization", "X-Api-Key",
+// "access_token", "clientSecret", "Set-Cookie": a secret is named by what it is. A word merely inside a name
+// ("inputTokens", "tokenUrl", "supportsAuthenticatedExtendedCard", "auth-required") names a count, a flag or an
+// address, which the user needs to see.
 
-// Sensitive reports whether a header, parameter or field name carries a credential.
+// secretLast are the last words that name a credential.
+var secretLast = []string{
+	"authorization", "auth", "token", "secret", "password", "passwd", "passphrase", "pwd", "cookie", "credential",
+	"credentials", "bearer", "apikey", "jwt", "signature", "session",
+}
+
+// secretEnds are the secrets' names that also mark a last word they end ("PGPASSWORD", "AUTHTOKEN", "xapikey"):
+// names written without separators.
+var secretEnds = []string{
+	"token", "secret", "password", "passwd", "passphrase", "cookie", "credential", "credentials", "authorization", "apikey",
+}
+
+// secretKeys are the words before a last "key" that make it a credential ("X-Api-Key", "secret_key"); other keys
+// ("tls-key" names a file, "idempotencyKey" a request) are not.
+var secretKeys = []string{
+	"api", "access", "secret", "private", "auth", "client", "signing", "session", "master", "account", "subscription",
+}
+
+// Sensitive reports whether a header, parameter or field name carries a credential. It allocates nothing: the
+// proxy asks it of every header of every call.
 func Sensitive(name string) bool {
-	n := strings.ToLower(name)
-	for _, w := range secretWords {
-		if strings.Contains(n, w) {
+	prev, last := lastWords(name)
+	switch {
+	case last == "":
+		return false
+	case strings.EqualFold(last, "token") && (strings.EqualFold(prev, "page") || strings.EqualFold(prev, "next")):
+		return false // a page cursor
+	case oneOf(last, secretLast) || endsOneOf(last, secretEnds):
+		return true
+	case strings.EqualFold(last, "key"):
+		return oneOf(prev, secretKeys)
+	case strings.EqualFold(last, "id") || strings.EqualFold(last, "sid"):
+		return strings.EqualFold(prev, "session") // a session id is the session's credential
+	}
+	return false
+}
+
+func endsOneOf(w string, list []string) bool {
+	for _, s := range list {
+		if len(w) > len(s) && strings.EqualFold(w[len(w)-len(s):], s) {
 			return true
 		}
 	}
 	return false
 }
+
+func oneOf(w string, list []string) bool {
+	for _, s := range list {
+		if strings.EqualFold(w, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// lastWords returns the last two words of a name (prev is "" when there is one): words end at every byte that is
+// not an ASCII letter or digit (bytes beyond ASCII count as letters), and at the case changes of camelCase
+// ("inputTokens", "APIKey").
+func lastWords(name string) (prev, last string) {
+	start := -1
+	word := func(end int) {
+		if start >= 0 {
+			prev, last = last, name[start:end]
+			start = -1
+		}
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !isLetter(c) && !isDigit(c) {
+			word(i)
+			continue
+		}
+		if isUpper(c) && start >= 0 {
+			p := name[i-1]
+			nextLower := i+1 < len(name) && isLower(name[i+1])
+			if isLower(p) || isDigit(p) || (isUpper(p) && nextLower) {
+				word(i)
+			}
+		}
+		if start < 0 {
+			start = i
+		}
+	}
+	word(len(name))
+	return prev, last
+}
+
+func isUpper(c byte) bool  { return 'A' <= c && c <= 'Z' }
+func isLower(c byte) bool  { return 'a' <= c && c <= 'z' }
+func isDigit(c byte) bool  { return '0' <= c && c <= '9' }
+func isLetter(c byte) bool { return isUpper(c) || isLower(c) || c >= 0x80 }
 
 // Value returns vals joined by sep, or Mask when name is sensitive.
 func Value(name string, vals []string, sep string) string {
@@ -136,7 +219,7 @@ func connURL(raw string) (string, []string) {
 		if n, err := urlUnescape(name); err == nil {
 			name = n
 		}
-		if ok && Sensitive(name) {
+		if ok && connSecret(name) {
 			secrets = appendSecret(secrets, val)
 			params[k] = p[:len(p)-len(val)] + connMask
 		}
@@ -253,7 +336,7 @@ func connKV(raw string) (string, []string) {
 				i++
 			}
 		}
-		if Sensitive(key) {
+		if connSecret(key) {
 			if val.Len() > 0 {
 				secrets = append(secrets, val.String())
 				if s := raw[v:i]; s != val.String() {
@@ -268,9 +351,22 @@ func connKV(raw string) (string, []string) {
 	return b.String(), secrets
 }
 
+// connSecret tells a connection string's secret parameters (password, sslpassword, any case) and its loose text that
+// may hold one. It is wider than Sensitive, which judges header and field names by their last word: in a connection
+// string, masking a harmless value costs nothing and a missed password leaks the database.
+func connSecret(s string) bool {
+	l := strings.ToLower(s)
+	for _, w := range []string{"pass", "secret", "token", "key"} {
+		if strings.Contains(l, w) {
+			return true
+		}
+	}
+	return Sensitive(s)
+}
+
 // looseRest is what is left of a connection string that stopped parsing: masked whole when it may hold a secret.
 func looseRest(rest string) string {
-	if Sensitive(rest) {
+	if connSecret(rest) {
 		return connMask
 	}
 	return rest

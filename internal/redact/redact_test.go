@@ -12,6 +12,14 @@ func TestSensitive(t *testing.T) {
 		"Authorization": true, "proxy-authorization": true, "X-Api-Key": true, "Cookie": true, "Set-Cookie": true,
 		"access_token": true, "credentials": true, "X-Session-Id": true, "password": true,
 		"Content-Type": false, "A2A-Version": false, "X-Trace-Id": false, "taskId": false, "state": false,
+		// credentials by their last word, in any case style
+		"X-Auth-Token": true, "accessToken": true, "ACCESS_TOKEN": true, "clientSecret": true, "X-Goog-Api-Key": true,
+		"APIKey": true, "apiKey": true, "PGPASSWORD": true, "AUTHTOKEN": true, "X-Session": true, "xapikey": true, "push-token": true, "token": true, "X-Auth": true, "sessionId": true,
+		// counts, flags, addresses and names are not credentials, whatever words they contain
+		"inputTokens": false, "outputTokens": false, "totalTokens": false, "supportsAuthenticatedExtendedCard": false,
+		"tokenUrl": false, "authorizationUrl": false, "auth-required": false, "auth-all-origins": false,
+		"TASK_STATE_AUTH_REQUIRED": false, "tls-key": false, "token-file": false, "pageToken": false,
+		"idempotencyKey": false, "key": false, "authentication": false, "": false,
 	} {
 		if got := Sensitive(name); got != want {
 			t.Errorf("Sensitive(%q) = %v, want %v", name, got, want)
@@ -27,6 +35,9 @@ func TestJSON(t *testing.T) {
 		{`[{"token":1.5},{"n":2}]`, `[{"token":"***"},{"n":2}]`},
 		{`{"state":"TASK_STATE_AUTH_REQUIRED"}`, `{"state":"TASK_STATE_AUTH_REQUIRED"}`},
 		{`not json`, `not json`},
+		{`{"usage":{"inputTokens":12,"outputTokens":34},"capabilities":{"supportsAuthenticatedExtendedCard":true},"accessToken":"t"}`,
+			`{"accessToken":"***","capabilities":{"supportsAuthenticatedExtendedCard":true},"usage":{"inputTokens":12,"outputTokens":34}}`},
+		{`{"inputTokens":3,"token":"s3cr`, `{"inputTokens":3,"token":"***`},
 		{`{"url":"http://h","credentials":"s3cr`, `{"url":"http://h","credentials":"***`},
 		{`{"a":"b", "X-Api-Key" : "k\"1", "c":"d"`, `{"a":"b", "X-Api-Key" : "***", "c":"d"`},
 	}
@@ -87,4 +98,14 @@ func FuzzConn(f *testing.F) {
 			}
 		}
 	})
+}
+
+// Sensitive runs on every header of every proxied call: it must not allocate.
+func TestSensitiveAllocs(t *testing.T) {
+	if n := testing.AllocsPerRun(100, func() {
+		Sensitive("X-Goog-Api-Key")
+		Sensitive("supportsAuthenticatedExtendedCard")
+	}); n != 0 {
+		t.Errorf("Sensitive allocates %v times, want 0", n)
+	}
 }

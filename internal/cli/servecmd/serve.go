@@ -2,9 +2,9 @@ package servecmd
 
 import (
 	"context"
-	"crypto/tls"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"runtime"
 	"strings"
@@ -24,8 +24,9 @@ type Deps struct {
 	Err io.Writer
 	// Getenv reads the environment (serve's token variable).
 	Getenv func(string) string
-	// Opts are the root's client flags: --auth and --svc-param go to the proxy's upstream, --insecure to the
-	// proxy's and the A3S bridge's TLS; a proxy sets NoRefusedRetry.
+	// Opts are the root's client flags: --auth and --svc-param go to the proxy's upstream; a proxy sets
+	// NoRefusedRetry. TLS (--cacert, --cert/--key, --insecure) reaches the proxy and the A3S bridge through the
+	// Dialer's Upstream.
 	Opts *client.Options
 	// Verbose is the root's -v, read once the flags are parsed.
 	Verbose *bool
@@ -241,7 +242,7 @@ func (o *serveOptions) config(cmd *cobra.Command) (serve.Config, error) {
 	}
 	switch {
 	case o.a3s.addr != "":
-		cfg.Backend = o.a3s.backend(o.d.Opts.Insecure)
+		cfg.Backend = o.a3s.backend(o.d.Dialer().Upstream())
 	case o.echo:
 		cfg.Backend = serve.Echo()
 	case len(o.replay.files) > 0:
@@ -282,11 +283,14 @@ func (o *serveOptions) config(cmd *cobra.Command) (serve.Config, error) {
 		if err != nil {
 			return cfg, err
 		}
+		// A2A-Version is the version of a body: the byte path forwards the caller's body with the caller's header,
+		// the decoding path's client writes its own (a version forced with --svc-param chooses its interface).
+		delete(headers, http.CanonicalHeaderKey(a2a.SvcParamVersion))
 		o.d.Opts.NoRefusedRetry = true // a proxy answers its callers at once when the upstream is down
-		pc := serve.ProxyConfig{Connect: o.connectUpstream, AuthInjected: o.d.Opts.Auth != "", Headers: headers}
-		if o.d.Opts.Insecure {
-			pc.TLS = &tls.Config{InsecureSkipVerify: true} //nolint:gosec // the user asked for it with --insecure
-		}
+		// Both of the proxy's paths reach the upstream through the run's dialer: the decoding path connects with it,
+		// the byte path's transport is its Upstream's.
+		pc := serve.ProxyConfig{Connect: o.connectUpstream, AuthInjected: o.d.Opts.Auth != "", Headers: headers,
+			Upstream: o.proxy, Transport: o.d.Dialer().Upstream().Transport}
 		cfg.Backend = serve.Proxy(pc)
 		b, err := o.replay.wrapRecord(cfg.Backend)
 		if err != nil {

@@ -1,12 +1,12 @@
 package servecmd
 
 import (
-	"crypto/tls"
 	"errors"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
 
+	"github.com/a2acli/a2a/internal/client"
 	"github.com/a2acli/a2a/internal/serve"
 	"github.com/a2acli/a2a/internal/serve/a3sbackend"
 )
@@ -45,10 +45,7 @@ func (o *a3sOptions) check(cmd *cobra.Command) error {
 	return nil
 }
 
-func (o *a3sOptions) backend(insecure bool) serve.Backend {
-	c := a3sbackend.Config{Addr: o.addr, Dialect: o.dialect, Workspace: o.workspace}
-	if insecure {
-		c.TLS = &tls.Config{InsecureSkipVerify: true} //nolint:gosec // the user asked for it with --insecure
-	}
-	return a3sbackend.New(c)
+// backend is the A3S bridge, dialing the agent with the client's TLS (--cacert, --cert/--key, --insecure).
+func (o *a3sOptions) backend(up client.Upstream) serve.Backend {
+	return a3sbackend.New(a3sbackend.Config{Addr: o.addr, Dialect: o.dialect, Workspace: o.workspace, TLS: up.TLS()})
 }

@@ -3,7 +3,6 @@ package proxy
 import (
 	"bytes"
 	"context"
-	"crypto/tls"
 	"io"
 	"log"
 	"net/http"
@@ -37,12 +36,22 @@ const (
 )
 
 func newBytePath(p *proxy, e Env) *bytePath {
-	f := &bytePath{p: p, log: e.Log, routes: e.Routes, a2a: e.Bytes, tr: newLeanTransport(fastTransport(p.cfg.TLS), fastIdleConnsPerHost)}
+	f := &bytePath{p: p, log: e.Log, routes: e.Routes, a2a: e.Bytes}
+	tune := func(t *http.Transport) http.RoundTripper {
+		f.tr = newLeanTransport(fastTransport(t), fastIdleConnsPerHost)
+		return f.tr
+	}
+	var rt http.RoundTripper
+	if p.cfg.Transport != nil {
+		rt = p.cfg.Transport(tune)
+	} else {
+		rt = tune(http.DefaultTransport.(*http.Transport).Clone())
+	}
 	f.rp = &httputil.ReverseProxy{
 		Rewrite:        f.rewrite,
 		ModifyResponse: f.modifyResponse,
 		ErrorHandler:   f.failed,
-		Transport:      f.tr,
+		Transport:      rt,
 		BufferPool:     &copyBuffers,
 		ErrorLog:       log.New(io.Discard, "", 0), // failures are reported on the traffic line
 		// FlushInterval 0: ReverseProxy flushes text/event-stream (and unsized) answers after
@@ -51,16 +60,12 @@ func newBytePath(p *proxy, e Env) *bytePath {
 	return f
 }
 
-// fastTransport keeps an idle connection per concurrent caller and forwards bytes untouched: no
-// gzip negotiated behind the caller's back.
-func fastTransport(tlsCfg *tls.Config) *http.Transport {
-	t := http.DefaultTransport.(*http.Transport).Clone()
+// fastTransport tunes t, a transport built with the upstream's TLS (Config.Transport), for the fast path: an idle
+// connection per concurrent caller, bytes forwarded untouched (no gzip negotiated behind the caller's back).
+func fastTransport(t *http.Transport) *http.Transport {
 	t.MaxIdleConns = fastIdleConns
 	t.MaxIdleConnsPerHost = fastIdleConnsPerHost
 	t.DisableCompression = true
-	if tlsCfg != nil {
-		t.TLSClientConfig = tlsCfg.Clone()
-	}
 	return t
 }
 

@@ -2,7 +2,6 @@ package proxy
 
 import (
 	"context"
-	"crypto/tls"
 	"errors"
 	"fmt"
 	"iter"
@@ -29,8 +28,10 @@ type Config struct {
 	// Headers are set on every request of the byte-level fast path (--svc-param, --auth): they
 	// replace the caller's values of the same names, except A2A-Extensions, whose values are added.
 	Headers map[string][]string
-	// TLS configures the fast path's connections to an https upstream; nil => Go's defaults.
-	TLS *tls.Config
+	// Transport builds the byte path's connections to the upstream as the client builds its own (client.Upstream:
+	// --cacert, --cert/--key, --insecure, credentials only to the upstream's origin); tune sets the pool and wraps
+	// the transport in the path's HTTP/1.1 client. nil: Go's defaults and no credential rule (tests).
+	Transport func(tune func(*http.Transport) http.RoundTripper) http.RoundTripper
 }
 
 // Env is what the server hands the proxy.
