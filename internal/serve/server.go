@@ -255,6 +255,7 @@ func buildServers(cfg *Config, hostport string, parts *Parts, tl *traffic.Log, e
 	s := &servers{}
 	g := newGuard(cfg, nil, !exposed)
 	g.log = tl
+	g.bodies.log = tl
 	fast := parts.FastPath
 	if fast && parts.DetachStreams {
 		s.detach = hotpath.NewDetacher(cfg.writeTimeout)
