@@ -97,7 +97,7 @@ func (h *hub) Begin(s serve.CallStart) serve.CallWatch {
 func (h *hub) add(c *call) {
 	h.nextID++
 	c.id = h.nextID
-	c.size = len(c.body)
+	c.size = len(c.body) + headerSize(c.header)
 	h.kept += c.size
 	h.calls = append(h.calls, c)
 	h.byID[c.id] = c
@@ -232,12 +232,26 @@ func (h *hub) sampleTo(sec int64) {
 	}
 }
 
-// cut bounds a kept payload.
+// cut bounds a kept payload, and copies it: a slice of the caller's buffer would keep the whole buffer (a 4 MB
+// request behind 256 KB, or an encoder's buffer reused for the next event), and the hub's byte bound counts only
+// what it keeps.
 func cut(b []byte) []byte {
-	if len(b) > maxEventBytes {
-		return b[:maxEventBytes:maxEventBytes]
+	if b == nil {
+		return nil
 	}
-	return b
+	return bytes.Clone(b[:min(len(b), maxEventBytes)])
+}
+
+// headerSize is about what a kept header holds: its names and values.
+func headerSize(h map[string][]string) int {
+	n := 0
+	for k, vs := range h {
+		n += len(k)
+		for _, v := range vs {
+			n += len(v)
+		}
+	}
+	return n
 }
 
 var contextKey = []byte(`"contextId"`)
