@@ -58,6 +58,9 @@ type Config struct {
 	// MaxArtifactBytes bounds the artifact bytes kept per task: beyond it the oldest streamed parts are
 	// dropped from the stored task (streams still get them all); 0 => 8 MiB, negative => no bound.
 	MaxArtifactBytes int64
+	// MaxTaskBytes bounds what the finished tasks kept hold together (their messages and artifacts, ~128 bytes a
+	// part): past it the oldest are forgotten, like past MaxTasks; 0 => 256 MiB, negative => no bound.
+	MaxTaskBytes int64
 
 	// Store names where tasks are kept besides memory: "" or "memory" => nowhere else; "sqlite:PATH" => an
 	// embedded file that survives restarts; "postgres://..." => a database shared by replicas (tasks/durable.go).
@@ -170,6 +173,9 @@ func Run(ctx context.Context, cfg Config) error {
 	store := tasks.NewStore(cfg.MaxTasks, cfg.TaskTTL, cfg.clock)
 	if cfg.MaxArtifactBytes != 0 {
 		store.SetMaxArtifactBytes(cfg.MaxArtifactBytes)
+	}
+	if cfg.MaxTaskBytes != 0 {
+		store.SetMaxTaskBytes(cfg.MaxTaskBytes)
 	}
 	if !tasks.MemoryOnly(cfg.Store) {
 		if err := store.OpenDurable(ctx, cfg.Store, cfg.Lease, tl.Printf); err != nil {
