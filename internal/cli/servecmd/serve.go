@@ -89,7 +89,9 @@ of rest, jsonrpc, grpc, or a comma list served together on the same port). Once 
 
 Web pages of other origins are refused (--allow-origin lets one in), so are Host names that are not this
 machine's on a loopback listener (--allow-host); beyond loopback, --exec, --proxy and --a3s need a --token.
-Request bodies are capped by --max-request-bytes.
+Request bodies are capped by --max-request-bytes, and all the bodies in flight by 64 times that (past it:
+503 with Retry-After). Finished tasks are kept for --task-ttl, at most --max-tasks of them and
+--max-task-bytes (256 MiB) together, the oldest forgotten first.
 
 For operators: --tls-cert/--tls-key serve every transport over TLS; the traffic log has one line per call
 and per refused request (--log-format json: one object per line); GET /healthz answers without the token,
