@@ -288,3 +288,55 @@ func TestServeTaskBytesRetention(t *testing.T) {
 		t.Errorf("serve's RSS grew by %d kB, want under 220 MB", grew)
 	}
 }
+
+// TestServeHeaderFlood: headers are bounded at 64 KiB (431 past it), so 600 connections that each send a megabyte
+// of header lines cannot hold 600 MB, as they did with net/http's default of 1 MiB (850 MB here before).
+func TestServeHeaderFlood(t *testing.T) {
+	t.Parallel()
+	s := startServe(t, "--echo", "--quiet")
+	pid := s.cmd.Process.Pid
+	host := strings.TrimPrefix(s.url, "http://")
+	before := rssKB(t, pid)
+	line := "X-Pad: " + strings.Repeat("a", 8000) + "\r\n"
+	const conns = 600
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	answers := map[string]int{}
+	for range conns {
+		c, err := net.Dial("tcp", host)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_ = c.SetDeadline(time.Now().Add(60 * time.Second))
+			go func() { // a megabyte of headers, never ended; serve stops reading (and closes) first
+				_, _ = fmt.Fprintf(c, "POST /message:send HTTP/1.1\r\nHost: %s\r\n", host)
+				for range 128 {
+					if _, err := io.WriteString(c, line); err != nil {
+						return
+					}
+				}
+			}()
+			answer := "closed"
+			if resp, err := http.ReadResponse(bufio.NewReader(c), nil); err == nil {
+				answer = strconv.Itoa(resp.StatusCode)
+			}
+			mu.Lock()
+			answers[answer]++
+			mu.Unlock()
+		}()
+	}
+	wg.Wait() // every connection was answered or closed by serve
+	peak := peakKB(t, pid)
+	t.Logf("serve RSS %d kB before, peak %d kB with %d connections sending 1 MB of headers; answers %v",
+		before, peak, conns, answers)
+	if answers["431"] == 0 {
+		t.Errorf("no 431 answer: %v", answers)
+	}
+	if grew := peak - before; grew > 200<<10 {
+		t.Errorf("serve's peak RSS grew by %d kB, want under 200 MB", grew)
+	}
+}

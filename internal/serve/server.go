@@ -102,6 +102,9 @@ type Config struct {
 const (
 	defaultGrace      = 5 * time.Second
 	readHeaderTimeout = 10 * time.Second
+	// maxHeaderBytes bounds a request's headers (net/http's default, 1 MiB, let 600 connections that send
+	// headers slowly hold 800 MB): A2A's headers are a few kilobytes, a large bearer token included.
+	maxHeaderBytes = 64 << 10
 )
 
 func (cfg *Config) normalize() error {
@@ -279,6 +282,7 @@ func buildServers(cfg *Config, hostport string, parts *Parts, tl *traffic.Log, e
 	s.http = &http.Server{
 		Handler:           hotpath.GateFlushes(mux),
 		ReadHeaderTimeout: readHeaderTimeout,
+		MaxHeaderBytes:    maxHeaderBytes,
 		IdleTimeout:       cfg.idleTimeout,
 		ErrorLog:          log.New(io.Discard, "", 0),
 	}
