@@ -131,8 +131,8 @@ func TestArtifactCoalesce(t *testing.T) {
 	if text.String() != want.String() {
 		t.Fatalf("the joined parts differ from the chunks (%d bytes, want %d)", text.Len(), want.Len())
 	}
-	if max := coalesceAfter + (len(chunks)-coalesceAfter)/coalesceBlock + 1; len(parts) > max {
-		t.Errorf("%d parts kept, want at most %d", len(parts), max)
+	if most := coalesceAfter + (len(chunks)-coalesceAfter)/coalesceBlock + 1; len(parts) > most {
+		t.Errorf("%d parts kept, want at most %d", len(parts), most)
 	}
 	if parts[1].Text() != "a" || parts[coalesceAfter-2].Text() != chunks[coalesceAfter-3] {
 		t.Errorf("the parts before the %dth are not kept as they came", coalesceAfter)
