@@ -13,7 +13,7 @@ import (
 const (
 	maxCalls      = 10000
 	maxKeptBytes  = 64 << 20  // request and event bytes of all calls kept
-	maxCallEvents = 2000      // events kept per call; the rest are counted
+	maxCallEvents = 2000      // events kept per call (and half of maxKeptBytes); the rest are counted
 	maxEventBytes = 256 << 10 // of one event or request body; longer ones are cut (and show as text)
 	subBuffer     = 1024      // messages queued per event-stream reader before it starts losing them
 	streamSamples = 900       // seconds of open-stream counts kept
@@ -101,10 +101,15 @@ func (h *hub) add(c *call) {
 	h.kept += c.size
 	h.calls = append(h.calls, c)
 	h.byID[c.id] = c
+	h.evict()
+}
+
+// evict forgets the oldest calls while over a bound, down to 90% of it, so that the copy below happens once per many
+// calls; the newest call stays. h.mu is held.
+func (h *hub) evict() {
 	if len(h.calls) <= maxCalls && h.kept <= maxKeptBytes {
 		return
 	}
-	// Over a bound: forget the oldest down to 90% of it, so that the copy below happens once per many calls.
 	n := 0
 	for len(h.calls)-n > 1 && (len(h.calls)-n > maxCalls*9/10 || h.kept > maxKeptBytes*9/10) {
 		old := h.calls[n]
@@ -132,13 +137,16 @@ func (w *watch) Event(raw []byte) {
 	if c.contextID == "" {
 		c.contextID = contextOf(raw)
 	}
-	if len(c.evs) >= maxCallEvents || h.byID[c.id] == nil {
+	// One call keeps at most maxCallEvents events and half the byte bound: a long stream cannot push every
+	// other call out.
+	if len(c.evs) >= maxCallEvents || c.size+len(raw) > maxKeptBytes/2 || h.byID[c.id] == nil {
 		c.lost++
 		return
 	}
 	c.evs = append(c.evs, event{at: now, raw: raw})
 	c.size += len(raw)
 	h.kept += len(raw)
+	h.evict()
 }
 
 // End implements serve.CallWatch.

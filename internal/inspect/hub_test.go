@@ -150,3 +150,28 @@ func TestHubKeepsCopies(t *testing.T) {
 		t.Errorf("size %d, kept %d, want %d (body, event and header)", c.size, h.kept, want)
 	}
 }
+
+// A long stream of large events stays within the byte bound: one call keeps at most half of it, and the calls
+// before it go once the bound is reached.
+func TestHubBytesBoundWithinACall(t *testing.T) {
+	t.Parallel()
+	h := newHub()
+	for range 100 {
+		oneCall(h, "SendMessage", nil)
+	}
+	big := make([]byte, maxEventBytes)
+	for range 3 {
+		w := h.Begin(serve.CallStart{Time: time.Now(), Method: "SendStreamingMessage"})
+		for range 200 { // 50 MB: more than half the bound
+			w.Event(big)
+		}
+		w.End(serve.CallEnd{Time: time.Now(), State: "completed"})
+	}
+	if h.kept > maxKeptBytes {
+		t.Errorf("the hub keeps %d bytes, over its bound of %d", h.kept, maxKeptBytes)
+	}
+	last := h.calls[len(h.calls)-1]
+	if last.size > maxKeptBytes/2 || last.lost == 0 {
+		t.Errorf("the last stream keeps %d bytes and lost %d events, want at most %d bytes", last.size, last.lost, maxKeptBytes/2)
+	}
+}
