@@ -13,7 +13,7 @@ import (
 const (
 	maxCalls      = 10000
 	maxKeptBytes  = 64 << 20  // request and event bytes of all calls kept
-	maxCallEvents = 2000      // events kept per call; the rest are counted
+	maxCallEvents = 2000      // events kept per call (and half of maxKeptBytes); the rest are counted
 	maxEventBytes = 256 << 10 // of one event or request body; longer ones are cut (and show as text)
 	subBuffer     = 1024      // messages queued per event-stream reader before it starts losing them
 	streamSamples = 900       // seconds of open-stream counts kept
@@ -97,14 +97,19 @@ func (h *hub) Begin(s serve.CallStart) serve.CallWatch {
 func (h *hub) add(c *call) {
 	h.nextID++
 	c.id = h.nextID
-	c.size = len(c.body)
+	c.size = len(c.body) + headerSize(c.header)
 	h.kept += c.size
 	h.calls = append(h.calls, c)
 	h.byID[c.id] = c
+	h.evict()
+}
+
+// evict forgets the oldest calls while over a bound, down to 90% of it, so that the copy below happens once per many
+// calls; the newest call stays. h.mu is held.
+func (h *hub) evict() {
 	if len(h.calls) <= maxCalls && h.kept <= maxKeptBytes {
 		return
 	}
-	// Over a bound: forget the oldest down to 90% of it, so that the copy below happens once per many calls.
 	n := 0
 	for len(h.calls)-n > 1 && (len(h.calls)-n > maxCalls*9/10 || h.kept > maxKeptBytes*9/10) {
 		old := h.calls[n]
@@ -132,13 +137,16 @@ func (w *watch) Event(raw []byte) {
 	if c.contextID == "" {
 		c.contextID = contextOf(raw)
 	}
-	if len(c.evs) >= maxCallEvents || h.byID[c.id] == nil {
+	// One call keeps at most maxCallEvents events and half the byte bound: a long stream cannot push every
+	// other call out.
+	if len(c.evs) >= maxCallEvents || c.size+len(raw) > maxKeptBytes/2 || h.byID[c.id] == nil {
 		c.lost++
 		return
 	}
 	c.evs = append(c.evs, event{at: now, raw: raw})
 	c.size += len(raw)
 	h.kept += len(raw)
+	h.evict()
 }
 
 // End implements serve.CallWatch.
@@ -232,12 +240,26 @@ func (h *hub) sampleTo(sec int64) {
 	}
 }
 
-// cut bounds a kept payload.
+// cut bounds a kept payload, and copies it: a slice of the caller's buffer would keep the whole buffer (a 4 MB
+// request behind 256 KB, or an encoder's buffer reused for the next event), and the hub's byte bound counts only
+// what it keeps.
 func cut(b []byte) []byte {
-	if len(b) > maxEventBytes {
-		return b[:maxEventBytes:maxEventBytes]
+	if b == nil {
+		return nil
 	}
-	return b
+	return bytes.Clone(b[:min(len(b), maxEventBytes)])
+}
+
+// headerSize is about what a kept header holds: its names and values.
+func headerSize(h map[string][]string) int {
+	n := 0
+	for k, vs := range h {
+		n += len(k)
+		for _, v := range vs {
+			n += len(v)
+		}
+	}
+	return n
 }
 
 var contextKey = []byte(`"contextId"`)

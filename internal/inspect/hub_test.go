@@ -125,3 +125,53 @@ func TestQuote(t *testing.T) {
 		}
 	}
 }
+
+// What the hub keeps of a large body or event is a copy of its first maxEventBytes, not a slice of the caller's
+// buffer (which would keep the whole buffer alive, and change under the hub if the caller reused it), and headers
+// count in the byte bound.
+func TestHubKeepsCopies(t *testing.T) {
+	t.Parallel()
+	h := newHub()
+	body := make([]byte, 4<<20)
+	ev := make([]byte, 4<<20)
+	hdr := map[string][]string{"X-Big": {string(make([]byte, 1000))}}
+	w := h.Begin(serve.CallStart{Time: time.Now(), Method: "SendMessage", Header: hdr, Body: body})
+	w.Event(ev)
+	w.End(serve.CallEnd{Time: time.Now(), State: "completed", Events: 1})
+	body[0], ev[0] = 'x', 'y'
+	c := h.calls[0]
+	if cap(c.body) > maxEventBytes || cap(c.evs[0].raw) > maxEventBytes {
+		t.Errorf("kept capacities %d and %d, want at most %d each", cap(c.body), cap(c.evs[0].raw), maxEventBytes)
+	}
+	if c.body[0] != 0 || c.evs[0].raw[0] != 0 {
+		t.Error("the kept body or event changed with the caller's buffer: not a copy")
+	}
+	if want := 2*maxEventBytes + len("X-Big") + 1000; c.size != want || h.kept != want {
+		t.Errorf("size %d, kept %d, want %d (body, event and header)", c.size, h.kept, want)
+	}
+}
+
+// A long stream of large events stays within the byte bound: one call keeps at most half of it, and the calls
+// before it go once the bound is reached.
+func TestHubBytesBoundWithinACall(t *testing.T) {
+	t.Parallel()
+	h := newHub()
+	for range 100 {
+		oneCall(h, "SendMessage", nil)
+	}
+	big := make([]byte, maxEventBytes)
+	for range 3 {
+		w := h.Begin(serve.CallStart{Time: time.Now(), Method: "SendStreamingMessage"})
+		for range 200 { // 50 MB: more than half the bound
+			w.Event(big)
+		}
+		w.End(serve.CallEnd{Time: time.Now(), State: "completed"})
+	}
+	if h.kept > maxKeptBytes {
+		t.Errorf("the hub keeps %d bytes, over its bound of %d", h.kept, maxKeptBytes)
+	}
+	last := h.calls[len(h.calls)-1]
+	if last.size > maxKeptBytes/2 || last.lost == 0 {
+		t.Errorf("the last stream keeps %d bytes and lost %d events, want at most %d bytes", last.size, last.lost, maxKeptBytes/2)
+	}
+}

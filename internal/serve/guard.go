@@ -26,7 +26,8 @@ import (
 //   - Origin: a browser names the page that makes a call; only serve's own origin, the --public-url's and
 //     --allow-origin ones pass, and only those get CORS headers. Clients that are not browsers send none and pass.
 //   - the token: with Config.Token, every call but the agent card carries Authorization: Bearer <token>.
-//   - the body: at most MaxRequestBytes, read within readTimeout; the answer is written under a write deadline that
+//   - the body: at most MaxRequestBytes, read within readTimeout, held as it arrives within a budget of all the
+//     bodies in flight (guardlimits.go); the answer is written under a write deadline that
 //     every write renews, so a stream may stay quiet for hours but a client that stops reading is let go.
 
 // Defaults of the limits.
@@ -46,7 +47,8 @@ type guard struct {
 	anyOrigin bool            // --allow-origin '*'
 	token     [sha256.Size]byte
 	hasToken  bool
-	maxBody   int64 // <0: no bound
+	maxBody   int64       // <0: no bound
+	bodies    *bodyBudget // what bodies in flight hold together (guardlimits.go)
 	readTO    time.Duration
 	writeTO   time.Duration
 	rpcRoot   bool         // POST / is JSON-RPC: errors there take JSON-RPC's shape
@@ -57,7 +59,8 @@ type guard struct {
 
 func newGuard(cfg *Config, next http.Handler, loopback bool) *guard {
 	g := &guard{next: next, loopback: loopback, hosts: map[string]bool{}, origins: map[string]bool{},
-		maxBody: cfg.MaxRequestBytes, readTO: cfg.readTimeout, writeTO: cfg.writeTimeout, scheme: cfg.scheme()}
+		maxBody: cfg.MaxRequestBytes, readTO: cfg.readTimeout, writeTO: cfg.writeTimeout, scheme: cfg.scheme(),
+		bodies: newBodyBudget(cfg.MaxRequestBytes)}
 	for _, tr := range cfg.Transports {
 		g.rpcRoot = g.rpcRoot || tr == a2a.TransportProtocolJSONRPC
 	}
@@ -162,9 +165,11 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if g.hasToken {
 		r.Header.Del("Authorization") // serve's own token goes no further: not upstream, not in a log
 	}
-	if !g.readBody(w, r) {
+	release, ok := g.readBody(w, r)
+	if !ok {
 		return
 	}
+	defer release()
 	if g.writeTO > 0 {
 		w = &deadlineWriter{ResponseWriter: w, rc: http.NewResponseController(w), d: g.writeTO}
 	}

@@ -7,21 +7,110 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/a2acli/a2a/internal/serve/traffic"
 )
 
-// readBody reads the request's body, within the size bound and the read timeout, and hands the handler a copy in
-// memory; it answers the request itself (and returns false) when the body is too large or too slow.
-func (g *guard) readBody(w http.ResponseWriter, r *http.Request) bool {
+// Request bodies are held in memory as they arrive, never as they are announced: a Content-Length sizes nothing
+// before its bytes come. A body's buffer starts at bodyStep and doubles as it fills, up to the announced length (or
+// the limit), so a client that announces 4 MB and sends one byte costs one step. All the bodies being read, and
+// those read but not yet taken by their handler, hold at most bodyBudgetFactor × MaxRequestBytes together (the
+// budget counts the buffers' capacity, what the heap really holds): a request whose body would grow past it is
+// answered 503 with Retry-After, and its connection closed, rather than waited for, so that a flood of slow
+// bodies costs the attacker and not the server. A body stops counting once its handler read it to the end, or
+// returned.
+const (
+	bodyStep         = 16 << 10
+	bodyBudgetFactor = 64
+	bodyRetryAfter   = "1" // seconds, for a body refused over the budget
+)
+
+// bodyBudget is what request bodies in flight may hold together; nil => no bound.
+type bodyBudget struct {
+	max  int64
+	held atomic.Int64
+	log  *traffic.Log // its gauges of bodies in flight; nil => none
+}
+
+func newBodyBudget(maxBody int64) *bodyBudget {
+	if maxBody <= 0 {
+		return &bodyBudget{max: -1}
+	}
+	return &bodyBudget{max: bodyBudgetFactor * maxBody}
+}
+
+// take reserves n more bytes, reporting false (and reserving nothing) past the budget.
+func (b *bodyBudget) take(n int64) bool {
+	if b.held.Add(n) > b.max && b.max >= 0 {
+		b.held.Add(-n)
+		return false
+	}
+	b.log.BodyBytes(0, n)
+	return true
+}
+
+func (b *bodyBudget) give(n int64) {
+	b.held.Add(-n)
+	b.log.BodyBytes(0, -n)
+}
+
+// heldBody hands the handler a body read into memory, and gives its bytes back to the budget once the handler
+// read it to the end or returned, whichever comes first.
+type heldBody struct {
+	mu     sync.Mutex
+	r      *bytes.Reader // nil once released
+	budget *bodyBudget
+	n      int64 // bytes reserved
+}
+
+func (h *heldBody) Read(p []byte) (int, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.r == nil {
+		return 0, io.EOF
+	}
+	n, err := h.r.Read(p)
+	if err == io.EOF {
+		h.releaseLocked()
+	}
+	return n, err
+}
+
+func (h *heldBody) Close() error {
+	h.release()
+	return nil
+}
+
+func (h *heldBody) release() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.releaseLocked()
+}
+
+func (h *heldBody) releaseLocked() {
+	if h.r != nil {
+		h.r = nil
+		h.budget.give(h.n)
+		h.budget.log.BodyBytes(-1, 0)
+	}
+}
+
+// readBody reads the request's body, within the size bound, the budget of bodies in flight and the read timeout,
+// and hands the handler a copy in memory; it answers the request itself (and returns false) when the body is too
+// large, too slow or over the budget. The returned release gives the body's bytes back (idempotent).
+func (g *guard) readBody(w http.ResponseWriter, r *http.Request) (release func(), ok bool) {
 	if r.Body == nil || r.Body == http.NoBody || r.ContentLength == 0 {
-		return true
+		return func() {}, true
 	}
 	if g.maxBody >= 0 && r.ContentLength > g.maxBody {
 		w.Header().Set("Connection", "close") // the body is not read: the connection cannot carry another request
 		g.refuse(w, r, http.StatusRequestEntityTooLarge, a2a.ErrInvalidRequest, tooLarge(r.ContentLength, g.maxBody))
-		return false
+		return nil, false
 	}
 	rc := http.NewResponseController(w)
 	if g.readTO > 0 {
@@ -31,29 +120,104 @@ func (g *guard) readBody(w http.ResponseWriter, r *http.Request) bool {
 	if limit < 0 {
 		limit = 1<<63 - 2
 	}
-	var buf bytes.Buffer
-	if r.ContentLength > 0 {
-		buf.Grow(int(r.ContentLength))
-	}
-	n, err := buf.ReadFrom(io.LimitReader(r.Body, limit+1))
+	g.bodies.log.BodyBytes(1, 0)
+	buf, err := g.readBounded(r.Body, r.ContentLength, limit)
 	_ = rc.SetReadDeadline(time.Time{}) // see above; the stream that follows may read nothing for hours
+	if err != nil {
+		g.bodies.give(int64(cap(buf)))
+		g.bodies.log.BodyBytes(-1, 0)
+	}
+	var ne net.Error
 	switch {
-	case n > limit:
+	case err == nil:
+	case errors.Is(err, errBodyTooLarge):
 		w.Header().Set("Connection", "close")
 		g.refuse(w, r, http.StatusRequestEntityTooLarge, a2a.ErrInvalidRequest, tooLarge(-1, g.maxBody))
-		return false
-	case err != nil:
-		var ne net.Error
-		if errors.As(err, &ne) && ne.Timeout() {
-			w.Header().Set("Connection", "close")
-			g.refuse(w, r, http.StatusRequestTimeout, a2a.ErrInvalidRequest,
-				fmt.Sprintf("a2a serve: the request body did not arrive within %s", g.readTO))
-		}
-		return false // a client that hung up gets no answer
+		return nil, false
+	case errors.Is(err, errBodyBudget):
+		w.Header().Set("Connection", "close")
+		w.Header().Set("Retry-After", bodyRetryAfter)
+		g.refuse(w, r, http.StatusServiceUnavailable, a2a.ErrInternalError, fmt.Sprintf(
+			"a2a serve: too many request bodies are arriving at once (%d bytes held together at most): try again "+
+				"in a moment", g.bodies.max))
+		return nil, false
+	case errors.As(err, &ne) && ne.Timeout():
+		w.Header().Set("Connection", "close")
+		g.refuse(w, r, http.StatusRequestTimeout, a2a.ErrInvalidRequest,
+			fmt.Sprintf("a2a serve: the request body did not arrive within %s", g.readTO))
+		return nil, false
+	default:
+		return nil, false // a client that hung up gets no answer
 	}
-	r.Body = io.NopCloser(bytes.NewReader(buf.Bytes()))
-	r.ContentLength = n
-	return true
+	hb := &heldBody{r: bytes.NewReader(buf), budget: g.bodies, n: int64(cap(buf))}
+	r.Body = hb
+	r.ContentLength = int64(len(buf))
+	return hb.release, true
+}
+
+var (
+	errBodyTooLarge = errors.New("request body too large")
+	errBodyBudget   = errors.New("request bodies over the budget")
+)
+
+// readBounded reads body into a buffer that grows with what arrives (see bodyStep), reserving each growth in the
+// budget first. On an error, the buffer returned is what is reserved (its capacity).
+func (g *guard) readBounded(body io.Reader, announced, limit int64) ([]byte, error) {
+	ceiling := limit + 1 // one byte past the limit tells a body too large
+	if announced > 0 {
+		ceiling = min(ceiling, announced)
+	}
+	var buf []byte
+	grow := func() error {
+		size := min(max(2*int64(cap(buf)), bodyStep), ceiling)
+		if size <= int64(cap(buf)) {
+			size = int64(cap(buf)) + bodyStep // the body goes on past what it announced or the limit: see below
+		}
+		if !g.bodies.take(size - int64(cap(buf))) {
+			return errBodyBudget
+		}
+		nb := make([]byte, len(buf), size)
+		copy(nb, buf)
+		buf = nb
+		return nil
+	}
+	for {
+		if len(buf) == cap(buf) {
+			if int64(len(buf)) >= ceiling {
+				// Full at the announced length or past the limit: a probe tells the end from more.
+				var probe [1]byte
+				n, err := io.ReadFull(body, probe[:])
+				if n == 0 {
+					if err == io.EOF || err == io.ErrUnexpectedEOF {
+						return buf, nil
+					}
+					return buf, err
+				}
+				if int64(len(buf)) > limit-1 {
+					return buf, errBodyTooLarge
+				}
+				if err := grow(); err != nil {
+					return buf, err
+				}
+				buf = append(buf, probe[0])
+				continue
+			}
+			if err := grow(); err != nil {
+				return buf, err
+			}
+		}
+		n, err := body.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if int64(len(buf)) > limit {
+			return buf, errBodyTooLarge
+		}
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
 }
 
 func tooLarge(size, limit int64) string {

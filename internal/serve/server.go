@@ -58,6 +58,9 @@ type Config struct {
 	// MaxArtifactBytes bounds the artifact bytes kept per task: beyond it the oldest streamed parts are
 	// dropped from the stored task (streams still get them all); 0 => 8 MiB, negative => no bound.
 	MaxArtifactBytes int64
+	// MaxTaskBytes bounds what the finished tasks kept hold together (their messages and artifacts, ~128 bytes a
+	// part): past it the oldest are forgotten, like past MaxTasks; 0 => 256 MiB, negative => no bound.
+	MaxTaskBytes int64
 
 	// Store names where tasks are kept besides memory: "" or "memory" => nowhere else; "sqlite:PATH" => an
 	// embedded file that survives restarts; "postgres://..." => a database shared by replicas (tasks/durable.go).
@@ -99,6 +102,9 @@ type Config struct {
 const (
 	defaultGrace      = 5 * time.Second
 	readHeaderTimeout = 10 * time.Second
+	// maxHeaderBytes bounds a request's headers (net/http's default, 1 MiB, let 600 connections that send
+	// headers slowly hold 800 MB): A2A's headers are a few kilobytes, a large bearer token included.
+	maxHeaderBytes = 64 << 10
 )
 
 func (cfg *Config) normalize() error {
@@ -170,6 +176,9 @@ func Run(ctx context.Context, cfg Config) error {
 	store := tasks.NewStore(cfg.MaxTasks, cfg.TaskTTL, cfg.clock)
 	if cfg.MaxArtifactBytes != 0 {
 		store.SetMaxArtifactBytes(cfg.MaxArtifactBytes)
+	}
+	if cfg.MaxTaskBytes != 0 {
+		store.SetMaxTaskBytes(cfg.MaxTaskBytes)
 	}
 	if !tasks.MemoryOnly(cfg.Store) {
 		if err := store.OpenDurable(ctx, cfg.Store, cfg.Lease, tl.Printf); err != nil {
@@ -255,6 +264,7 @@ func buildServers(cfg *Config, hostport string, parts *Parts, tl *traffic.Log, e
 	s := &servers{}
 	g := newGuard(cfg, nil, !exposed)
 	g.log = tl
+	g.bodies.log = tl
 	fast := parts.FastPath
 	if fast && parts.DetachStreams {
 		s.detach = hotpath.NewDetacher(cfg.writeTimeout)
@@ -272,6 +282,7 @@ func buildServers(cfg *Config, hostport string, parts *Parts, tl *traffic.Log, e
 	s.http = &http.Server{
 		Handler:           hotpath.GateFlushes(mux),
 		ReadHeaderTimeout: readHeaderTimeout,
+		MaxHeaderBytes:    maxHeaderBytes,
 		IdleTimeout:       cfg.idleTimeout,
 		ErrorLog:          log.New(io.Discard, "", 0),
 	}

@@ -58,6 +58,7 @@ type serveOptions struct {
 	cardCompat    bool
 	replay        replayOptions
 	quiet         bool
+	maxTaskBytes  int64
 	maxTasks      int
 	taskTTL       time.Duration
 	maxArtBytes   int64
@@ -93,7 +94,9 @@ of rest, jsonrpc, grpc, or a comma list served together on the same port). Once 
 
 Web pages of other origins are refused (--allow-origin lets one in), so are Host names that are not this
 machine's on a loopback listener (--allow-host); beyond loopback, --exec, --proxy and --a3s need a --token.
-Request bodies are capped by --max-request-bytes.
+Request bodies are capped by --max-request-bytes, and all the bodies in flight by 64 times that (past it:
+503 with Retry-After). Finished tasks are kept for --task-ttl, at most --max-tasks of them and
+--max-task-bytes (256 MiB) together, the oldest forgotten first.
 
 For operators: --tls-cert/--tls-key serve every transport over TLS; the traffic log has one line per call
 and per refused request (--log-format json: one object per line); GET /healthz answers without the token,
@@ -141,6 +144,7 @@ GET /metrics is Prometheus' text format (behind the token; --no-metrics turns it
 	fl.BoolVar(&o.cardCompat, "card-compat", false, "serve the card in a form both v0.3 and v1.0 clients read")
 	fl.BoolVar(&o.quiet, "quiet", false, "no traffic log on stderr")
 	fl.IntVar(&o.maxTasks, "max-tasks", 1000, "keep at most n finished tasks")
+	fl.Int64Var(&o.maxTaskBytes, "max-task-bytes", 256<<20, "keep finished tasks within n bytes together (messages, artifacts, ~128 bytes a part), forgetting the oldest first (0: no limit)")
 	fl.DurationVar(&o.taskTTL, "task-ttl", time.Hour, "forget finished tasks after this long")
 	fl.Int64Var(&o.maxArtBytes, "max-artifact-bytes", 8<<20, "keep at most n bytes of a task's artifacts (dropping the oldest streamed chunks) and of each message in its history (0: no limit)")
 	fl.StringVar(&o.store, "store", "memory", "where tasks are kept: memory, sqlite:PATH (survives restarts) or postgres://... (shared by replicas)")
@@ -184,6 +188,13 @@ func (o *serveOptions) config(cmd *cobra.Command) (serve.Config, error) {
 	cfg.MaxArtifactBytes = o.maxArtBytes
 	if o.maxArtBytes == 0 {
 		cfg.MaxArtifactBytes = -1 // serve.Config's "no bound"
+	}
+	cfg.MaxTaskBytes = o.maxTaskBytes
+	if o.maxTaskBytes == 0 {
+		cfg.MaxTaskBytes = -1 // serve.Config's "no bound"
+	}
+	if o.maxTaskBytes < 0 {
+		return cfg, usage("invalid --max-task-bytes %d: want 0 or more", o.maxTaskBytes)
 	}
 	if o.maxArtBytes < 0 {
 		return cfg, usage("invalid --max-artifact-bytes %d: want 0 or more", o.maxArtBytes)

@@ -276,6 +276,9 @@ func (g *Gauge) Inc() { g.n.Add(1) }
 // Dec subtracts one.
 func (g *Gauge) Dec() { g.n.Add(-1) }
 
+// Add adds n (which may be negative).
+func (g *Gauge) Add(n int64) { g.n.Add(n) }
+
 func (g *Gauge) collect() []family {
 	return []family{{name: g.name, help: g.help, typ: typeGauge, metrics: []metric{{value: float64(g.n.Load())}}}}
 }

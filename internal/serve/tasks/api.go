@@ -57,6 +57,13 @@ func (ts *Runner) Base() context.Context { return ts.base }
 // Call it before the store is used.
 func (s *Store) SetMaxArtifactBytes(n int64) { s.maxArtifactBytes = n }
 
+// SetMaxTaskBytes bounds what the finished tasks kept hold together (see retention.go): past it, the oldest
+// finished tasks are dropped; <= 0 => no bound. Call it before the store is used.
+func (s *Store) SetMaxTaskBytes(n int64) { s.maxBytes = n }
+
+// DefaultMaxTaskBytes is the bound of SetMaxTaskBytes when it is not called.
+const DefaultMaxTaskBytes = defaultMaxTaskBytes
+
 // Events is the channel the subscriber's events arrive on; it is closed after the turn's last event.
 func (s *Subscriber) Events() <-chan a2a.Event { return s.ch }
 

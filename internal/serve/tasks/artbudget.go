@@ -20,6 +20,56 @@ const truncatedKey = "a2a-cli/truncated"
 // is always kept) and the artifact's metadata counts the dropped bytes. Live streams still get every event;
 // only what a later GetTask returns is cut to the tail.
 
+// What one artifact keeps is bounded in parts as well as in bytes, since each part costs about a hundred bytes of
+// memory besides its payload: a --chunk of one byte would otherwise keep a 4 MB output as 4 million parts, half a
+// gigabyte. Past coalesceAfter parts, a part appended to an artifact is joined to the one before it when both are
+// plain text (or plain raw bytes of one media type) and that one holds less than coalesceBlock bytes: GetTask
+// returns the same output in fewer, longer parts (live streams still get every chunk as it came). Parts that cannot
+// be joined count against maxStoredParts, past which the oldest are dropped as the byte budget drops them.
+const (
+	coalesceAfter  = 1000
+	coalesceBlock  = 256
+	maxStoredParts = 20000
+)
+
+// appendPart appends p to an artifact's parts, joining it to the last one as described above. The parts already
+// stored are never modified (snapshots share them): a join stores a new part in the last slot.
+func appendPart(parts []*a2a.Part, p *a2a.Part) []*a2a.Part {
+	if len(parts) < coalesceAfter || p == nil {
+		return append(parts, p)
+	}
+	last := parts[len(parts)-1]
+	if j := joined(last, p); j != nil {
+		parts[len(parts)-1] = j
+		return parts
+	}
+	return append(parts, p)
+}
+
+// joined is the part holding a's payload then b's, or nil when they are not both plain parts of one kind, or a is
+// already coalesceBlock bytes long.
+func joined(a, b *a2a.Part) *a2a.Part {
+	if a == nil || len(a.Metadata) > 0 || len(b.Metadata) > 0 || a.Filename != "" || b.Filename != "" ||
+		a.MediaType != b.MediaType || partSize(a) >= coalesceBlock {
+		return nil
+	}
+	switch x := a.Content.(type) {
+	case a2a.Text:
+		if y, ok := b.Content.(a2a.Text); ok {
+			j := a2a.NewTextPart(string(x) + string(y))
+			j.MediaType = a.MediaType
+			return j
+		}
+	case a2a.Raw:
+		if y, ok := b.Content.(a2a.Raw); ok {
+			j := a2a.NewRawPart(append(append(make([]byte, 0, len(x)+len(y)), x...), y...))
+			j.MediaType = a.MediaType
+			return j
+		}
+	}
+	return nil
+}
+
 // partSize is the payload size of a part: the bytes of text, raw and URL parts, the JSON size of data parts.
 func partSize(p *a2a.Part) int64 {
 	if p == nil {
@@ -66,7 +116,9 @@ func (s *Store) applyArtifact(r *record, ev *a2a.TaskArtifactUpdateEvent) {
 	i := slices.IndexFunc(t.Artifacts, func(a *a2a.Artifact) bool { return a.ID == ev.Artifact.ID })
 	if i >= 0 && ev.Append {
 		a := t.Artifacts[i]
-		a.Parts = append(a.Parts, ev.Artifact.Parts...)
+		for _, p := range ev.Artifact.Parts {
+			a.Parts = appendPart(a.Parts, p)
+		}
 		if ev.Artifact.Metadata != nil {
 			if a.Metadata == nil {
 				a.Metadata = map[string]any{}
@@ -96,11 +148,14 @@ func (s *Store) applyArtifact(r *record, ev *a2a.TaskArtifactUpdateEvent) {
 // bytes than the budget, and counts them in a's metadata. The dropped slots are cleared, so the parts can be
 // collected at once; the slice's backing array is replaced on a later growth.
 func (s *Store) trimLocked(r *record, a *a2a.Artifact) {
-	if s.maxArtifactBytes <= 0 || r.artBytes <= s.maxArtifactBytes {
+	over := func(n int, dropped int64) bool {
+		return len(a.Parts)-n > maxStoredParts || (s.maxArtifactBytes > 0 && r.artBytes-dropped > s.maxArtifactBytes)
+	}
+	if !over(0, 0) {
 		return
 	}
 	n, dropped := 0, int64(0)
-	for n < len(a.Parts)-1 && r.artBytes-dropped > s.maxArtifactBytes {
+	for n < len(a.Parts)-1 && over(n, dropped) {
 		dropped += partSize(a.Parts[n])
 		n++
 	}

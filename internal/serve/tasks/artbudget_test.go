@@ -100,3 +100,66 @@ func TestArtifactBudgetReplace(t *testing.T) {
 		t.Errorf("artBytes = %d, want 8", r.artBytes)
 	}
 }
+
+// TestArtifactCoalesce: past coalesceAfter parts, plain text chunks are joined into parts of about coalesceBlock
+// bytes; the text is unchanged, parts with metadata stay apart, and no artifact keeps more than maxStoredParts.
+func TestArtifactCoalesce(t *testing.T) {
+	t.Parallel()
+	s := NewStore(0, 0, nil)
+	s.maxArtifactBytes = -1
+	r, err := s.insert(&a2a.Task{ID: "t", ContextID: "c", Status: a2a.TaskStatus{State: a2a.TaskStateWorking}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunks := make([]string, 100000)
+	var want strings.Builder
+	want.WriteString("first")
+	for i := range chunks {
+		chunks[i] = string(rune('a' + i%26))
+		want.WriteString(chunks[i])
+	}
+	streamParts(s, r, "first", chunks...)
+	got, err := s.view("t", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts := got.Artifacts[0].Parts
+	var text strings.Builder
+	for _, p := range parts {
+		text.WriteString(p.Text())
+	}
+	if text.String() != want.String() {
+		t.Fatalf("the joined parts differ from the chunks (%d bytes, want %d)", text.Len(), want.Len())
+	}
+	if most := coalesceAfter + (len(chunks)-coalesceAfter)/coalesceBlock + 1; len(parts) > most {
+		t.Errorf("%d parts kept, want at most %d", len(parts), most)
+	}
+	if parts[1].Text() != "a" || parts[coalesceAfter-2].Text() != chunks[coalesceAfter-3] {
+		t.Errorf("the parts before the %dth are not kept as they came", coalesceAfter)
+	}
+
+	// Parts that cannot be joined: the oldest go past maxStoredParts, counted like the byte budget's.
+	info := a2a.TaskInfo{TaskID: "t", ContextID: "c"}
+	s.mu.Lock()
+	for range maxStoredParts {
+		p := a2a.NewTextPart("m")
+		p.Metadata = map[string]any{"k": 1}
+		up := a2a.NewArtifactUpdateEvent(info, got.Artifacts[0].ID, p)
+		up.Append = true
+		s.applyLocked(r, up)
+	}
+	s.mu.Unlock()
+	got, err = s.view("t", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(got.Artifacts[0].Parts); n != maxStoredParts {
+		t.Errorf("%d parts kept, want %d", n, maxStoredParts)
+	}
+	if got.Artifacts[0].Metadata[truncatedKey] == nil {
+		t.Error("no count of the dropped bytes")
+	}
+	if want := partsSize(r.task.Artifacts[0].Parts); r.artBytes != want {
+		t.Errorf("artBytes = %d, want %d (the stored parts)", r.artBytes, want)
+	}
+}

@@ -1,13 +1,43 @@
 package tasks
 
-import "time"
+import (
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+)
 
 // finishedQueue lists finished tasks in the order they finished, so that retention drops the
 // oldest without scanning or sorting the whole store on every new task. Entries go stale when a
 // task runs again or changes after finishing; a stale entry is skipped when it reaches the front.
 type finishedQueue struct {
 	entries []finishedEntry
-	count   int // finished tasks in the store, i.e. valid entries
+	count   int   // finished tasks in the store, i.e. valid entries
+	bytes   int64 // what they keep together (record.kept)
+}
+
+// defaultMaxTaskBytes bounds what the finished tasks kept hold together when SetMaxTaskBytes was not called.
+const defaultMaxTaskBytes = 256 << 20
+
+// partOverhead is about what a stored part costs besides its payload (the Part, its content's header, its slot).
+const partOverhead = 128
+
+// taskBytes is about what a task keeps in memory: its history's and status message's parts and its artifacts'
+// parts, each counted as its payload and partOverhead.
+func taskBytes(t *a2a.Task) int64 {
+	n := int64(0)
+	msg := func(m *a2a.Message) {
+		if m != nil {
+			n += partsSize(m.Parts) + partOverhead*int64(len(m.Parts)+1)
+		}
+	}
+	for _, m := range t.History {
+		msg(m)
+	}
+	msg(t.Status.Message)
+	for _, a := range t.Artifacts {
+		n += partsSize(a.Parts) + partOverhead*int64(len(a.Parts)+1)
+	}
+	return n
 }
 
 type finishedEntry struct {
@@ -24,9 +54,13 @@ func (s *Store) changedLocked(r *record, was bool) {
 	now := finished(r)
 	if was {
 		s.done.count--
+		s.done.bytes -= r.kept
+		r.kept = 0
 	}
 	if now {
 		s.done.count++
+		r.kept = taskBytes(r.task)
+		s.done.bytes += r.kept
 		s.done.entries = append(s.done.entries, finishedEntry{r: r, at: r.updated})
 	}
 	if len(s.done.entries) > 2*s.done.count+64 {
@@ -51,7 +85,8 @@ func (s *Store) compactLocked() {
 }
 
 // pruneLocked applies the retention rules: finished tasks older than the TTL are dropped, then
-// the oldest finished tasks beyond maxTasks. Active tasks are never dropped. Called with s.mu
+// the oldest finished tasks beyond maxTasks, or while they keep more than maxBytes together (the newest finished
+// task is always kept). Active tasks are never dropped. Called with s.mu
 // held; it costs O(1) per dropped or stale entry.
 func (s *Store) pruneLocked() {
 	cutoff := s.now().Add(-s.ttl)
@@ -59,7 +94,8 @@ func (s *Store) pruneLocked() {
 	for len(q.entries) > 0 {
 		e := q.entries[0]
 		ok := s.valid(e)
-		if ok && q.count <= s.maxTasks && !e.r.updated.Before(cutoff) {
+		overBytes := s.maxBytes > 0 && q.bytes > s.maxBytes && q.count > 1
+		if ok && q.count <= s.maxTasks && !overBytes && !e.r.updated.Before(cutoff) {
 			return
 		}
 		q.entries[0] = finishedEntry{}
@@ -67,6 +103,7 @@ func (s *Store) pruneLocked() {
 		if ok {
 			delete(s.tasks, e.r.task.ID)
 			q.count--
+			q.bytes -= e.r.kept
 		}
 	}
 }

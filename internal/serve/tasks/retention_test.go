@@ -62,3 +62,33 @@ func TestRetentionQueue(t *testing.T) {
 		t.Errorf("after t2 finished again (-want +got):\n%s", diff)
 	}
 }
+
+// TestRetentionBytes: past the byte budget the oldest finished tasks go, the newest is always kept, and the
+// running ones are never counted or dropped.
+func TestRetentionBytes(t *testing.T) {
+	t.Parallel()
+	clk := &fakeClock{t: time.Unix(1000, 0)}
+	s := NewStore(100, time.Hour, clk.now)
+	per := taskBytes(&a2a.Task{History: []*a2a.Message{a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("1")),
+		a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("2"))},
+		Artifacts: []*a2a.Artifact{{ID: "a", Parts: a2a.ContentParts{a2a.NewTextPart("x")}}}})
+	s.SetMaxTaskBytes(3 * per)
+	addTask(t, s, "run", "c", a2a.TaskStateWorking)
+	for i := range 5 {
+		addTask(t, s, fmt.Sprint("t", i), "c", a2a.TaskStateCompleted)
+	}
+	if diff := cmp.Diff([]string{"run", "t2", "t3", "t4"}, storedIDs(t, s)); diff != "" {
+		t.Errorf("after 5 finished tasks within 3 tasks' bytes (-want +got):\n%s", diff)
+	}
+	if s.done.bytes != 3*per {
+		t.Errorf("finished tasks keep %d bytes, want %d", s.done.bytes, 3*per)
+	}
+	s.SetMaxTaskBytes(1) // smaller than any task: the newest is kept all the same
+	addTask(t, s, "t5", "c", a2a.TaskStateCompleted)
+	if diff := cmp.Diff([]string{"run", "t5"}, storedIDs(t, s)); diff != "" {
+		t.Errorf("with a budget under one task (-want +got):\n%s", diff)
+	}
+	if s.done.bytes != per {
+		t.Errorf("finished tasks keep %d bytes, want %d", s.done.bytes, per)
+	}
+}

@@ -32,6 +32,7 @@ type record struct {
 	// artBytes is the payload size of the task's artifacts, kept within Store.maxArtifactBytes by
 	// applyLocked.
 	artBytes int64
+	kept     int64      // what the task keeps (taskBytes) as counted in Store.done while it is finished
 	push     []pushHook // push notification configs (push.go); copy-on-write
 	// With a durable store (durable.go): owner is the replica running the task when that is another one, seq
 	// numbers the task's events, written is what the store was last told.
@@ -52,6 +53,7 @@ type Store struct {
 	done     finishedQueue // the finished tasks in the order they finished, for retention
 	// maxArtifactBytes bounds the artifact bytes kept per task (see artbudget.go); <= 0 means no bound.
 	maxArtifactBytes int64
+	maxBytes         int64    // what the finished tasks kept may hold together (retention.go); <= 0 => no bound
 	durable          *durable // the store behind memory (durable.go); nil => memory only
 }
 
@@ -65,7 +67,8 @@ func NewStore(maxTasks int, ttl time.Duration, now func() time.Time) *Store {
 	if now == nil {
 		now = time.Now
 	}
-	return &Store{now: now, maxTasks: maxTasks, ttl: ttl, tasks: map[a2a.TaskID]*record{}, maxArtifactBytes: defaultMaxArtifactBytes}
+	return &Store{now: now, maxTasks: maxTasks, ttl: ttl, tasks: map[a2a.TaskID]*record{}, maxArtifactBytes: defaultMaxArtifactBytes,
+		maxBytes: defaultMaxTaskBytes}
 }
 
 func finished(r *record) bool {

@@ -18,6 +18,8 @@ type metrics struct {
 	latency *promtext.HistogramVec
 	streams *promtext.Gauge
 	procs   *promtext.Gauge
+	bodies  *promtext.Gauge // request bodies being read or waiting for their handler
+	bodyB   *promtext.Gauge // the bytes they hold
 }
 
 // Outcomes of a call, the outcome label's values.
@@ -55,8 +57,11 @@ func newMetrics() *metrics {
 			latencyBuckets, "method"),
 		streams: promtext.NewGauge("a2a_serve_open_streams", "Event streams (SendStreamingMessage, SubscribeToTask) open now."),
 		procs:   promtext.NewGauge("a2a_serve_running_processes", "Commands run by --exec that are running now."),
+		bodies:  promtext.NewGauge("a2a_serve_request_bodies", "Request bodies being read, or read and not yet taken by their handler."),
+		bodyB: promtext.NewGauge("a2a_serve_request_body_bytes",
+			"Bytes held by those request bodies (bounded by 64 × --max-request-bytes)."),
 	}
-	m.reg.Register(m.calls, m.latency, m.streams, m.procs, promtext.GoCollector{}, promtext.ProcessCollector{})
+	m.reg.Register(m.calls, m.latency, m.streams, m.procs, m.bodies, m.bodyB, promtext.GoCollector{}, promtext.ProcessCollector{})
 	return m
 }
 
@@ -118,6 +123,14 @@ func (l *Log) ProcStarted() {
 func (l *Log) ProcEnded() {
 	if l != nil && l.metrics != nil {
 		l.metrics.procs.Dec()
+	}
+}
+
+// BodyBytes counts request bodies in flight (n) and the bytes they hold (b); nil-safe.
+func (l *Log) BodyBytes(n, b int64) {
+	if l != nil && l.metrics != nil {
+		l.metrics.bodies.Add(n)
+		l.metrics.bodyB.Add(b)
 	}
 }
 

@@ -33,10 +33,22 @@ func TestMetricsAsClientGolang(t *testing.T) {
 		Name: "a2a_serve_running_processes",
 		Help: "Commands run by --exec that are running now.",
 	})
-	reg.MustRegister(calls, latency, streams, procs)
+	bodies := prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "a2a_serve_request_bodies",
+		Help: "Request bodies being read, or read and not yet taken by their handler.",
+	})
+	bodyBytes := prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "a2a_serve_request_body_bytes",
+		Help: "Bytes held by those request bodies (bounded by 64 × --max-request-bytes).",
+	})
+	reg.MustRegister(calls, latency, streams, procs, bodies, bodyBytes)
 
 	m := newMetrics()
 	tl := &Log{metrics: m}
+	tl.BodyBytes(2, 3<<20)
+	tl.BodyBytes(-1, -1<<20)
+	bodies.Add(1)
+	bodyBytes.Add(2 << 20)
 	for i, c := range []struct {
 		rec *Call
 		d   time.Duration
