@@ -68,6 +68,23 @@ func (e *ResolveError) Error() string {
 
 func (e *ResolveError) Unwrap() error { return e.Err }
 
+// resolveErrors makes a host name that does not resolve a ResolveError wherever a call dials it (an endpoint a card
+// names, not only the card's own host).
+func resolveErrors(dial func(ctx context.Context, network, addr string) (net.Conn, error)) func(ctx context.Context, network, addr string) (net.Conn, error) {
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := dial(ctx, network, addr)
+		var dnsErr *net.DNSError
+		if err != nil && errors.As(err, &dnsErr) {
+			host, _, splitErr := net.SplitHostPort(addr)
+			if splitErr != nil {
+				host = dnsErr.Name
+			}
+			return nil, &ResolveError{Host: host, Err: dnsErr}
+		}
+		return c, err
+	}
+}
+
 // asResolveError returns err as a ResolveError when a host name failed to resolve, else nil.
 func asResolveError(err error) *ResolveError {
 	var dnsErr *net.DNSError
