@@ -16,9 +16,14 @@ build:
 install:
 	$(GO) install -trimpath -ldflags '$(LDFLAGS)' ./cmd/a2a
 
-## test: vet, format check, and every test with the race detector
-test: vet-fmt
-	$(GO) test -race -count=1 -timeout 20m ./...
+## test: fetch the modules the tests need, vet, format check, and every test with the race detector; ends with one
+## line naming each group of tests skipped for a missing tool (internal/testskip records them) and its install line
+test:
+	$(GO) mod download
+	@$(MAKE) --no-print-directory vet-fmt
+	@skips=$$(mktemp); trap 'rm -f "$$skips"' EXIT; \
+	A2A_SKIP_LOG="$$skips" $(GO) test -race -count=1 -timeout 20m ./...; rc=$$?; \
+	./.ci/skips "$$skips"; exit $$rc
 
 ## test-short: unit tests only (skips the e2e layer)
 test-short:

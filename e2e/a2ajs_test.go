@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/a2acli/a2a/internal/testskip"
 )
 
 // The A2A JavaScript SDK (a2a-js, npm @a2a-js/sdk), an implementation nobody on this project wrote, on both sides of
@@ -58,7 +60,7 @@ func needA2AJS(t *testing.T) string {
 		if os.Getenv("CI") != "" {
 			t.Fatalf("a2a-js tests need node and npm in CI: %s", why)
 		}
-		t.Skip(why)
+		testskip.Missing(t, testskip.Node, why)
 	}
 	if a2ajsErr != "" {
 		t.Fatal(a2ajsErr)

@@ -41,10 +41,16 @@ func startPTY(t *testing.T, args ...string) *ptyProc {
 // startPTYWith is startPTY with the given environment variables instead of TERM=xterm and NO_COLOR=1.
 func startPTYWith(t *testing.T, env []string, args ...string) *ptyProc {
 	t.Helper()
+	return startPTYSize(t, 120, env, args...)
+}
+
+// startPTYSize is startPTYWith on a terminal cols columns wide.
+func startPTYSize(t *testing.T, cols uint16, env []string, args ...string) *ptyProc {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Env = cmdEnv(env...)
-	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 50, Cols: 120})
+	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 50, Cols: cols})
 	if err != nil {
 		cancel()
 		t.Fatal(err)

@@ -109,6 +109,12 @@ func TestInspectorBrowser(t *testing.T) {
 		run(t, "", "get", "task", px.url, task, "--auth", "Bearer "+inspServeToken)
 	}
 	waitJS("the GetTask calls appear", `[...document.querySelectorAll('#rows .row')].filter(r => r.textContent.includes('GetTask')).length >= 3`)
+	// The browser's own requests (its /favicon.ico beside the page) are no A2A calls: never listed.
+	var listed bool
+	step("look for the browser's requests", chromedp.Evaluate(`[...document.querySelectorAll('#rows .row')].some(r => r.textContent.includes('favicon'))`, &listed))
+	if listed {
+		t.Error("the calls list shows the browser's own favicon request")
+	}
 	checkDOM("calls")
 	shoot("inspector-calls")
 

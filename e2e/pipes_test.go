@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/a2acli/a2a/internal/testagent"
+
+	"github.com/a2acli/a2a/internal/testskip"
 )
 
 // sh runs a shell pipeline with the built binary first on PATH.
@@ -37,7 +39,7 @@ func sh(t *testing.T, script string) result {
 
 func needJQ(t *testing.T) {
 	if _, err := exec.LookPath("jq"); err != nil {
-		t.Skip("jq is not installed (.ci/run installs it)")
+		testskip.Missing(t, testskip.JQ, "jq is not installed (.ci/run installs it)")
 	}
 }
 

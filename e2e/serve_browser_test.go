@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/a2acli/a2a/internal/testskip"
 )
 
 // attackPage is what a web page on another origin tries against serve: every kind of request a page can send
@@ -203,7 +205,7 @@ func browserPath(t *testing.T) string {
 	if os.Getenv("CI") != "" {
 		t.Fatal("chromium is not installed: .ci/run installs it (apt-get install chromium)")
 	}
-	t.Skip("chromium is not installed (apt-get install chromium)")
+	testskip.Missing(t, testskip.Chromium, "chromium is not installed (apt-get install chromium)")
 	return ""
 }
 

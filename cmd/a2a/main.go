@@ -30,5 +30,14 @@ func systemStreams() *cli.Streams {
 			s.Width = w
 		}
 	}
+	if s.ErrTTY {
+		s.ErrWidth = func() int {
+			w, _, err := term.GetSize(int(os.Stderr.Fd()))
+			if err != nil {
+				return 0
+			}
+			return w
+		}
+	}
 	return s
 }

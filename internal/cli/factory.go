@@ -9,6 +9,7 @@ import (
 	"github.com/a2acli/a2a/internal/config"
 	"github.com/a2acli/a2a/internal/follow"
 	"github.com/a2acli/a2a/internal/output"
+	"github.com/a2acli/a2a/internal/spinner"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 )
 
@@ -28,7 +29,9 @@ type globalOptions struct {
 // factory is the state of one run: the streams, the parsed options, the -v log and the run's one Dialer. Every verb
 // reaches agents through withClient and nothing else.
 type factory struct {
-	io   *Streams
+	io *Streams
+	// term is the terminal stderr shows on, shared by the spinner and every write to it (nil: no terminal).
+	term *spinner.Terminal
 	opts *globalOptions
 	log  *client.Log
 	// started is set once flags and arguments were accepted: an error before that is a usage error.

@@ -34,7 +34,8 @@ func run(ctx context.Context, args []string, s *Streams, setup func(*factory)) i
 	sigs := make(chan os.Signal, 2)
 	defer signal.Stop(sigs)
 
-	f := &factory{io: s, opts: &globalOptions{}, log: &client.Log{W: s.Err},
+	s, term := shareTerminal(s)
+	f := &factory{io: s, term: term, opts: &globalOptions{}, log: &client.Log{W: s.Err},
 		catchSignals: func() { signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM) }}
 	if setup != nil {
 		setup(f)

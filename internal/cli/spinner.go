@@ -12,7 +12,23 @@ import (
 // startSpinner starts a spinner on stderr when it is a terminal, the output is not JSON and -v is off.
 func (f *factory) startSpinner(label string) *spinner.Spinner {
 	on := f.io.ErrTTY && f.opts.output != string(output.JSON) && !f.opts.verbose && f.io.getenv("TERM") != "dumb"
-	return spinner.Start(f.io.Err, on, label)
+	return f.term.Start(on, label)
+}
+
+// shareTerminal returns s with its terminal streams written through the spinner's Terminal (see package spinner):
+// whatever the run writes there first erases a frame on the screen. Streams with no terminal stderr come back as
+// they are, with a nil Terminal.
+func shareTerminal(s *Streams) (*Streams, *spinner.Terminal) {
+	if !s.ErrTTY {
+		return s, nil
+	}
+	t := spinner.NewTerminal(s.Err, s.ErrWidth)
+	ts := *s
+	ts.Err = t.Writer(s.Err)
+	if s.OutTTY {
+		ts.Out = t.Writer(s.Out)
+	}
+	return &ts, t
 }
 
 // spinnerTask is the spinner's label for a task being waited for.

@@ -16,6 +16,9 @@ type Streams struct {
 	Getenv func(string) string
 	// Width is the terminal width of Out, 0 when Out is not a terminal.
 	Width int
+	// ErrWidth reports the terminal width of Err now (a pane may be resized while a spinner runs); nil, or a result
+	// below 1, means unknown.
+	ErrWidth func() int
 	// ColorMode is --color: "always", "never", or "auto" (and "") to decide from the terminal and environment.
 	ColorMode string
 }

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -42,8 +43,8 @@ func ParseRef(raw string) (*Ref, error) {
 		return ref, nil
 	}
 	if !strings.Contains(raw, "://") {
-		if st, err := os.Stat(raw); err == nil && !st.IsDir() {
-			ref.File = raw
+		if st, err := os.Stat(raw); err == nil && !st.IsDir() || looksLikePath(raw) {
+			ref.File = expandHome(raw)
 			return ref, nil
 		}
 		raw = "http://" + raw
@@ -70,6 +71,38 @@ func ParseRef(raw string) (*Ref, error) {
 	u.Path = strings.TrimSuffix(u.Path, "/")
 	ref.Base = u
 	return ref, nil
+}
+
+// looksLikePath reports whether an argument with no scheme names a card file rather than a host: it starts with ./,
+// ../, / or ~, or it ends in .json and no host comes before its first slash (a bare name.json, or dir/name.json where
+// dir has no dot, no port and is not localhost: example.com/card.json and localhost:8080/card.json stay URLs). An
+// existing file is a file whatever its name; this rule decides for one that does not exist, so that the error says
+// the file is missing instead of "lookup .: no such host".
+func looksLikePath(raw string) bool {
+	for _, p := range []string{"./", "../", "/", "~"} {
+		if strings.HasPrefix(raw, p) {
+			return true
+		}
+	}
+	if raw == "." || raw == ".." {
+		return true
+	}
+	if !strings.HasSuffix(raw, ".json") {
+		return false
+	}
+	first, _, nested := strings.Cut(raw, "/")
+	return !nested || !strings.ContainsAny(first, ".:") && first != "localhost"
+}
+
+// expandHome replaces a leading ~/ with the user's home directory, as a shell would have done had the argument not
+// been quoted.
+func expandHome(p string) string {
+	if rest, ok := strings.CutPrefix(p, "~/"); ok {
+		if home, err := os.UserHomeDir(); err == nil {
+			return filepath.Join(home, rest)
+		}
+	}
+	return p
 }
 
 // validHost reports whether u names a host and, if any, a numeric port (url.Parse alone accepts "http://::::").
@@ -108,9 +141,9 @@ func (r *Ref) cardCandidates() []string {
 // fetchCard GETs the card from the first candidate that answers 200. A 404 everywhere is a cardError with notFound.
 func fetchCard(ctx context.Context, hc *http.Client, ref *Ref, headers http.Header) (*a2a.AgentCard, string, error) {
 	if ref.File != "" {
-		body, err := os.ReadFile(ref.File)
+		body, err := readCardFile(ref.File)
 		if err != nil {
-			return nil, ref.File, &CardError{URL: ref.File, NotFound: errors.Is(err, os.ErrNotExist), Err: err}
+			return nil, ref.File, err
 		}
 		card, err := ParseCard(body)
 		if err != nil {
@@ -134,6 +167,31 @@ func fetchCard(ctx context.Context, hc *http.Client, ref *Ref, headers http.Head
 	return nil, "", lastErr
 }
 
+// readCardFile reads a local card file, at most maxCardBytes of it.
+func readCardFile(name string) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		ce := &CardError{URL: name, File: true, NotFound: errors.Is(err, os.ErrNotExist), Err: err}
+		if ce.NotFound {
+			ce.Err = errors.New("no such file")
+			ce.Hint = "name an existing card file, or the agent by its URL (http://host:port, or host:port)"
+		}
+		return nil, ce
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		return nil, &CardError{URL: name, File: true, Err: errors.New("a directory, not a card file")}
+	}
+	body, err := io.ReadAll(io.LimitReader(f, maxCardBytes+1))
+	switch {
+	case err != nil:
+		return nil, &CardError{URL: name, File: true, Err: err}
+	case len(body) > maxCardBytes:
+		return nil, &CardError{URL: name, File: true, Err: fmt.Errorf("card larger than %d bytes", maxCardBytes)}
+	}
+	return body, nil
+}
+
 func getCard(ctx context.Context, hc *http.Client, u string, headers http.Header) (*a2a.AgentCard, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
@@ -145,6 +203,9 @@ func getCard(ctx context.Context, hc *http.Client, u string, headers http.Header
 	req.Header.Set("Accept", "application/json")
 	resp, err := hc.Do(req)
 	if err != nil {
+		if re := asResolveError(err); re != nil {
+			return nil, re
+		}
 		return nil, fmt.Errorf("fetch agent card: %w", err)
 	}
 	defer resp.Body.Close()

@@ -1,9 +1,12 @@
 package client
 
 import (
+	"context"
 	"errors"
+	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -35,6 +38,16 @@ func TestParseRef(t *testing.T) {
 		{in: "http://h:1/cards/me.json", wantBase: "http://h:1", wantCard: "http://h:1/cards/me.json"},
 		{in: cardFile, wantFile: cardFile},
 		{in: "file://" + cardFile, wantFile: cardFile},
+		// Paths that do not exist are still files, so that the error says the file is missing.
+		{in: "./card.json", wantFile: "./card.json"},
+		{in: "../x", wantFile: "../x"},
+		{in: "/no/such/card", wantFile: "/no/such/card"},
+		{in: "card.json", wantFile: "card.json"},
+		{in: "cards/card.json", wantFile: "cards/card.json"},
+		// A host before the first slash keeps a .json argument a URL.
+		{in: "example.com/card.json", wantBase: "http://example.com", wantCard: "http://example.com/card.json"},
+		{in: "localhost:8080/.well-known/agent-card.json", wantBase: "http://localhost:8080", wantCard: "http://localhost:8080/.well-known/agent-card.json"},
+		{in: "localhost/a.json", wantBase: "http://localhost", wantCard: "http://localhost/a.json"},
 	}
 	for _, tt := range tests {
 		ref, err := ParseRef(tt.in)
@@ -55,6 +68,52 @@ func TestParseRef(t *testing.T) {
 				t.Errorf("parseRef(%q).cardCandidates() mismatch (-want +got):\n%s", tt.in, diff)
 			}
 		}
+	}
+}
+
+// TestCardFileErrors: a card file that does not exist is reported as such (it was "lookup .: no such host"), with
+// exit 3 and the card-not-found code; a directory and a file too large are read errors.
+func TestCardFileErrors(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	big := filepath.Join(dir, "big.json")
+	if err := os.WriteFile(big, make([]byte, maxCardBytes+1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(dir, "card.json")
+	tests := []struct {
+		in, want string
+		notFound bool
+	}{
+		{in: missing, want: "card file " + missing + " does not exist", notFound: true},
+		{in: dir, want: "read card file " + dir + ": a directory, not a card file"},
+		{in: big, want: "larger than"},
+	}
+	for _, tt := range tests {
+		ref, err := ParseRef(tt.in)
+		if err != nil {
+			t.Fatalf("ParseRef(%q): %v", tt.in, err)
+		}
+		_, _, err = fetchCard(context.Background(), http.DefaultClient, ref, nil)
+		var ce *CardError
+		if !errors.As(err, &ce) || ce.NotFound != tt.notFound || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("fetchCard(%q) = %v, want a CardError (not found %v) saying %q", tt.in, err, tt.notFound, tt.want)
+		}
+	}
+}
+
+// TestResolveError: a host that does not resolve (.invalid never does, RFC 2606) is a ResolveError naming the host,
+// still unreachable (exit 3).
+func TestResolveError(t *testing.T) {
+	t.Parallel()
+	ref, err := ParseRef("nosuch.invalid:8080")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = fetchCard(context.Background(), http.DefaultClient, ref, nil)
+	var re *ResolveError
+	if !errors.As(err, &re) || re.Host != "nosuch.invalid" || !strings.Contains(err.Error(), "the host name nosuch.invalid ") || !IsUnreachable(err) {
+		t.Errorf("fetchCard(nosuch.invalid) = %v, want a ResolveError naming the host", err)
 	}
 }
 

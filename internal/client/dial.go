@@ -158,7 +158,7 @@ func (d *Dialer) httpClient() *http.Client {
 		base.MaxIdleConnsPerHost = 64
 		d.st.conns = newConnTracker()
 		dialer := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
-		base.DialContext = d.st.conns.wrapDial(d.retryRefused(dialer.DialContext))
+		base.DialContext = d.st.conns.wrapDial(d.retryRefused(resolveErrors(dialer.DialContext)))
 		d.st.guard = newCredGuard(d.opts.AuthAllOrigins, d.warn, d.log)
 		d.st.hc = &http.Client{Transport: &roundTripper{base: base, log: d.log, guard: d.st.guard, maxBody: d.opts.MaxResponseBytes}}
 	})

@@ -34,19 +34,73 @@ func Usagef(format string, args ...any) error {
 // CardError is a card that could not be found (notFound) or read.
 type CardError struct {
 	URL      string
+	File     bool // URL is a local card file
 	NotFound bool
 	Err      error
 	Hint     string
 }
 
 func (e *CardError) Error() string {
-	if e.NotFound {
+	switch {
+	case e.File && e.NotFound:
+		return fmt.Sprintf("card file %s does not exist", e.URL)
+	case e.File:
+		return fmt.Sprintf("read card file %s: %v", e.URL, e.Err)
+	case e.NotFound:
 		return fmt.Sprintf("agent card not found at %s: %v", e.URL, e.Err)
 	}
 	return fmt.Sprintf("invalid agent card from %s: %v", e.URL, e.Err)
 }
 
 func (e *CardError) Unwrap() error { return e.Err }
+
+// ResolveError is a host name that does not resolve: no agent can be reached by it.
+type ResolveError struct {
+	Host string
+	Err  *net.DNSError
+}
+
+func (e *ResolveError) Error() string {
+	if e.Err.IsNotFound {
+		return fmt.Sprintf("the host name %s does not resolve: DNS knows no such host", e.Host)
+	}
+	return fmt.Sprintf("the host name %s could not be resolved: %v", e.Host, e.Err.Err)
+}
+
+func (e *ResolveError) Unwrap() error { return e.Err }
+
+// resolveErrors makes a host name that does not resolve a ResolveError wherever a call dials it (an endpoint a card
+// names, not only the card's own host).
+func resolveErrors(dial func(ctx context.Context, network, addr string) (net.Conn, error)) func(ctx context.Context, network, addr string) (net.Conn, error) {
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := dial(ctx, network, addr)
+		var dnsErr *net.DNSError
+		if err != nil && errors.As(err, &dnsErr) {
+			host, _, splitErr := net.SplitHostPort(addr)
+			if splitErr != nil {
+				host = dnsErr.Name
+			}
+			return nil, &ResolveError{Host: host, Err: dnsErr}
+		}
+		return c, err
+	}
+}
+
+// asResolveError returns err as a ResolveError when a host name failed to resolve, else nil.
+func asResolveError(err error) *ResolveError {
+	var dnsErr *net.DNSError
+	if !errors.As(err, &dnsErr) {
+		return nil
+	}
+	host := dnsErr.Name
+	var urlErr *url.Error
+	if errors.As(err, &urlErr) {
+		if u, perr := url.Parse(urlErr.URL); perr == nil && u.Hostname() != "" {
+			host = u.Hostname()
+		}
+	}
+	return &ResolveError{Host: host, Err: dnsErr}
+}
 
 // HTTPStatusError is an HTTP response that refused the request (401, 403) before any A2A payload was read.
 type HTTPStatusError struct {

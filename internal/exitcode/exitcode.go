@@ -100,6 +100,7 @@ func Classify(err error) Meaning {
 	var he *client.HTTPStatusError
 	var te *TaskOutcome
 	var tl *client.ResponseTooLargeError
+	var re *client.ResolveError
 	switch {
 	case errors.As(err, &ue):
 		cmd := "a2a"
@@ -137,6 +138,8 @@ func Classify(err error) Meaning {
 	case client.TLSProblem(err):
 		hint, _ := client.TLSHint(err)
 		return set(Unreachable, CodeUnreachable, hint)
+	case errors.As(err, &re):
+		return set(Unreachable, CodeUnreachable, "is the host name right? a local card file is named by its path (./card.json)")
 	case client.IsUnreachable(err):
 		return set(Unreachable, CodeUnreachable, "is the agent running, and is the URL right?")
 	}

@@ -156,7 +156,7 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	if g.hasToken && !cardPath(r) && !healthPath(r) && !g.tokenOK(r.Header.Get("Authorization")) && !g.inspectorOK(r) {
+	if g.hasToken && !cardPath(r) && !healthPath(r) && !favicon(r) && !g.tokenOK(r.Header.Get("Authorization")) && !g.inspectorOK(r) {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="a2a serve"`)
 		g.refuse(w, r, http.StatusUnauthorized, a2a.ErrUnauthenticated,
 			"a2a serve: this server needs its token: send Authorization: Bearer <token> (a2a --auth \"Bearer $TOKEN\")")

@@ -43,10 +43,15 @@ func (p proxyLog) Printf(format string, args ...any) { p.l.Printf(format, args..
 
 func (p proxyLog) Begin(in *http.Request, route proxy.Route, method, taskID string, body []byte) *proxy.Call {
 	rec := p.l.Record(in.Context(), method, taskID)
-	watched := rec.Watch(CallStart{
-		Time: rec.Start(), Method: method, Binding: route.Binding.Protocol, Version: route.Binding.Version,
-		TaskID: taskID, HTTPMethod: in.Method, Path: in.URL.RequestURI(), Header: in.Header, Body: body,
-	})
+	watched := false
+	if route.Kind != proxy.Other {
+		// The inspector lists A2A calls: a path none of our bindings owns (a browser's /robots.txt, a coding
+		// agent's GET /listCommands) is forwarded and logged, but is no call of the protocol.
+		watched = rec.Watch(CallStart{
+			Time: rec.Start(), Method: method, Binding: route.Binding.Protocol, Version: route.Binding.Version,
+			TaskID: taskID, HTTPMethod: in.Method, Path: in.URL.RequestURI(), Header: in.Header, Body: body,
+		})
+	}
 	return &proxy.Call{Method: method, Start: rec.Start(), ID: taskID, State: "-", Watched: watched, Rec: rec}
 }
 

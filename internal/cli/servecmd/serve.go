@@ -114,7 +114,7 @@ GET /metrics is Prometheus' text format (behind the token; --no-metrics turns it
   a2a serve --proxy http://localhost:41242 --record session.jsonl
   a2a serve --echo --port 8443 --tls-cert server.pem --tls-key server-key.pem --log-format json
   a2a serve --a3s localhost:4088 --workspace ~/project`,
-		Args: noArgs,
+		Args: checkArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.chunkSet = cmd.Flags().Changed("chunk")
 			defer o.replay.close()
@@ -155,8 +155,7 @@ GET /metrics is Prometheus' text format (behind the token; --no-metrics turns it
 	o.ops.addFlags(cmd)
 	fl.BoolVar(&o.ui, "ui", false, "serve the inspector page (live calls, tasks, latency) at /_a2a/ on the same port")
 	o.a3s.addFlags(cmd)
-	cmd.MarkFlagsMutuallyExclusive("echo", "proxy", "exec", "replay", "a3s")
-	cmd.MarkFlagsOneRequired("echo", "proxy", "exec", "replay", "a3s")
+	// The backend flags (one required, one at most) are checked by checkArgs, in sentences.
 	_ = cmd.RegisterFlagCompletionFunc("protocol", fixedCompletion("latest", "0.3")) // cannot fail: the flag exists
 	_ = cmd.RegisterFlagCompletionFunc("input", fixedCompletion("text", "json"))     // cannot fail: the flag exists
 	_ = cmd.MarkFlagFilename("card", "json")                                         // cannot fail: the flag exists

@@ -21,6 +21,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/a2acli/a2a/internal/testskip"
 )
 
 // Server is a running (or stopped) PostgreSQL cluster.
@@ -266,6 +268,7 @@ func Main() (*Server, func(), error) {
 // TB is the part of testing.TB that Need and Shared use.
 type TB interface {
 	Helper()
+	Name() string
 	Skip(args ...any)
 	Fatal(args ...any)
 }
@@ -312,6 +315,6 @@ func (p *Shared) Stop() {
 func Need(t TB, s *Server) {
 	t.Helper()
 	if s == nil {
-		t.Skip(ErrMissing.Error(), "; skipped (CI=1 makes this a failure)")
+		testskip.Missing(t, testskip.PostgreSQL, ErrMissing.Error()+"; skipped (CI=1 makes this a failure)")
 	}
 }

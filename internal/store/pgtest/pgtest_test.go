@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/a2acli/a2a/internal/testskip"
 )
 
 // TestStopStart checks the server takes connections, refuses them once stopped, and takes them again on the same
@@ -18,7 +20,7 @@ func TestStopStart(t *testing.T) {
 	s, err := New()
 	if err != nil {
 		if err == ErrMissing && os.Getenv("CI") != "1" {
-			t.Skip(err)
+			testskip.Missing(t, testskip.PostgreSQL, err.Error())
 		}
 		t.Fatal(err)
 	}
@@ -56,7 +58,7 @@ func TestNoOrphanServer(t *testing.T) {
 		os.Exit(0) // no Close
 	}
 	if _, err := Bin(); err != nil && os.Getenv("CI") != "1" {
-		t.Skip(err)
+		testskip.Missing(t, testskip.PostgreSQL, err.Error())
 	}
 	cmd := exec.Command(os.Args[0], "-test.run=^TestNoOrphanServer$")
 	cmd.Env = append(os.Environ(), "PGTEST_CHILD=1")
