@@ -13,7 +13,8 @@ import (
 )
 
 // rawHTTP writes one HTTP/1.1 request by hand on a fresh connection (the target exactly as given: no client
-// cleans or escapes it) and returns the answer's status and body.
+// cleans or escapes it) and returns the answer's status and body. hdr may set Host and Content-Type (a body is
+// application/json otherwise).
 func rawHTTP(t testing.TB, hostport, method, target string, hdr map[string]string, body string) (int, string) {
 	t.Helper()
 	conn, err := net.Dial("tcp", hostport)
@@ -21,16 +22,23 @@ func rawHTTP(t testing.TB, hostport, method, target string, hdr map[string]strin
 		t.Fatal(err)
 	}
 	defer conn.Close()
+	host, ctype := hostport, "application/json"
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n", method, target, hostport)
 	for k, v := range hdr {
-		fmt.Fprintf(&b, "%s: %s\r\n", k, v)
+		switch k {
+		case "Host":
+			host = v
+		case "Content-Type":
+			ctype = v
+		default:
+			fmt.Fprintf(&b, "%s: %s\r\n", k, v)
+		}
 	}
 	if body != "" {
-		fmt.Fprintf(&b, "Content-Type: application/json\r\nContent-Length: %d\r\n", len(body))
+		fmt.Fprintf(&b, "Content-Type: %s\r\nContent-Length: %d\r\n", ctype, len(body))
 	}
-	b.WriteString("\r\n" + body)
-	if _, err := io.WriteString(conn, b.String()); err != nil {
+	req := fmt.Sprintf("%s %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n%s\r\n%s", method, target, host, b.String(), body)
+	if _, err := io.WriteString(conn, req); err != nil {
 		t.Fatal(err)
 	}
 	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
