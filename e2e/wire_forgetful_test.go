@@ -22,6 +22,7 @@ func TestSilentForgottenTaskBounded(t *testing.T) {
 		r := run(t, "", append([]string{"send", ag.URL, "quiet job", "--timeout", timeout.String(), "-o", "json"}, args...)...)
 		took := time.Since(start)
 		what := "send " + strings.Join(args, " ")
+		t.Logf("%s --timeout %s: exit %d after %s, %d resubscriptions", what, timeout, r.code, took.Round(time.Millisecond), ag.Count("SubscribeToTask"))
 		_, doc := jsonLines(t, r.stdout)
 		if doc == nil || doc["code"] != "A2ANC_ERR_STREAM_LOST" || doc["taskId"] != "task-1" {
 			t.Errorf("%s: error document %v, want A2ANC_ERR_STREAM_LOST for task-1\n%s", what, doc, r)
