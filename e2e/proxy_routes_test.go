@@ -153,3 +153,33 @@ func TestProxyForwardsOnlyA2ARoutes(t *testing.T) {
 		t.Fatalf("the upstream saw\n%s\nwant only\n%s", strings.Join(calls, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestProxyForwardsOnlyA2ARoutesV03: the same rule on a v0.3 front (REST under /v1/, JSON-RPC at /): its calls reach
+// the upstream (decoded, as the upstream speaks v1.0), anything else under /v1/ is answered 404 and never reaches it.
+func TestProxyForwardsOnlyA2ARoutesV03(t *testing.T) {
+	t.Parallel()
+	up := startRecordingUpstream(t)
+	proxy := startServe(t, "--proxy", up.URL, "--auth", "Bearer op-secret", "--transport", "jsonrpc,rest", "--protocol", "0.3")
+	hp := strings.TrimPrefix(proxy.url, "http://")
+	for _, r := range []struct{ method, target string }{
+		{"GET", "/v1/../admin"},
+		{"GET", "/v1/admin"},
+		{"DELETE", "/v1/tasks/t-1"},
+		{"GET", "/v1/tasks/t-1/secrets"},
+		{"POST", "/v1/tasks/t-1:purge"},
+		{"GET", "/jsonrpc"},
+	} {
+		if code, body := rawHTTP(t, hp, r.method, r.target, nil, ""); code != http.StatusNotFound {
+			t.Errorf("%s %s through the v0.3 proxy = %d %.200q, want 404", r.method, r.target, code, body)
+		}
+	}
+	send := `{"message":{"messageId":"m-1","role":"user","parts":[{"kind":"text","text":"hi"}]}}`
+	if code, body := rawHTTP(t, hp, "POST", "/v1/message:send", nil, send); code != http.StatusOK || !strings.Contains(body, "t-1") {
+		t.Errorf("POST /v1/message:send through the v0.3 proxy = %d %.200q, want 200 and the upstream's task", code, body)
+	}
+	for _, s := range up.requests() {
+		if !strings.HasPrefix(s, "GET /.well-known/agent-card.json ") && s != "POST /rpc auth=Bearer op-secret" {
+			t.Errorf("the upstream saw %q", s)
+		}
+	}
+}
