@@ -128,8 +128,8 @@ func TestInspectorAPI(t *testing.T) {
 	}
 	wantContains(t, "a2a command", d.Commands.A2A, "a2a send", "'hello inspector'", `$A2A_TOKEN`)
 	wantContains(t, "curl command", d.Commands.Curl, "curl ", `"method":"SendMessage"`, `$A2A_TOKEN`)
-	for _, cmd := range []string{d.Commands.A2A + " -o json", d.Commands.Curl} {
-		sh := exec.Command("sh", "-c", strings.Replace(cmd, "a2a send", bin+" send", 1))
+	for _, cmd := range []string{d.Commands.A2A, d.Commands.Curl} {
+		sh := exec.Command("sh", "-c", strings.Replace(cmd, "a2a send", bin+" send -o json", 1))
 		sh.Env = cmdEnv("A2A_TOKEN=" + inspServeToken)
 		out, err := sh.CombinedOutput()
 		if err != nil || !strings.Contains(string(out), "echo: hello inspector") {
@@ -367,4 +367,29 @@ func TestInspectorTLS(t *testing.T) {
 	}
 	wantContains(t, "a2a command", d.Commands.A2A, "a2a send "+srv.url)
 	wantContains(t, "curl command", d.Commands.Curl, srv.url+"/message:send")
+}
+
+// TestInspectorCommandTextIsNoFlag (issue 22, item 12c): a message whose text looks like flags ("-v --fail") comes
+// back from the inspector as an a2a command that, pasted into a shell, sends that same text: the text follows "--".
+// Before the fix the pasted command failed on an unknown shorthand flag.
+func TestInspectorCommandTextIsNoFlag(t *testing.T) {
+	t.Parallel()
+	const text = "-v --fail"
+	s := startServe(t, "--echo", "--ui", "--token", inspServeToken)
+	api := s.url + "/_a2a/api/"
+	wantCode(t, run(t, "", "send", s.url, "--blocking", "--auth", "Bearer "+inspServeToken, "--", text), 0)
+	var all inspList
+	eventually(t, 10*time.Second, "the SendMessage call listed", func() bool {
+		apiJSON(t, api+"calls?method=SendMessage", inspServeToken, &all)
+		return len(all.Calls) == 1
+	})
+	var d struct{ Commands struct{ A2A string } }
+	apiJSON(t, fmt.Sprintf("%scalls/%d", api, all.Calls[0].ID), inspServeToken, &d)
+	wantContains(t, "a2a command", d.Commands.A2A, " -- '"+text+"'")
+	sh := exec.Command("sh", "-c", strings.Replace(d.Commands.A2A, "a2a send", bin+" send", 1))
+	sh.Env = cmdEnv("A2A_TOKEN=" + inspServeToken)
+	out, err := sh.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "Artifact: echo\n  "+text+"\n") {
+		t.Errorf("the call's command %s: %v\n%s", d.Commands.A2A, err, out)
+	}
 }

@@ -54,7 +54,7 @@ func (s *Session) Run(ctx context.Context, c *client.Conn) error {
 	if c.Card != nil && c.Card.Name != "" {
 		name = c.Card.Name
 	}
-	fmt.Fprintf(s.Err, "chatting with %s; /help for help, Ctrl-D to leave\n", output.Sanitize(name))
+	fmt.Fprintf(s.Err, "chatting with %s; /help for help, Ctrl-D to leave\n", output.Line(name))
 	lastCtrlC := false
 	for {
 		s.In.Prompt("> ")

@@ -30,7 +30,9 @@ as it arrives: in text like subscribe, with -o json one StreamResponse per line 
 "listening on <url>": hand that URL to an agent (send --push-url, create push-config).
 
 With --token, a notification without that X-A2A-Notification-Token is refused (401); a body that is not a
-notification is refused (400). With --until-final, listen exits 0 after the first notification that carries a
+notification is refused (400). As serve does, it refuses what a web page can send: a request with an Origin
+(403), a Host that is not a loopback name while it listens on loopback (421), a body that is not application/json
+(415). With --until-final, listen exits 0 after the first notification that carries a
 terminal task state. Ctrl-C stops it.`,
 		Example: `  a2a listen --port 9000 --token s3cret
   a2a listen --port 9000 --until-final -o json | jq -c .statusUpdate.status.state`,
@@ -68,12 +70,8 @@ func runListen(ctx context.Context, o *listenOptions) error {
 		}
 		return o.untilFinal && push.Final(ev)
 	})
-	rc.Refused = func(from string, hadToken bool) {
-		why := "no"
-		if hadToken {
-			why = "a wrong"
-		}
-		fmt.Fprintf(o.f.io.Err, "warning: refused a notification from %s with %s X-A2A-Notification-Token (401)\n", output.Sanitize(from), why)
+	rc.Refused = func(from, why string, status int) {
+		fmt.Fprintf(o.f.io.Err, "warning: refused a notification from %s %s (%d)\n", output.Line(from), why, status)
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

@@ -21,6 +21,8 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
+
+	"github.com/a2acli/a2a/internal/termsafe"
 )
 
 // Options say how a run reaches agents: the global flags every client verb shares.
@@ -205,7 +207,7 @@ func (d *Dialer) Resolve(ctx context.Context, rawURL string) (*Resolved, error) 
 		return r, nil
 	}
 	r.Card, r.cardURL = card, cardURL
-	d.log.Printf("card: %s (%s)", cardURL, card.Name)
+	d.log.Printf("card: %s (%s)", cardURL, termsafe.Line(card.Name))
 	d.apiKeyHeader(card, params)
 	fixLocalhost(card, ref)
 	return r, nil

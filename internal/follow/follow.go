@@ -3,6 +3,7 @@ package follow
 import (
 	"context"
 	"errors"
+	"fmt"
 	"iter"
 	"sync"
 	"time"
@@ -56,8 +57,12 @@ var (
 // follow streams the turn opened by open and sees its task through to a settled state (see above).
 func (t *Turn) follow(ctx context.Context, open func(context.Context) iter.Seq2[a2a.Event, error]) error {
 	err := t.streamOnce(ctx, open)
+	silences := 0 // streams that went silent past --timeout without the agent vouching for the task
 	for tries := 0; ; tries++ {
 		task := t.View.Task
+		if errors.Is(err, errSilentLost) {
+			silences++
+		}
 		switch {
 		case t.View.Message != nil && task == nil, task != nil && Settled(task.Status.State) && !(t.heldNow && err != nil):
 			// (A stream that broke right after the task's state from before a follow-up is resumed.)
@@ -71,6 +76,11 @@ func (t *Turn) follow(ctx context.Context, open func(context.Context) iter.Seq2[
 			return err
 		case err != nil && !recoverable(err):
 			return giveUpIfLive(ctx, t.URL, task, err)
+		case errors.Is(err, errSilentLost) && (isProtocolError(err) || silences > 1):
+			// Silence past --timeout, and the agent does not know the task (its answer to GetTask) or went silent
+			// again after a resubscription: waiting on would take another --timeout each time, past what the user
+			// asked for. The stream is lost.
+			return GiveUp(t.URL, task.ID, task.Status.State, true, err)
 		case tries >= maxResubscribes:
 			return t.poll(ctx, task, err)
 		}
@@ -223,6 +233,7 @@ type silenceWatch struct {
 	id     a2a.TaskID
 	timer  *time.Timer
 	final  *a2a.Task // the settled task GetTask found while the stream was silent
+	answer error     // the agent's error answer to that GetTask (task not found, say), if it gave one
 	done   bool      // the stream is over: a check still running must not re-arm the timer
 }
 
@@ -272,6 +283,9 @@ func (w *silenceWatch) silent(ctx context.Context, d time.Duration) {
 	case ctx.Err() != nil, w.done:
 	case err != nil:
 		w.t.Env.Log.Printf("get task %s: %v", id, err)
+		if isProtocolError(err) {
+			w.answer = err // the agent answered: it does not vouch for the task
+		}
 		w.cancel(errSilentLost)
 	case Settled(task.Status.State) && !w.t.stillStale(task):
 		w.final = task
@@ -292,6 +306,11 @@ func (w *silenceWatch) result(sctx context.Context, err error) error {
 		w.mu.Unlock()
 		return w.t.apply(final)
 	case errors.Is(cause, errSilentLost):
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		if w.answer != nil {
+			return fmt.Errorf("%w: %w", errSilentLost, w.answer)
+		}
 		return errSilentLost
 	case cause != nil && cause != context.Canceled && err == nil:
 		return client.TimeoutCause(sctx, cause)

@@ -21,8 +21,10 @@ func commands(c *call, base string, token bool) Commands {
 	return Commands{A2A: a2aCommand(c, base, auth), Curl: curlCommand(c, base, token)}
 }
 
+// a2aCommand is the a2a command of c. What a client chose (the message's text, a task id) comes after "--", so
+// that no text a caller sent ("--exec=…", "-v") becomes a flag of the pasted command; flags come first.
 func a2aCommand(c *call, base, auth string) string {
-	task := quote(c.taskID)
+	task := " -- " + quote(c.taskID)
 	switch c.method {
 	case "SendMessage", "SendStreamingMessage":
 		m := requestMessage(c.body)
@@ -46,7 +48,7 @@ func a2aCommand(c *call, base, auth string) string {
 			cmd += " --context " + quote(m.ContextID)
 		}
 		if text, ok := onlyText(m); ok {
-			return cmd + " " + quote(text) + auth
+			return cmd + auth + " -- " + quote(text)
 		}
 		raw, err := json.Marshal(m.Parts)
 		if err != nil {
@@ -54,11 +56,11 @@ func a2aCommand(c *call, base, auth string) string {
 		}
 		return cmd + " --parts " + quote(string(redact.JSON(raw))) + auth
 	case "GetTask":
-		return "a2a get task " + quote(base) + " " + task + auth
+		return "a2a get task " + quote(base) + auth + task
 	case "CancelTask":
-		return "a2a cancel " + quote(base) + " " + task + auth
+		return "a2a cancel " + quote(base) + auth + task
 	case "SubscribeToTask":
-		return "a2a subscribe " + quote(base) + " " + task + auth
+		return "a2a subscribe " + quote(base) + auth + task
 	case "ListTasks":
 		return "a2a list tasks " + quote(base) + auth
 	case "GetExtendedAgentCard":

@@ -18,9 +18,9 @@ func (p *Printer) card(b *bytes.Buffer, c *a2a.AgentCard) {
 	if c == nil {
 		c = &a2a.AgentCard{}
 	}
-	p.field(b, "Name", c.Name)
+	p.field(b, "Name", Line(c.Name)) // names and ids show every character: no look-alike hides in them
 	p.field(b, "Description", c.Description)
-	p.field(b, "Version", c.Version)
+	p.field(b, "Version", Line(c.Version))
 	p.cardInterfaces(b, c.SupportedInterfaces)
 	p.field(b, "Streaming", yesNo(c.Capabilities.Streaming))
 	p.field(b, "Push Notifications", yesNo(c.Capabilities.PushNotifications))
@@ -68,9 +68,9 @@ func (p *Printer) cardInterfaces(b *bytes.Buffer, ifaces []*a2a.AgentInterface) 
 		if i == nil {
 			continue
 		}
-		l := fmt.Sprintf("%s %s %s", i.ProtocolBinding, i.ProtocolVersion, i.URL)
+		l := fmt.Sprintf("%s %s %s", Line(string(i.ProtocolBinding)), Line(string(i.ProtocolVersion)), Line(i.URL))
 		if i.Tenant != "" {
-			l += " tenant=" + i.Tenant
+			l += " tenant=" + Line(i.Tenant)
 		}
 		lines = append(lines, l)
 	}
@@ -80,7 +80,7 @@ func (p *Printer) cardInterfaces(b *bytes.Buffer, ifaces []*a2a.AgentInterface) 
 func (p *Printer) cardSkills(b *bytes.Buffer, skills []a2a.AgentSkill) {
 	var lines []string
 	for _, s := range skills {
-		l := fmt.Sprintf("%s: %s", oneLine(s.ID), oneLine(s.Name))
+		l := fmt.Sprintf("%s: %s", Line(s.ID), Line(s.Name))
 		if s.Description != "" {
 			l += " - " + oneLine(s.Description)
 		}
@@ -99,7 +99,7 @@ func (p *Printer) cardExtensions(b *bytes.Buffer, exts []a2a.AgentExtension) {
 		if e.Required {
 			req = "required"
 		}
-		lines = append(lines, fmt.Sprintf("%s (%s)", oneLine(e.URI), req))
+		lines = append(lines, fmt.Sprintf("%s (%s)", Line(e.URI), req))
 	}
 	p.blockLines(b, "Extensions", lines)
 }

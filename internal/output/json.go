@@ -89,12 +89,13 @@ func (p *Printer) writeJSON(v any) error {
 	return p.emit(out)
 }
 
-// escapeControls rewrites raw DEL, C1 controls and bidi overrides as \u escapes.
+// escapeControls rewrites raw DEL, C1 controls and the other termsafe.IsControl runes as \u escapes.
 // encoding/json leaves them raw, and terminals act on them; in valid JSON they can only occur
 // inside strings, where the escape means the same thing.
 func escapeControls(b []byte) []byte {
-	// Fast path: every such rune is DEL or starts with 0xC2 or 0xE2 in UTF-8.
-	if bytes.IndexByte(b, 0x7f) < 0 && bytes.IndexByte(b, 0xc2) < 0 && bytes.IndexByte(b, 0xe2) < 0 {
+	// Fast path: every such rune is DEL or starts with 0xC2, 0xD8 (U+061C), 0xE2 or 0xEF (U+FEFF) in UTF-8.
+	if bytes.IndexByte(b, 0x7f) < 0 && bytes.IndexByte(b, 0xc2) < 0 && bytes.IndexByte(b, 0xe2) < 0 &&
+		bytes.IndexByte(b, 0xd8) < 0 && bytes.IndexByte(b, 0xef) < 0 {
 		return b
 	}
 	out := make([]byte, 0, len(b)+16)

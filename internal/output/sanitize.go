@@ -12,6 +12,10 @@ import (
 // removed whole, carriage returns dropped, other control characters shown escaped, invalid UTF-8 replaced.
 func Sanitize(s string) string { return termsafe.Sanitize(s) }
 
+// Line is Sanitize for a name or id an agent chose, which must stay on one line and show every character it
+// holds (see termsafe.Line): line breaks, tabs and zero-width joiners are shown escaped too.
+func Line(s string) string { return termsafe.Line(s) }
+
 // ShortState turns a protocol state into the short lower-case word users type and read:
 // "TASK_STATE_INPUT_REQUIRED" becomes "input-required", "" becomes "unknown". A state this
 // package does not know is lower-cased the same way, after sanitising.

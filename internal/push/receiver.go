@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net"
 	"net/http"
 	"strings"
@@ -20,8 +21,9 @@ import (
 // maxNotification bounds the body of one push notification.
 const maxNotification = 16 << 20
 
-// Receiver is the webhook behind `a2a listen` and `send --push`: it checks the token, decodes each
-// notification (a v1.0 StreamResponse, or the v0.3 Task) and hands it to got, one at a time.
+// Receiver is the webhook behind `a2a listen` and `send --push`: it refuses what a web page can send (guard),
+// checks the token, decodes each notification (a v1.0 StreamResponse, or the v0.3 Task) and hands it to got, one
+// at a time.
 type Receiver struct {
 	token string
 	// got is called for each notification, in the order they are answered; it returns true when the
@@ -30,9 +32,11 @@ type Receiver struct {
 	final chan struct{} // closed after the first notification got reported final
 	calls chan struct{} // a one-slot lock: notifications are handed over one at a time
 	done  bool
-	// Refused, when set, is told of every notification refused for its token: who sent it (the remote address, as
-	// received: the caller sanitizes it before printing) and whether it carried a token at all.
-	Refused func(from string, hadToken bool)
+	// Refused, when set, is told of every POST refused before it was read: who sent it (the remote address, as
+	// received: the caller sanitizes it before printing) and why ("with an Origin": no network bytes), with the status.
+	Refused func(from, why string, status int)
+	// loopback is set by Serve when the listener is on loopback only: the Host must then name this machine.
+	loopback bool
 }
 
 // NewReceiver is a receiver that accepts only notifications carrying token (none: any) and hands them to got.
@@ -50,10 +54,10 @@ func (rc *Receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "push notifications are POSTed", http.StatusMethodNotAllowed)
 		return
 	}
-	if rc.token != "" && !tokenMatches(r.Header, rc.token) {
-		http.Error(w, "missing or wrong X-A2A-Notification-Token", http.StatusUnauthorized)
+	if status, why := rc.guard(r); status != 0 {
+		http.Error(w, why, status)
 		if rc.Refused != nil {
-			rc.Refused(r.RemoteAddr, r.Header.Get("X-A2A-Notification-Token") != "" || r.Header.Get("A2A-Notification-Token") != "")
+			rc.Refused(r.RemoteAddr, why, status)
 		}
 		return
 	}
@@ -82,6 +86,50 @@ func (rc *Receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	<-rc.calls
 	w.WriteHeader(http.StatusOK)
+}
+
+// guard applies serve's rules for who may call (package serve's guard) to a webhook, whose senders are agents,
+// never web pages: a request with an Origin (every page's POST, no-cors and forms included) is refused (403); on a
+// loopback listener a Host that is not a loopback name is refused (421: DNS rebinding); a body that is not JSON
+// (text/plain, forms, none: all a page can send without a preflight) is refused (415); then the token, when one
+// is set (401). It returns 0 when r may go on, else the status and the reason.
+func (rc *Receiver) guard(r *http.Request) (int, string) {
+	if rc.loopback && r.Host != "" && !loopbackName(hostOnly(r.Host)) {
+		return http.StatusMisdirectedRequest, "with a Host that is not a loopback name: this webhook answers only localhost, 127.0.0.1 and [::1]"
+	}
+	if r.Header.Get("Origin") != "" {
+		return http.StatusForbidden, "with an Origin: push notifications come from agents, not web pages"
+	}
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || (mt != "application/json" && mt != "application/a2a+json") {
+		return http.StatusUnsupportedMediaType, "with a body that is not application/json"
+	}
+	if rc.token != "" && !tokenMatches(r.Header, rc.token) {
+		why := "with no X-A2A-Notification-Token"
+		if r.Header.Get("X-A2A-Notification-Token") != "" || r.Header.Get("A2A-Notification-Token") != "" {
+			why = "with a wrong X-A2A-Notification-Token"
+		}
+		return http.StatusUnauthorized, why
+	}
+	return 0, ""
+}
+
+// loopbackName reports whether host (no port) can only mean this machine: browsers resolve localhost and
+// *.localhost to loopback themselves, so no DNS answer can rebind them.
+func loopbackName(host string) bool {
+	host = strings.ToLower(strings.TrimSuffix(host, "."))
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// hostOnly strips the port from a Host header value.
+func hostOnly(hostport string) string {
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		return h
+	}
+	return strings.Trim(hostport, "[]")
 }
 
 func tokenMatches(h http.Header, want string) bool {
@@ -135,6 +183,9 @@ func Serve(ctx context.Context, host string, port int, rc *Receiver, ready func(
 	ln, err := net.Listen("tcp", net.JoinHostPort(host, fmt.Sprint(port)))
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
+	}
+	if ta, ok := ln.Addr().(*net.TCPAddr); ok && ta.IP.IsLoopback() {
+		rc.loopback = true
 	}
 	srv := &http.Server{Handler: rc, ReadHeaderTimeout: 10 * time.Second}
 	errc := make(chan error, 1)

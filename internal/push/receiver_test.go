@@ -62,6 +62,7 @@ func TestReceiverToken(t *testing.T) {
 		{"X-A2A-Notification-Token", "tok", http.StatusOK},
 	} {
 		req := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
 		if tc.header != "" {
 			req.Header.Set(tc.header, tc.value)
 		}
@@ -120,5 +121,50 @@ func TestServe(t *testing.T) {
 	}
 	if err := Serve(context.Background(), "127.0.0.1", -1, rc, func(string) {}); err == nil {
 		t.Error("Serve() on port -1 = nil, want an error")
+	}
+}
+
+// TestReceiverGuard: what a web page can send is refused before the token is even looked at: an Origin (403), a
+// body that is not JSON (415), and on a loopback listener a Host that is not a loopback name (421).
+func TestReceiverGuard(t *testing.T) {
+	t.Parallel()
+	var got int
+	rc := NewReceiver("tok", func(a2a.Event) bool { got++; return false })
+	rc.loopback = true
+	var refused []string
+	rc.Refused = func(from, why string, status int) { refused = append(refused, why) }
+	body := `{"statusUpdate":{"taskId":"t","contextId":"c","status":{"state":"TASK_STATE_WORKING"}}}`
+	for _, tc := range []struct {
+		host, origin, ctype string
+		want                int
+	}{
+		{"127.0.0.1:9", "", "application/json", http.StatusOK},
+		{"localhost:9", "", "application/json; charset=utf-8", http.StatusOK},
+		{"[::1]:9", "", "application/a2a+json", http.StatusOK},
+		{"127.0.0.1:9", "https://evil.example", "application/json", http.StatusForbidden},
+		{"127.0.0.1:9", "null", "application/json", http.StatusForbidden},
+		{"rebind.evil.example:9", "", "application/json", http.StatusMisdirectedRequest},
+		{"127.0.0.1:9", "", "text/plain", http.StatusUnsupportedMediaType},
+		{"127.0.0.1:9", "", "application/x-www-form-urlencoded", http.StatusUnsupportedMediaType},
+		{"127.0.0.1:9", "", "multipart/form-data; boundary=x", http.StatusUnsupportedMediaType},
+		{"127.0.0.1:9", "", "", http.StatusUnsupportedMediaType},
+	} {
+		req := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(body))
+		req.Host = tc.host
+		req.Header.Set("X-A2A-Notification-Token", "tok")
+		if tc.origin != "" {
+			req.Header.Set("Origin", tc.origin)
+		}
+		if tc.ctype != "" {
+			req.Header.Set("Content-Type", tc.ctype)
+		}
+		w := httptest.NewRecorder()
+		rc.ServeHTTP(w, req)
+		if w.Code != tc.want {
+			t.Errorf("Host %s Origin %q Content-Type %q: %d, want %d", tc.host, tc.origin, tc.ctype, w.Code, tc.want)
+		}
+	}
+	if got != 3 || len(refused) != 7 {
+		t.Errorf("%d notifications handed over (want 3), %d refusals reported (want 7): %q", got, len(refused), refused)
 	}
 }

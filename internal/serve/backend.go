@@ -34,6 +34,16 @@ type Env struct {
 	// FlushHints finds the flush hint of a stream's request context (package hotpath's flush
 	// gate, put there by the response writer); hand it to tasks.NewHandler with tasks.WithFlushHints.
 	FlushHints func(context.Context) tasks.FlushHint
+	exposed    bool // the listener is reachable from other machines
+}
+
+// PushOptions are the options of the backend's tasks.NewPusher that follow from how the server listens: once it
+// is reachable from other machines, loopback webhooks need a loopback host named in --push-allow.
+func (e *Env) PushOptions() []tasks.PusherOption {
+	if e.exposed {
+		return []tasks.PusherOption{tasks.OffLoopback()}
+	}
+	return nil
 }
 
 // flushHints is Env.FlushHints.
@@ -83,7 +93,7 @@ const (
 // taskBackend is the parts of a backend whose agent runs on the task runner: served on the hot
 // path, its streams detached.
 func taskBackend(e *Env, a tasks.Agent) *Parts {
-	ts := tasks.NewRunner(e.Store, a, tasks.NewPusher(e.Config.PushAllow, e.log.Printf))
+	ts := tasks.NewRunner(e.Store, a, tasks.NewPusher(e.Config.PushAllow, e.log.Printf, e.PushOptions()...))
 	return &Parts{Handler: tasks.NewHandler(ts, tasks.WithFlushHints(e.FlushHints)), Shutdown: ts.Shutdown, Push: PushOn, FastPath: true, DetachStreams: true}
 }
 

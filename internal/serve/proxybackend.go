@@ -71,8 +71,12 @@ var proxyKinds = [...]proxy.Kind{frontOurs: proxy.Ours, frontA2A: proxy.A2A, fro
 
 func (r proxyRoutes) Classify(req *http.Request) proxy.Route {
 	fr := r.fronts.classify(req)
+	kind := proxyKinds[fr.kind]
+	if !fr.exact {
+		kind = proxy.Unrouted
+	}
 	return proxy.Route{
-		Kind:    proxyKinds[fr.kind],
+		Kind:    kind,
 		Binding: proxy.Binding{Protocol: fr.key.binding, Version: fr.key.version},
 		Method:  fr.method,
 		TaskID:  fr.taskID,

@@ -3,6 +3,7 @@ package serve
 import (
 	"net/http"
 	"net/url"
+	pathpkg "path"
 	"slices"
 	"strings"
 
@@ -35,6 +36,11 @@ type front struct {
 	key    frontKey
 	method string
 	taskID string
+	// exact is true when the request is one a binding routes, method and clean path both: a JSON-RPC
+	// POST, a REST route of a2a-go's tables, the development tool's GET /listCommands and POST
+	// /executeCommand. The proxy forwards only these (with the operator's credentials); a shape it
+	// does not know, a path with . or .. segments, is answered 404 without reaching the upstream.
+	exact bool
 }
 
 // httpFronts is what the server serves over HTTP, as buildServers mounts it.
@@ -102,46 +108,56 @@ const (
 func (f httpFronts) classify(r *http.Request) front {
 	path := r.URL.Path
 	if path == a2asrv.WellKnownAgentCardPath || path == legacyCardPath {
-		return front{kind: frontOurs}
+		return front{kind: frontOurs, exact: true}
 	}
 	if v := f.jsonrpcAt(path); v != "" && r.Method == http.MethodPost {
-		return front{kind: frontA2A, key: frontKey{a2a.TransportProtocolJSONRPC, v}}
+		return front{kind: frontA2A, key: frontKey{a2a.TransportProtocolJSONRPC, v}, exact: true}
 	}
+	clean := cleanPath(path)
 	for _, mt := range f.restMounts() {
 		if !strings.HasPrefix(path, mt.prefix) {
 			continue
 		}
-		if m, id, ok := restRoute(r.Method, strings.TrimPrefix(path, mt.strip)); ok {
-			return front{kind: frontA2A, key: frontKey{a2a.TransportProtocolHTTPJSON, mt.version}, method: m, taskID: id}
+		if m, id, known, ok := restRoute(r.Method, strings.TrimPrefix(path, mt.strip)); ok {
+			return front{kind: frontA2A, key: frontKey{a2a.TransportProtocolHTTPJSON, mt.version}, method: m, taskID: id, exact: known && clean}
 		}
 	}
-	return front{kind: frontOther, method: r.Method + " " + path}
+	devtool := (r.Method == http.MethodGet && path == "/listCommands") || (r.Method == http.MethodPost && path == "/executeCommand")
+	return front{kind: frontOther, method: r.Method + " " + path, exact: devtool}
+}
+
+// cleanPath reports a path with no empty, . or .. segment and no backslash: one an upstream cannot
+// resolve to another route than the one classify named.
+func cleanPath(p string) bool {
+	return p == "/" || (strings.HasPrefix(p, "/") && pathpkg.Clean(p) == p && !strings.ContainsRune(p, '\\'))
 }
 
 // restRoute names the A2A REST call of method and path ("/tasks/abc:cancel"), a tenant segment
-// first allowed. ok is false when the path is no A2A route.
-func restRoute(method, path string) (name, taskID string, ok bool) {
+// first allowed. ok is false when the path is no A2A route; known is true when method and path are
+// a route of a2a-go's REST tables (v1.0 and v0.3), false for another shape under a route's segment.
+func restRoute(method, path string) (name, taskID string, known, ok bool) {
 	segs := strings.Split(strings.TrimPrefix(path, "/"), "/")
 	if !routeSegment(segs[0]) && len(segs) > 1 && routeSegment(segs[1]) {
 		segs = segs[1:] // a tenant
 	}
 	if !routeSegment(segs[0]) {
-		return "", "", false
+		return "", "", false, false
 	}
 	name = method + " " + path // what the log shows for a shape it does not know
+	get, post := method == http.MethodGet, method == http.MethodPost
 	switch {
 	case segs[0] == "message:send" && len(segs) == 1:
-		name = "SendMessage"
+		name, known = "SendMessage", post
 	case segs[0] == "message:stream" && len(segs) == 1:
-		name = "SendStreamingMessage"
+		name, known = "SendStreamingMessage", post
 	case segs[0] == "extendedAgentCard" || segs[0] == "card":
-		name = "GetExtendedAgentCard"
+		name, known = "GetExtendedAgentCard", get && len(segs) == 1
 	case segs[0] == "tasks" && len(segs) == 1:
-		name = "ListTasks"
+		name, known = "ListTasks", get
 	case segs[0] == "tasks":
-		name, taskID = taskRoute(method, segs[1:])
+		name, taskID, known = taskRoute(method, segs[1:])
 	}
-	return name, taskID, true
+	return name, taskID, known, true
 }
 
 func routeSegment(s string) bool {
@@ -149,26 +165,29 @@ func routeSegment(s string) bool {
 }
 
 // taskRoute names the calls under /tasks/: segs is {"abc:cancel"}, {"abc", "pushNotificationConfigs"}, ….
-func taskRoute(method string, segs []string) (name, taskID string) {
+// known is true when method and shape are a route of a2a-go's tables.
+func taskRoute(method string, segs []string) (name, taskID string, known bool) {
 	id, verb, _ := strings.Cut(segs[0], ":")
 	taskID, _ = url.PathUnescape(id)
+	get, post := method == http.MethodGet, method == http.MethodPost
+	configs := len(segs) > 1 && segs[1] == "pushNotificationConfigs" && verb == "" && id != ""
 	switch {
 	case len(segs) == 1 && verb == "cancel":
-		return "CancelTask", taskID
+		return "CancelTask", taskID, post && id != ""
 	case len(segs) == 1 && verb == "subscribe":
-		return "SubscribeToTask", taskID
+		return "SubscribeToTask", taskID, (get || post) && id != ""
 	case len(segs) == 1 && verb == "":
-		return "GetTask", taskID
+		return "GetTask", taskID, get && id != ""
 	case len(segs) == 2 && method == http.MethodPost:
-		return "CreateTaskPushConfig", taskID
+		return "CreateTaskPushConfig", taskID, configs
 	case len(segs) == 2:
-		return "ListTaskPushConfigs", taskID
+		return "ListTaskPushConfigs", taskID, configs && get
 	case len(segs) == 3 && method == http.MethodDelete:
-		return "DeleteTaskPushConfig", taskID
+		return "DeleteTaskPushConfig", taskID, configs && segs[2] != ""
 	case len(segs) == 3:
-		return "GetTaskPushConfig", taskID
+		return "GetTaskPushConfig", taskID, configs && get && segs[2] != ""
 	}
-	return method + " /tasks/" + strings.Join(segs, "/"), taskID
+	return method + " /tasks/" + strings.Join(segs, "/"), taskID, false
 }
 
 // rpcMethods maps the JSON-RPC method names of both protocol versions to the names the traffic

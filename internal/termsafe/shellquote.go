@@ -21,8 +21,8 @@ func ShellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// hasControl reports whether s holds a byte or rune a terminal may act on: C0 and C1 controls, DEL, bidirectional
-// overrides and isolates, or invalid UTF-8.
+// hasControl reports whether s holds a byte or rune a terminal may act on or a reader cannot see: C0 and C1
+// controls, DEL, bidirectional controls, zero-width characters, line separators, or invalid UTF-8.
 func hasControl(s string) bool {
 	for i := 0; i < len(s); {
 		r, size := utf8.DecodeRuneInString(s[i:])
@@ -34,9 +34,7 @@ func hasControl(s string) bool {
 	return false
 }
 
-func isControlRune(r rune) bool {
-	return r < 0x20 || r == 0x7f || r >= 0x80 && r <= 0x9f || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069
-}
+func isControlRune(r rune) bool { return IsControl(r) || isJoiner(r) }
 
 // dollarQuote quotes s as $'…' (bash, zsh, ksh, POSIX.1-2024 sh): every control byte written as \xHH, so the
 // command still names the exact bytes while the terminal sees only printable text.

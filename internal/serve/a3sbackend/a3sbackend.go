@@ -76,7 +76,7 @@ func (b backend) Setup(e *serve.Env) (*serve.Parts, error) {
 	if err := br.Start(ctx); err != nil {
 		logf("warning: %v (serving anyway: every new session checks again)\n", err)
 	}
-	ts := tasks.NewRunner(e.Store, agent{br: br}, tasks.NewPusher(e.Config.PushAllow, e.Logf))
+	ts := tasks.NewRunner(e.Store, agent{br: br}, tasks.NewPusher(e.Config.PushAllow, e.Logf, e.PushOptions()...))
 	parts := &serve.Parts{
 		Handler: &handler{RequestHandler: tasks.NewHandler(ts), br: br},
 		Push:    serve.PushOn, FastPath: true, DetachStreams: true,

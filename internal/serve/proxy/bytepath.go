@@ -13,8 +13,9 @@ import (
 
 // bytePath forwards HTTP requests to the upstream byte for byte, without decoding them into a2a
 // types: an A2A call on a front binding whose binding and protocol version the upstream also
-// serves goes to that upstream interface, a path none of our bindings owns (the Gemini server's
-// GET /listCommands, POST /executeCommand) goes to the upstream's origin. Unknown fields,
+// serves goes to that upstream interface, the development tool's own paths (the Gemini server's
+// GET /listCommands, POST /executeCommand) go to the upstream's origin, and anything else is
+// answered 404 here (Unrouted): the operator's credentials reach no other path of the upstream. Unknown fields,
 // extension metadata and custom endpoints survive; it costs a fraction of the decoding path.
 // Everything else (other bindings or versions, the card, calls while recording) goes to next,
 // the A2A handler. The traffic log keeps its one line per call from a cheap scan of the bytes.
@@ -91,6 +92,10 @@ func callFrom(ctx context.Context) *fastCall {
 // ServeHTTP implements http.Handler.
 func (f *bytePath) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	fr := f.routes.Classify(r)
+	if fr.Kind == Unrouted {
+		http.NotFound(w, r) // nothing reaches the upstream that no binding routes
+		return
+	}
 	if fr.Kind == Ours || (fr.Kind == A2A && !f.a2a) || f.p.base.Err() != nil {
 		f.next.ServeHTTP(w, r)
 		return

@@ -12,7 +12,11 @@ type Kind int
 const (
 	Ours  Kind = iota // served by the server whatever the upstream (the agent card)
 	A2A               // an A2A call on one of the server's HTTP bindings
-	Other             // a path none of the server's bindings owns, e.g. GET /listCommands
+	Other             // a path none of the server's bindings owns but the development tool's: GET /listCommands, POST /executeCommand
+	// Unrouted is a request no binding routes: a method or path shape no A2A table names, a path with
+	// . or .. segments. The proxy answers it 404 and never forwards it (it would carry the operator's
+	// credentials to any path of the upstream).
+	Unrouted
 )
 
 // Binding is an HTTP binding at one protocol version ("1.0" or "0.3").

@@ -50,7 +50,7 @@ func (b replayBackend) Setup(e *serve.Env) (*serve.Parts, error) {
 		return nil, fmt.Errorf("replay: invalid speed %v", b.cfg.Speed)
 	}
 	// No agent: every turn is a recorded script handed to Start (replaysession.go).
-	ts := tasks.NewRunner(e.Store, nil, tasks.NewPusher(e.Config.PushAllow, e.Logf))
+	ts := tasks.NewRunner(e.Store, nil, tasks.NewPusher(e.Config.PushAllow, e.Logf, e.PushOptions()...))
 	r := &replayer{cfg: b.cfg, ts: ts, quiet: e.Config.Quiet, log: e.Logf, Handler: tasks.NewHandler(ts, tasks.WithFlushHints(e.FlushHints)), sessions: map[a2a.TaskID]*session{}}
 	for _, rec := range b.cfg.Recordings {
 		r.cmds.merge(rec.Commands)

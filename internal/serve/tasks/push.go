@@ -29,6 +29,24 @@ type pushHook struct {
 	v03 bool
 }
 
+// maxPushConfigs bounds the push notification configs of one task: every event of the task goes to each of them,
+// so without a bound one message could fan out to any number of POSTs.
+const maxPushConfigs = 10
+
+// pushCapLocked refuses c when r already has maxPushConfigs configs and c replaces none of them (same ID).
+func pushCapLocked(r *record, c *a2a.PushConfig) error {
+	if c == nil || len(r.push) < maxPushConfigs {
+		return nil
+	}
+	for _, h := range r.push {
+		if c.ID != "" && h.cfg.ID == c.ID {
+			return nil
+		}
+	}
+	return a2a.NewError(a2a.ErrInvalidParams, fmt.Sprintf(
+		"task %s already has %d push notification configs, the most one task may have: delete one first", r.task.ID, maxPushConfigs))
+}
+
 // addPushLocked stores a copy of c on r, replacing a config with the same ID; an empty ID gets a new one.
 func (s *Store) addPushLocked(r *record, c *a2a.PushConfig, v03 bool) *a2a.PushConfig {
 	stored := copyPushConfig(c, r.task.ID)
@@ -72,6 +90,9 @@ func (h *Handler) CreateTaskPushConfig(ctx context.Context, req *a2a.PushConfig)
 			return err
 		}
 		if err := h.checkPushURL(req.URL); err != nil {
+			return err
+		}
+		if err := pushCapLocked(r, req); err != nil {
 			return err
 		}
 		out = h.ts.store.addPushLocked(r, req, legacyCall(ctx))

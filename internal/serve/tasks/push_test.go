@@ -14,7 +14,7 @@ import (
 
 func TestPushAllowList(t *testing.T) {
 	t.Parallel()
-	a := newPushAllow([]string{"Hooks.Example.com", "[2001:db8::1]"})
+	a := newPushAllow([]string{"Hooks.Example.com", "[2001:db8::1]"}, false)
 	for _, tc := range []struct {
 		url string
 		ok  bool
@@ -35,7 +35,7 @@ func TestPushAllowList(t *testing.T) {
 			t.Errorf("check(%q) = %v, want allowed=%v", tc.url, err, tc.ok)
 		}
 	}
-	if err := newPushAllow([]string{"*"}).check("https://anything.example/x"); err != nil {
+	if err := newPushAllow([]string{"*"}, false).check("https://anything.example/x"); err != nil {
 		t.Errorf("check with * = %v", err)
 	}
 	// The dial refuses a host outside the list without connecting.
@@ -71,4 +71,32 @@ func TestPushQueueBounded(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
 	defer cancel()
 	p.close(ctx)
+}
+
+// Off loopback, webhooks to this machine need a loopback host named: '*' does not reach them, neither by URL nor
+// by the address a name resolves to (the dialer's control sees the address really dialled).
+func TestPushAllowOffLoopback(t *testing.T) {
+	t.Parallel()
+	off := newPushAllow([]string{"*"}, true)
+	for _, u := range []string{"http://127.0.0.1:1/admin", "http://localhost:1/", "http://0.0.0.0:1/", "http://[::1]:1/"} {
+		if err := off.check(u); err == nil || !strings.Contains(err.Error(), "--push-allow") {
+			t.Errorf("off loopback, check(%s) = %v, want a refusal naming --push-allow", u, err)
+		}
+	}
+	for _, addr := range []string{"127.0.0.1:80", "[::1]:80", "0.0.0.0:80"} {
+		if err := off.control("tcp", addr, nil); err == nil {
+			t.Errorf("off loopback, dialling %s was allowed", addr)
+		}
+	}
+	if err := off.check("https://hooks.example/x"); err != nil {
+		t.Errorf("off loopback, '*' refused a public host: %v", err)
+	}
+	named := newPushAllow([]string{"localhost"}, true)
+	if err := named.check("http://127.0.0.1:1/"); err != nil || named.control("tcp", "127.0.0.1:80", nil) != nil {
+		t.Errorf("off loopback with localhost named: check %v", err)
+	}
+	on := newPushAllow(nil, false)
+	if err := on.check("http://127.0.0.1:1/"); err != nil || on.control("tcp", "127.0.0.1:80", nil) != nil {
+		t.Errorf("on loopback: check %v", err)
+	}
 }

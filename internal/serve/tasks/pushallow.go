@@ -6,34 +6,55 @@ import (
 	"net"
 	"net/url"
 	"strings"
+	"syscall"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 )
 
-// pushAllow is the list of webhook hosts push notifications may go to (Config.PushAllow): loopback
-// hosts always, the named hosts, or any host with "*". A webhook URL is checked when its config is
-// stored, and the host is checked again when the connection is dialled, so nothing ever reaches a
-// host outside the list (redirects are not followed, see pushClient).
+// pushAllow is the list of webhook hosts push notifications may go to (Config.PushAllow): the named
+// hosts, or any host with "*", and loopback hosts: always while serve listens on loopback only, but
+// once it is reachable from other machines (OffLoopback) only when one is named ("localhost",
+// "127.0.0.1", "::1"), as '*' does not reach them: a token holder must not reach this machine's own
+// services. A webhook URL is checked when its config is stored, and the address really dialled is
+// checked again when the connection is made (a name that resolves to loopback, 0.0.0.0), so nothing
+// ever reaches a host outside the list (redirects are not followed, see pushClient).
 type pushAllow struct {
-	any   bool
-	hosts map[string]bool // lower-case host names and IP literals
+	any      bool
+	hosts    map[string]bool // lower-case host names and IP literals
+	loopback bool            // loopback webhooks are allowed
+	named    bool            // loopback was allowed by naming a loopback host (off loopback)
 }
 
-func newPushAllow(list []string) pushAllow {
-	a := pushAllow{hosts: map[string]bool{}}
+func newPushAllow(list []string, offLoopback bool) pushAllow {
+	a := pushAllow{hosts: map[string]bool{}, loopback: !offLoopback}
 	for _, h := range list {
 		h = strings.ToLower(strings.TrimSpace(h))
 		h = strings.TrimSuffix(strings.TrimPrefix(h, "["), "]")
-		switch h {
-		case "":
-		case "*":
+		switch {
+		case h == "":
+		case h == "*":
 			a.any = true
 		default:
 			a.hosts[h] = true
+			if loopbackHost(h) {
+				a.loopback, a.named = true, true
+			}
 		}
 	}
 	return a
 }
+
+// PusherOption configures a Pusher.
+type PusherOption func(*pushOptions)
+
+type pushOptions struct{ offLoopback bool }
+
+// OffLoopback is for a server reachable from other machines: loopback webhooks then need a loopback host named
+// in the allow-list.
+func OffLoopback() PusherOption { return func(o *pushOptions) { o.offLoopback = true } }
+
+// localIP reports an address that reaches this machine: loopback, or unspecified (0.0.0.0 and :: connect to it).
+func localIP(ip net.IP) bool { return ip != nil && (ip.IsLoopback() || ip.IsUnspecified()) }
 
 // loopbackHost reports whether h names this machine: localhost or a loopback IP.
 func loopbackHost(h string) bool {
@@ -45,7 +66,10 @@ func loopbackHost(h string) bool {
 }
 
 func (a pushAllow) allowed(host string) bool {
-	return a.any || loopbackHost(host) || a.hosts[strings.ToLower(host)]
+	if loopbackHost(host) || localIP(net.ParseIP(host)) {
+		return a.loopback
+	}
+	return a.any || a.hosts[strings.ToLower(host)]
 }
 
 // check validates a webhook URL: http or https, a host, and a host on the list. Its errors are
@@ -56,6 +80,11 @@ func (a pushAllow) check(raw string) error {
 		return a2a.NewError(a2a.ErrInvalidParams, fmt.Sprintf("push notification URL %q is not an http or https URL with a host", raw))
 	}
 	h := u.Hostname()
+	if !a.allowed(h) && (loopbackHost(h) || localIP(net.ParseIP(h))) {
+		return a2a.NewError(a2a.ErrInvalidParams, fmt.Sprintf(
+			"push notification host %q is this machine, and this server is reachable from other machines: "+
+				"loopback webhooks need serve --push-allow %s", h, h))
+	}
 	if !a.allowed(h) {
 		return a2a.NewError(a2a.ErrInvalidParams, fmt.Sprintf(
 			"push notification host %q is not allowed: this server sends push notifications only to loopback hosts "+
@@ -71,14 +100,26 @@ func (a pushAllow) dial(ctx context.Context, network, addr string) (net.Conn, er
 	if err != nil {
 		return nil, err
 	}
-	var d net.Dialer
+	d := net.Dialer{Control: a.control}
 	switch {
-	case a.any || a.hosts[strings.ToLower(host)]:
-	case strings.EqualFold(host, "localhost"):
+	case strings.EqualFold(host, "localhost") && a.loopback:
 		addr = net.JoinHostPort("127.0.0.1", port)
-	case loopbackHost(host):
+	case a.allowed(host):
 	default:
 		return nil, fmt.Errorf("push notification host %q is not allowed", host)
 	}
 	return d.DialContext(ctx, network, addr)
+}
+
+// control checks the address a connection is really made to, after name resolution: a loopback or unspecified
+// address only when loopback webhooks are allowed.
+func (a pushAllow) control(_, address string, _ syscall.RawConn) error {
+	host, _, err := net.SplitHostPort(address)
+	if err != nil {
+		return err
+	}
+	if localIP(net.ParseIP(host)) && !a.loopback {
+		return fmt.Errorf("push notification address %s is this machine: not allowed", address)
+	}
+	return nil
 }

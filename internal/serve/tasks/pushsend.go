@@ -70,8 +70,12 @@ type pushQueue struct {
 	running bool
 }
 
-func NewPusher(allow []string, log Logf) *Pusher {
-	a := newPushAllow(allow)
+func NewPusher(allow []string, log Logf, opts ...PusherOption) *Pusher {
+	var o pushOptions
+	for _, f := range opts {
+		f(&o)
+	}
+	a := newPushAllow(allow, o.offLoopback)
 	base, stop := context.WithCancel(context.Background())
 	tr := &http.Transport{
 		Proxy:                 nil, // a proxy would be a host outside the list

@@ -50,6 +50,9 @@ func (s *Store) open(msg *a2a.Message, sub *Subscriber, o StartOptions, run *tur
 		if msg.ContextID != "" && msg.ContextID != r.task.ContextID {
 			return nil, nil, a2a.NewError(a2a.ErrInvalidParams, "message context ID does not match the task's")
 		}
+		if err := pushCapLocked(r, o.Push); err != nil {
+			return nil, nil, err
+		}
 		was = finished(r)
 		msg.ContextID = r.task.ContextID
 		r.task.History = append(r.task.History, s.historyMessage(msg))

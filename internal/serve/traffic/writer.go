@@ -5,6 +5,7 @@ import (
 	"io"
 	"log"
 	"log/slog"
+	"strings"
 	"sync"
 
 	"github.com/a2acli/a2a/internal/termsafe"
@@ -70,7 +71,7 @@ type lockedWriter struct {
 
 func (l *lockedWriter) printf(format string, args ...any) {
 	if l.json != nil {
-		l.jsonLines(fmt.Sprintf(format, args...))
+		l.jsonLines(fmt.Sprintf(format, oneLineArgs(format, args)...))
 		return
 	}
 	l.plainf(format, args...)
@@ -78,8 +79,63 @@ func (l *lockedWriter) printf(format string, args ...any) {
 
 // plainf writes text whatever the log's form.
 func (l *lockedWriter) plainf(format string, args ...any) {
-	line := termsafe.Sanitize(fmt.Sprintf(format, args...))
+	line := termsafe.Sanitize(fmt.Sprintf(format, oneLineArgs(format, args)...))
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	io.WriteString(l.w, line) //nolint:errcheck // a log line that cannot be written has nowhere else to go
+}
+
+// oneLineArgs keeps each value on the line its format puts it: the text of every string, error, Stringer or byte
+// slice goes through termsafe.Line, so a line break a client put in a path, a task id or an error (%0a, U+2028)
+// shows as an escape instead of starting a forged line. Values formatted with %q are left alone: the quoting
+// escapes them already.
+func oneLineArgs(format string, args []any) []any {
+	var out []any
+	verbs := formatVerbs(format)
+	for i, a := range args {
+		var s string
+		switch v := a.(type) {
+		case string:
+			s = v
+		case []byte:
+			s = string(v)
+		case error:
+			s = v.Error()
+		case fmt.Stringer:
+			s = v.String()
+		default:
+			continue
+		}
+		if i < len(verbs) && verbs[i] == 'q' {
+			continue
+		}
+		if t := termsafe.Line(s); t != s || a != any(s) {
+			if out == nil {
+				out = append([]any(nil), args...)
+			}
+			out[i] = t
+		}
+	}
+	if out == nil {
+		return args
+	}
+	return out
+}
+
+// formatVerbs lists the verb of each argument of a Printf format, in order ("%s %5d %q" gives s, d, q).
+func formatVerbs(format string) []byte {
+	var verbs []byte
+	for i := 0; i < len(format); i++ {
+		if format[i] != '%' {
+			continue
+		}
+		i++
+		for i < len(format) && strings.IndexByte("+-# 0123456789.*[]", format[i]) >= 0 {
+			i++
+		}
+		if i < len(format) && format[i] != '%' {
+			verbs = append(verbs, format[i])
+		}
+	}
+	return verbs
 }

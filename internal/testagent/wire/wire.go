@@ -63,6 +63,10 @@ const (
 	// -32601 "method not found", as an agent whose card overstates it does; SendMessage completes at once. GetTask
 	// reports a task working Options.Polls times, then completed.
 	NoStream
+	// Forgetful (JSON-RPC, v1.0, streaming) streams the task working on every stream (send or subscribe), then says
+	// nothing more and keeps the stream open, like Silent; but GetTask answers -32001 "task not found" for every
+	// task, as a replica behind a load balancer that never saw it does.
+	Forgetful
 )
 
 // After is what works once a stream was cut.
@@ -316,7 +320,7 @@ func (a *Agent) getTask(w http.ResponseWriter, req rpcRequest) {
 	state, done := "TASK_STATE_WORKING", false
 	a.mu.Lock()
 	_, known := a.texts[id]
-	if a.opts.Kind == NonBlocking && !known {
+	if (a.opts.Kind == NonBlocking && !known) || a.opts.Kind == Forgetful {
 		a.mu.Unlock()
 		writeRPC(w, req.ID, "", `{"code":-32001,"message":"task not found: `+jsonEscape(id)+`"}`)
 		return
@@ -359,7 +363,7 @@ func (a *Agent) stream(w http.ResponseWriter, r *http.Request, rpcID json.RawMes
 		fl.Flush()
 	}
 	switch a.opts.Kind {
-	case Silent:
+	case Silent, Forgetful:
 		event(`{"task":` + a.task(id, "TASK_STATE_WORKING", false) + `}`)
 		select {
 		case <-r.Context().Done():

@@ -1,0 +1,74 @@
+package e2e
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// TestPushLoopbackOffLoopback (issue 22, item 9): a serve reachable from other machines (--host 0.0.0.0 --token)
+// refuses webhooks to this machine (127.0.0.1, localhost, 0.0.0.0) even with --push-allow '*', so a token holder
+// cannot reach the host's own admin endpoint; naming a loopback host in --push-allow lets them through. Before the
+// fix the admin endpoint got the POST, with the caller's path, query and Authorization.
+func TestPushLoopbackOffLoopback(t *testing.T) {
+	t.Parallel()
+	var hits atomic.Int32
+	admin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
+	t.Cleanup(admin.Close)
+	port := admin.URL[strings.LastIndex(admin.URL, ":")+1:]
+	const token = "push-t0ken"
+	auth := []string{"--auth", "Bearer " + token}
+
+	srv := startServe(t, "--echo", "--host", "0.0.0.0", "--token", token, "--push-allow", "*")
+	u := strings.Replace(srv.url, "0.0.0.0", "127.0.0.1", 1)
+	id := string(sendTask(t, run(t, "", append([]string{"send", u, "-o", "json", "x"}, auth...)...)).ID)
+	for _, hook := range []string{
+		"http://127.0.0.1:" + port + "/admin/delete-all?confirm=yes",
+		"http://localhost:" + port + "/admin",
+		"http://0.0.0.0:" + port + "/admin",
+		"http://[::1]:" + port + "/admin",
+	} {
+		r := run(t, "", append([]string{"create", "push-config", u, id, "--webhook", hook, "--auth-scheme", "Bearer", "--credentials", "x"}, auth...)...)
+		wantCode(t, r, 1)
+		wantContains(t, "create "+hook, r.stderr, "is this machine", "--push-allow ")
+		s := run(t, "", append([]string{"send", u, "--push-url", hook, "y"}, auth...)...)
+		wantCode(t, s, 1)
+		wantContains(t, "send --push-url "+hook, s.stderr, "is this machine")
+	}
+	if n := hits.Load(); n != 0 {
+		t.Fatalf("the host's own admin endpoint got %d requests", n)
+	}
+
+	named := startServe(t, "--echo", "--host", "0.0.0.0", "--token", token, "--push-allow", "127.0.0.1")
+	u = strings.Replace(named.url, "0.0.0.0", "127.0.0.1", 1)
+	wantCode(t, run(t, "", append([]string{"send", u, "--push-url", "http://127.0.0.1:" + port + "/hook", "z"}, auth...)...), 0)
+	eventually(t, 30*time.Second, "a notification to the named loopback host", func() bool { return hits.Load() > 0 })
+}
+
+// TestPushConfigsCapped (issue 22, item 9): a task takes at most 10 push notification configs; the 11th is refused
+// with InvalidParams naming the cap, and replacing one (same ID) still works. Before the fix 1000 configs turned one
+// message into 2000 POSTs.
+func TestPushConfigsCapped(t *testing.T) {
+	t.Parallel()
+	var hits atomic.Int32
+	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
+	t.Cleanup(hook.Close)
+	srv := startServe(t, "--echo")
+	id := string(sendTask(t, run(t, "", "send", srv.url, "-o", "json", "--immediate", "x")).ID)
+	for i := range 10 {
+		wantCode(t, run(t, "", "create", "push-config", srv.url, id, "--webhook", hook.URL, "--id", fmt.Sprintf("c%d", i)), 0)
+	}
+	r := run(t, "", "create", "push-config", srv.url, id, "--webhook", hook.URL, "--id", "c10")
+	wantCode(t, r, 1)
+	wantContains(t, "the 11th config", r.stderr, "10 push notification configs", "delete one first")
+	wantCode(t, run(t, "", "create", "push-config", srv.url, id, "--webhook", hook.URL+"/again", "--id", "c3"), 0)
+	l := run(t, "", "list", "push-configs", srv.url, id, "-o", "json")
+	wantCode(t, l, 0)
+	if n := strings.Count(l.stdout, `"url"`); n != 10 {
+		t.Errorf("the task has %d configs, want 10:\n%s", n, l.stdout)
+	}
+}
