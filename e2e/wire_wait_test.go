@@ -99,9 +99,11 @@ func TestWaitBoundsTheWait(t *testing.T) {
 		t.Fatalf("stdout not empty\n%s", r)
 	}
 
-	// On a stream too: the task stays alive (GetTask on silence says working) until --wait runs out.
+	// On a stream too: the task stays alive (GetTask on silence says working) until --wait runs out. --timeout also
+	// bounds that GetTask: two of them lost in a row end the stream as lost (exit 1), so it is long enough for a
+	// loaded machine to answer.
 	quiet := wire.Start(t, wire.Options{Kind: wire.Silent, Polls: -1})
-	r = run(t, "", "send", "--stream", quiet.URL, "forever", "--timeout", "300ms", "--wait", "2s", "-o", "json")
+	r = run(t, "", "send", "--stream", quiet.URL, "forever", "--timeout", "1s", "--wait", "3500ms", "-o", "json")
 	wantCode(t, r, 5)
 	events, errDoc := jsonLines(t, r.stdout)
 	if len(events) == 0 || errDoc == nil || errDoc["code"] != "A2ACLI_ERR_TIMEOUT" || errDoc["taskId"] != "task-1" {
