@@ -31,7 +31,8 @@ type Ref struct {
 	CardURL string // set when the argument names the card itself
 }
 
-// parseRef reads the forms CONTRACT.md allows: a base URL, a bare host:port, a card URL, or a local card file.
+// parseRef reads the forms docs/CONTRACT.md, "Reaching an agent" allows: a base URL, a bare host:port, a card URL,
+// or a local card file.
 func ParseRef(raw string) (*Ref, error) {
 	if raw == "" {
 		return nil, Usagef("missing agent URL")
