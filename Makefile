@@ -4,7 +4,7 @@ BIN     ?= bin/a2a
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X github.com/a2acli/a2a/internal/cli.version=$(VERSION)
 
-.PHONY: all build install test test-short bench fuzz lint vet-fmt cross release-snapshot man fmt clean conformance
+.PHONY: all build install test test-short bench fuzz lint vet-fmt cross release-snapshot man docs fmt clean conformance
 
 all: build
 
@@ -98,12 +98,18 @@ release-snapshot:
 		$(GO) install github.com/goreleaser/goreleaser/v2@$(GORELEASER_VERSION)
 	$(GORELEASER) release --snapshot --clean --skip=publish
 
-## man: man pages of every command into man/ (gitignored); read with man -l man/a2a-send.1
+## docs: the command reference generated from the command tree: docs/reference (Markdown) and docs/man (man
+## pages; read with man -l docs/man/a2a-send.1). Run it after changing a command, flag or help text: a test fails
+## until the committed files match the commands.
+docs:
+	$(GO) run ./cmd/a2a-man -man docs/man -md docs/reference
+
+## man: the man pages alone (docs/man)
 man:
-	$(GO) run ./cmd/a2a-man man
+	$(GO) run ./cmd/a2a-man -man docs/man
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')
 
 clean:
-	rm -rf bin dist man
+	rm -rf bin dist
