@@ -316,3 +316,66 @@ func sortedKeys(m map[string]bool) []string {
 	sort.Strings(ks)
 	return ks
 }
+
+var (
+	mdLink     = regexp.MustCompile(`\]\(([^)\s]+)\)`)
+	slugStrip  = regexp.MustCompile(`[^\p{L}\p{N} _-]`)
+	codeFenced = regexp.MustCompile("(?s)```.*?```")
+)
+
+// slug is the anchor GitHub gives a heading.
+func slug(heading string) string {
+	return strings.ReplaceAll(slugStrip.ReplaceAllString(strings.ToLower(strings.TrimSpace(heading)), ""), " ", "-")
+}
+
+// TestDocLinks: every relative link of README.md, CONTRIBUTING.md and the documents in docs/ names a file of the
+// repository, and a heading of it when the link has an anchor.
+func TestDocLinks(t *testing.T) {
+	docs, err := filepath.Glob("*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs = append(docs, "../README.md", "../CONTRIBUTING.md")
+	anchors := func(file string) map[string]bool {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return nil
+		}
+		as := map[string]bool{}
+		for _, line := range strings.Split(codeFenced.ReplaceAllString(string(b), ""), "\n") {
+			if m := regexp.MustCompile(`^#{1,6} (.+)$`).FindStringSubmatch(line); m != nil {
+				as[slug(m[1])] = true
+			}
+		}
+		return as
+	}
+	links := 0
+	for _, doc := range docs {
+		b, err := os.ReadFile(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range mdLink.FindAllStringSubmatch(codeFenced.ReplaceAllString(string(b), ""), -1) {
+			target := m[1]
+			if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+				continue
+			}
+			links++
+			file, anchor, _ := strings.Cut(target, "#")
+			path := doc
+			if file != "" {
+				path = filepath.Join(filepath.Dir(doc), file)
+				if _, err := os.Stat(path); err != nil {
+					t.Errorf("%s: link %q: no such file", doc, target)
+					continue
+				}
+			}
+			if anchor != "" && !anchors(path)[anchor] {
+				t.Errorf("%s: link %q: %s has no heading with that anchor", doc, target, path)
+			}
+		}
+	}
+	if links == 0 {
+		t.Fatal("no relative links found: is the parser still right?")
+	}
+}
