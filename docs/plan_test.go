@@ -1,5 +1,6 @@
-// Package docs holds the tests that keep the written plan true to the code: STYLE.md's table of who imports whom
-// and the sections of the contract the code cites. It has no code of its own.
+// Package docs holds the tests that keep the written plan true to the code: STYLE.md's table of who imports whom,
+// the sections of the contract the code cites, the documents' links, and code named for what it does rather than
+// for the issue that asked for it. It has no code of its own.
 package docs
 
 import (
@@ -378,4 +379,16 @@ func TestDocLinks(t *testing.T) {
 	if links == 0 {
 		t.Fatal("no relative links found: is the parser still right?")
 	}
+}
+
+var issueRef = regexp.MustCompile(`(?i)issue[ _-]?#?[0-9]+`)
+
+// TestNoIssueNumbers: names and comments say what code does, not which issue asked for it (an issue number means
+// nothing to a reader without the tracker, and goes stale when the issue is closed).
+func TestNoIssueNumbers(t *testing.T) {
+	grepFiles(t, sourceFiles(t, ".go"), func(file string, n int, line string) {
+		if m := issueRef.FindString(line); m != "" {
+			t.Errorf("%s:%d: %q: say what the code does instead", file, n, m)
+		}
+	})
 }

@@ -280,7 +280,7 @@ func TestA2AJSServerDrivenByClient(t *testing.T) {
 				t.Fatalf("get task: want the completed task %s\n%s", task.ID, r)
 			}
 
-			// A task longer than --timeout, silent while it works: a plain send waits for it (issue 13 #1); one
+			// A task longer than --timeout, silent while it works: a plain send waits for it; one
 			// blocking SendMessage (--blocking) is bounded by --timeout.
 			r = run(t, "", "send", u, "slow 1500", "--timeout", "500ms", "-o", "json")
 			wantCode(t, r, 0)
