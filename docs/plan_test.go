@@ -392,3 +392,20 @@ func TestNoIssueNumbers(t *testing.T) {
 		}
 	})
 }
+
+// TestReadmeIsATour: the README stays what a newcomer reads in five minutes (what a2a is, install, the two
+// commands, a tour, where everything else lives); a feature's details go in its guide in docs/.
+func TestReadmeIsATour(t *testing.T) {
+	b, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b) > 15<<10 {
+		t.Errorf("README.md is %d bytes, more than 15 KiB: move details into the guides in docs/ and link them", len(b))
+	}
+	for _, want := range []string{"## Two commands", "## Install", "PATH", "## A tour", "kill %1", "docs/reference/a2a.md"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("README.md has no %q", want)
+		}
+	}
+}
