@@ -288,7 +288,7 @@ func TestInterruptNamesTheTask(t *testing.T) {
 	wantContains(t, "stderr", c.Stderr(), "a2a: interrupted\n", "hint: the task may still be running; follow it with: a2a subscribe "+ag.URL+" task-2")
 }
 
-// TestPlainSendOutlivesTimeout (issue 13 #1): without --stream, a task longer than --timeout and silent all along is
+// TestPlainSendOutlivesTimeout: without --stream, a task longer than --timeout and silent all along is
 // waited for, not failed: send streams it, asks the agent each time the stream stays silent for --timeout, and
 // prints the outcome GetTask finds. Before, a blocking SendMessage exited 5 at --timeout with no task id.
 func TestPlainSendOutlivesTimeout(t *testing.T) {
@@ -304,7 +304,7 @@ func TestPlainSendOutlivesTimeout(t *testing.T) {
 	}
 }
 
-// TestPlainSendInterruptNamesTheTask (issue 13 #1, #4): Ctrl-C during a plain send (nothing printed yet) exits 130
+// TestPlainSendInterruptNamesTheTask: Ctrl-C during a plain send (nothing printed yet) exits 130
 // and names the task and the commands that follow it up.
 func TestPlainSendInterruptNamesTheTask(t *testing.T) {
 	t.Parallel()

@@ -125,7 +125,7 @@ func ParseTransport(name string) (a2a.TransportProtocol, error) {
 	return "", Usagef("invalid --transport %q: want rest, jsonrpc or grpc", name)
 }
 
-// serviceParams turns --svc-param and --auth into the parameters sent with every request.
+// ServiceParams turns --svc-param and --auth into the parameters sent with every request.
 func (o *Options) ServiceParams() (map[string][]string, error) {
 	params := map[string][]string{}
 	for _, kv := range o.SvcParams {
@@ -167,7 +167,7 @@ func (d *Dialer) httpClient() *http.Client {
 	return d.st.hc
 }
 
-// resolved is an agent reference with its card, before any client exists.
+// Resolved is an agent reference with its card, before any client exists.
 type Resolved struct {
 	ref     *Ref
 	Card    *a2a.AgentCard // nil when --transport forced an endpoint that has no card
@@ -177,7 +177,7 @@ type Resolved struct {
 	hc      *http.Client
 }
 
-// resolve reads the reference and fetches the agent card, bounded by --timeout.
+// Resolve reads the reference and fetches the agent card, bounded by --timeout.
 func (d *Dialer) Resolve(ctx context.Context, rawURL string) (*Resolved, error) {
 	ref, err := ParseRef(rawURL)
 	if err != nil {
@@ -213,7 +213,7 @@ func (d *Dialer) Resolve(ctx context.Context, rawURL string) (*Resolved, error) 
 	return r, nil
 }
 
-// connect resolves the agent named by rawURL and opens a client on the chosen interface.
+// Connect resolves the agent named by rawURL and opens a client on the chosen interface.
 func (d *Dialer) Connect(ctx context.Context, rawURL string) (*Conn, error) {
 	r, err := d.Resolve(ctx, rawURL)
 	if err != nil {

@@ -19,7 +19,7 @@ import (
 	"google.golang.org/grpc/status"
 )
 
-// verboseLog writes -v diagnostics to stderr. A nil or disabled log writes nothing. Every line goes through the
+// Log writes -v diagnostics to stderr. A nil or disabled log writes nothing. Every line goes through the
 // sanitiser text output uses: card names, headers, bodies and error messages come from the network.
 type Log struct {
 	mu      sync.Mutex

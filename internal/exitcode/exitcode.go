@@ -11,7 +11,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 )
 
-// Exit codes, as the README and CONTRACT.md state them.
+// Exit codes, as docs/CONTRACT.md, "Errors and exit codes" states them.
 const (
 	OK          = 0
 	Failure     = 1

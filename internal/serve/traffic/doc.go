@@ -8,5 +8,6 @@
 // Package serve builds the Log from its Config, mounts Front, Handler and Metrics, and adapts it
 // for its backends (proxybackend.go); the routes are serve's, so what it knows of a request reaches
 // the log as plain values (WithFront, the JSON-RPC test given to Front). It must not import serve
-// or any of its other subpackages but tasks (task state names), cobra or the CLI.
+// or any of its other subpackages but tasks (task state names) and promtext (the metrics' text format), cobra or
+// the CLI.
 package traffic
