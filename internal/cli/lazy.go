@@ -26,6 +26,7 @@ var commandIndex = []struct{ name, short string }{
 	{"run", "Run something on an agent: command"},
 	{"chat", "Talk to an agent interactively on a terminal"},
 	{"serve", "Serve an A2A agent: echo, a proxy to another agent, or any command"},
+	{"conformance", "Check an agent against the A2A specification on every binding"},
 	{"version", "Print the version of a2a"},
 	{"config", "Show the configuration: flags, environment, dotenv files"},
 }

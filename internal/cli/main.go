@@ -87,6 +87,10 @@ func (f *factory) report(err error) int {
 	}
 	c := exitcode.Classify(err)
 	var te *exitcode.TaskOutcome
+	var done *exitcode.Reported
+	if errors.As(err, &done) {
+		return exitcode.Failure
+	}
 	if errors.As(err, &te) && !f.failDoc {
 		// The result (and a warning or hint) is already out: --fail only changes the exit code. With -o json, the
 		// error document stands for a result not printed (failReplacesResult).
@@ -251,6 +255,7 @@ var topCommands = []struct {
 		return servecmd.New(servecmd.Deps{Err: f.io.Err, Getenv: f.io.getenv, Opts: &f.opts.Options, Verbose: &f.opts.verbose, Dialer: f.dialer,
 			Given: func(flag string) bool { return f.sources[flag].Kind == "flag" }})
 	}},
+	{"conformance", func(f *factory) *cobra.Command { return newConformanceCmd(f, nil) }},
 	{"version", newVersionCmd},
 	{"config", newConfigCmd},
 }
