@@ -130,7 +130,7 @@ func runConformance(ctx context.Context, o *conformanceOptions) error {
 		}
 	}
 	if f.opts.output == string(output.JSON) {
-		err = rep.WriteJSON(f.stdout())
+		err = rep.WriteJSON(f.io.Out)
 	} else {
 		err = rep.WriteText(f.io.Out)
 	}

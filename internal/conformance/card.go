@@ -102,7 +102,7 @@ func (r *runner) cardResponse(u string, resp *http.Response, body []byte) {
 	const b = "card"
 	sent := "GET " + u
 	ct := resp.Header.Get("Content-Type")
-	if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
+	if mt, _, err := mime.ParseMediaType(ct); err != nil || !jsonType(mt) {
 		r.record("CARD-CTYPE-001", b, fail(sent, "Content-Type: "+ct, "the card must be served as application/json"))
 	} else {
 		r.record("CARD-CTYPE-001", b, pass("Content-Type: "+ct))

@@ -27,6 +27,11 @@ func (r *runner) list(ctx context.Context, b *binding, o *own) {
 		skipAll("needs a finished task of the run (the agent made none)")
 		return
 	}
+	if first.ContextID == "" {
+		// Listing without a context would show tasks that are not the run's.
+		skipAll("the run's task has no contextId to list by")
+		return
+	}
 	m := r.probe("a2a-conformance", "a2a conformance: second task of the context")
 	m.ContextID = first.ContextID
 	res, err, ok := r.send(ctx, b, m, nil)

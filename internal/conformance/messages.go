@@ -240,6 +240,8 @@ func (r *runner) sendNonBlocking(ctx context.Context, b *binding, o *own) {
 	switch {
 	case errors.Is(err, a2a.ErrTaskNotCancelable):
 		r.record("CORE-CANCEL-001", b.name, skip("the task ended before the cancel reached it"))
+	case err != nil && r.endedMeanwhile(ctx, b, t.ID):
+		r.record("CORE-CANCEL-001", b.name, skip("the task ended while the cancel was on its way (the agent answered "+errText(err)+")"))
 	case err != nil:
 		r.record("CORE-CANCEL-001", b.name, fail(sent, errText(err), "a live task of ours must be cancelable"))
 	case got.Status.State != a2a.TaskStateCanceled:
@@ -247,4 +249,15 @@ func (r *runner) sendNonBlocking(ctx context.Context, b *binding, o *own) {
 	default:
 		r.record("CORE-CANCEL-001", b.name, pass(describe(got)))
 	}
+}
+
+// endedMeanwhile says whether task id is now terminal and not canceled: a cancel that raced its end.
+func (r *runner) endedMeanwhile(ctx context.Context, b *binding, id a2a.TaskID) bool {
+	if !r.spend(1) {
+		return false
+	}
+	cctx, cancel := r.callCtx(ctx)
+	defer cancel()
+	t, err := b.c.GetTask(cctx, &a2a.GetTaskRequest{ID: id})
+	return err == nil && t.Status.State.Terminal() && t.Status.State != a2a.TaskStateCanceled
 }

@@ -139,6 +139,16 @@ func (r *runner) history(ctx context.Context, b *binding, o *own) {
 		got, err := b.c.GetTask(cctx, &a2a.GetTaskRequest{ID: t.ID, HistoryLength: &n})
 		cancel()
 		sent := fmt.Sprintf("GetTask id=%s historyLength=%d", t.ID, n)
+		if err == nil && n > 0 && len(got.History) <= n && r.spend(1) {
+			// Only a history longer than n tells whether historyLength was honoured.
+			cctx, cancel := r.callCtx(ctx)
+			full, ferr := b.c.GetTask(cctx, &a2a.GetTaskRequest{ID: t.ID})
+			cancel()
+			if ferr == nil && len(full.History) <= n {
+				r.record(c.id, b.name, skip(fmt.Sprintf("the task's history has %d message(s): too short to tell", len(full.History))))
+				continue
+			}
+		}
 		switch {
 		case err != nil:
 			r.record(c.id, b.name, fail(sent, errText(err), "the task must be found"))

@@ -49,7 +49,13 @@ func (r *runner) rawCall(ctx context.Context, method, u, version string, body []
 	return resp, data, err
 }
 
-func isJSON(resp *http.Response) bool { return mediaType(resp) == "application/json" }
+// isJSON: the bindings (§9.1, §11.1) name application/json; the specification's own examples (§6) and its media
+// type registration (§14.1.1) use application/a2a+json, and problem documents are application/problem+json.
+func isJSON(resp *http.Response) bool { return jsonType(mediaType(resp)) }
+
+func jsonType(mt string) bool {
+	return mt == "application/json" || (strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json"))
+}
 
 func mediaType(resp *http.Response) string {
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")) //nolint:errcheck // "" when unreadable
@@ -123,7 +129,7 @@ func (r *runner) wireJSONRPC(ctx context.Context, b *binding) {
 		if isJSON(resp) {
 			r.record("JSONRPC-FMT-002", b.name, pass("Content-Type: "+resp.Header.Get("Content-Type")))
 		} else {
-			r.record("JSONRPC-FMT-002", b.name, fail(sent, "Content-Type: "+resp.Header.Get("Content-Type"), "want application/json"))
+			r.record("JSONRPC-FMT-002", b.name, fail(sent, "Content-Type: "+resp.Header.Get("Content-Type"), "want application/json (or application/a2a+json)"))
 		}
 	}
 	sent, _, rep, err = call("a2a.conformance/NoSuchMethod", version)
@@ -216,10 +222,10 @@ func (r *runner) wireREST(ctx context.Context, b *binding) {
 	} else {
 		r.record("HTTP_JSON-STATUS-001", b.name, pass("404"))
 	}
-	if isJSON(resp) || (b.v03 && strings.HasSuffix(mediaType(resp), "+json")) {
+	if isJSON(resp) {
 		r.record("HTTP_JSON-SVC-001", b.name, pass("Content-Type: "+resp.Header.Get("Content-Type")))
 	} else {
-		r.record("HTTP_JSON-SVC-001", b.name, fail(sent, "Content-Type: "+resp.Header.Get("Content-Type"), "want application/json"))
+		r.record("HTTP_JSON-SVC-001", b.name, fail(sent, "Content-Type: "+resp.Header.Get("Content-Type"), "want application/json (or application/a2a+json)"))
 	}
 	if b.v03 {
 		return // v0.3's REST errors have no fixed shape (JSON; RFC 9457 problem documents are common)

@@ -1,0 +1,226 @@
+package e2e
+
+import (
+	"encoding/json"
+	"encoding/xml"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/a2acli/a2a/internal/testagent"
+	"github.com/a2acli/a2a/internal/testagent/wire"
+)
+
+// conformanceDoc is `a2a conformance -o json`'s document, as far as the tests read it.
+type conformanceDoc struct {
+	Bindings []string `json:"bindings"`
+	Results  []struct {
+		ID, Level, Binding, Verdict, Evidence, Spec, Sent, Got string
+	} `json:"results"`
+}
+
+func runConformance(t *testing.T, args ...string) (conformanceDoc, result) {
+	t.Helper()
+	r := run(t, "", append([]string{"conformance", "-o", "json"}, args...)...)
+	var doc conformanceDoc
+	if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil {
+		t.Fatalf("conformance -o json: not one JSON document: %v\n%s", err, r)
+	}
+	return doc, r
+}
+
+// failedMust lists the ids of the MUSTs that failed, sorted and without repeats.
+func (d conformanceDoc) failedMust() []string {
+	seen := map[string]bool{}
+	var ids []string
+	for _, x := range d.Results {
+		if x.Verdict == "fail" && x.Level == "MUST" && !seen[x.ID] {
+			seen[x.ID] = true
+			ids = append(ids, x.ID)
+		}
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+// failures is the failed checks, one per line, for a test's message.
+func (d conformanceDoc) failures() string {
+	var b strings.Builder
+	for _, x := range d.Results {
+		if x.Verdict == "fail" {
+			fmt.Fprintf(&b, "%s %s [%s]: %s\n  sent: %s\n  got:  %s\n", x.Level, x.ID, x.Binding, x.Evidence, x.Sent, x.Got)
+		}
+	}
+	return b.String()
+}
+
+// without is ids less those in base.
+func without(ids, base []string) []string {
+	var out []string
+	for _, id := range ids {
+		if !slices.Contains(base, id) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+func (d conformanceDoc) verdict(id string) string {
+	for _, x := range d.Results {
+		if x.ID == id {
+			return x.Verdict
+		}
+	}
+	return ""
+}
+
+// TestConformanceSDKAgents runs the verb against agents not built from our serve code, the a2a-go SDK's server on
+// each binding and version: every MUST passes (exit 0), and each binding is named in the report.
+func TestConformanceSDKAgents(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		o     testagent.Options
+		fails string // what a2a-go v2.4.0's server gets wrong, checked by hand against the specification
+	}{
+		// §3.6.2: "If the version is not supported by the interface, agents MUST return a VersionNotSupportedError";
+		// a2a-go's v1.0 HTTP handlers ignore A2A-Version and answer A2A-Version: 99.0 as 1.0.
+		{"jsonrpc", testagent.Options{Push: true}, "VER-SERVER-002"},
+		{"rest", testagent.Options{Transport: a2a.TransportProtocolHTTPJSON}, "VER-SERVER-002"},
+		{"grpc", testagent.Options{Transport: a2a.TransportProtocolGRPC}, ""},
+		// v0.3 §3.2.1 (JSON-RPC 2.0 over HTTP, application/json): a2a-go's v0.3 handler answers errors as text/plain.
+		{"jsonrpc-v03", testagent.Options{V03: true}, "JSONRPC-FMT-002"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ag := testagent.Start(t, c.o)
+			doc, r := runConformance(t, ag.URL)
+			if got := strings.Join(doc.failedMust(), " "); got != c.fails {
+				t.Fatalf("the SDK agent fails %q, want %q (exit %d):\n%s", got, c.fails, r.code, doc.failures())
+			}
+			if want := map[bool]int{true: 0, false: 1}[c.fails == ""]; r.code != want {
+				t.Errorf("exit %d, want %d", r.code, want)
+			}
+			if len(doc.Bindings) != 1 {
+				t.Errorf("bindings = %v, want the one the card lists", doc.Bindings)
+			}
+			if c.o.Push && doc.verdict("PUSH-DELIVER-003") != "pass" {
+				t.Errorf("PUSH-DELIVER-003 = %q on an agent that delivers", doc.verdict("PUSH-DELIVER-003"))
+			}
+		})
+	}
+}
+
+// TestConformanceBrokenAgents: an agent that breaks one MUST fails exactly the checks of that requirement, and the
+// run exits 1. Each starts as the a2a-go SDK agent (which passes) with one thing broken in front of it.
+func TestConformanceBrokenAgents(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		o     testagent.Options
+		brk   wire.Break
+		fails []string
+	}{
+		{"card type", testagent.Options{}, wire.BreakCardType, []string{"CARD-CTYPE-001"}},
+		// TaskNotFoundError is read from the code by every check that expects it.
+		{"not-found code", testagent.Options{}, wire.BreakNotFoundCode,
+			[]string{"CORE-CANCEL-003", "CORE-GET-002", "CORE-MULTI-004", "JSONRPC-ERR-002", "STREAM-SUB-004"}},
+		{"context id", testagent.Options{}, wire.BreakContextID, []string{"CORE-MULTI-001a", "DM-TASK-001"}},
+		{"stream order", testagent.Options{}, wire.BreakStreamOrder, []string{"CORE-STREAM-003"}},
+		{"paging", testagent.Options{}, wire.BreakPaging, []string{"CORE-LIST-002"}},
+		{"rest status", testagent.Options{Transport: a2a.TransportProtocolHTTPJSON}, wire.BreakRESTStatus,
+			// AIP-193's error.code is the HTTP status: a 500 whose body says 404 breaks the error's shape too.
+			[]string{"HTTP_JSON-ERR-001", "HTTP_JSON-STATUS-001"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ag := testagent.Start(t, c.o)
+			base, _ := runConformance(t, ag.URL)
+			url := wire.Broken(t, ag.URL, c.brk)
+			doc, r := runConformance(t, url)
+			if got := without(doc.failedMust(), base.failedMust()); strings.Join(got, " ") != strings.Join(c.fails, " ") {
+				t.Errorf("failed MUSTs beyond the SDK agent's own %v = %v, want %v\n%s", base.failedMust(), got, c.fails, doc.failures())
+			}
+			if r.code != 1 {
+				t.Errorf("exit %d, want 1", r.code)
+			}
+			for _, x := range doc.Results {
+				if x.Verdict == "fail" && (x.Sent == "" && x.Got == "" || x.Spec == "") {
+					t.Errorf("%s fails with no evidence: %+v", x.ID, x)
+				}
+			}
+		})
+	}
+}
+
+// TestConformanceServeEveryBinding: our own serve, three bindings at once, v1.0 then v0.3 (a card for both): every
+// MUST passes, a task made on one binding is found on the others, and --junit writes a report CI can read.
+func TestConformanceServeEveryBinding(t *testing.T) {
+	s := startServe(t, "--echo", "--transport", "jsonrpc,rest,grpc")
+	junit := filepath.Join(t.TempDir(), "c.xml")
+	doc, r := runConformance(t, s.url, "--junit", junit)
+	if r.code != 0 {
+		t.Fatalf("serve --echo fails %v\n%s", doc.failedMust(), r)
+	}
+	if len(doc.Bindings) != 3 || doc.verdict("BIND-EQUIV-001") != "pass" {
+		t.Errorf("bindings %v, BIND-EQUIV-001 %q", doc.Bindings, doc.verdict("BIND-EQUIV-001"))
+	}
+	raw, err := os.ReadFile(junit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var suites struct {
+		Suites []struct {
+			Name  string `xml:"name,attr"`
+			Tests int    `xml:"tests,attr"`
+		} `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal(raw, &suites); err != nil || len(suites.Suites) < 4 {
+		t.Errorf("junit: %v, %d suites\n%s", err, len(suites.Suites), raw)
+	}
+
+	s03 := startServe(t, "--echo", "--transport", "jsonrpc,rest,grpc", "--protocol", "0.3", "--card-compat")
+	doc, r = runConformance(t, s03.url)
+	if r.code != 0 {
+		t.Fatalf("serve --echo --protocol 0.3 fails %v\n%s", doc.failedMust(), r)
+	}
+}
+
+// TestConformanceFilters: --only and --level choose the checks, --max-requests bounds what is sent (the rest is
+// skipped with the reason), text output names each failure with what was sent and what came back.
+func TestConformanceFilters(t *testing.T) {
+	ag := testagent.Start(t, testagent.Options{Transport: a2a.TransportProtocolGRPC})
+	doc, r := runConformance(t, ag.URL, "--only", "CORE-GET-*,card")
+	if r.code != 0 {
+		t.Fatal(r)
+	}
+	for _, x := range doc.Results {
+		if !strings.HasPrefix(x.ID, "CORE-GET-") && !strings.HasPrefix(x.ID, "CARD-") && x.ID != "BIND-FIELD-001" {
+			t.Errorf("--only CORE-GET-*,card ran %s", x.ID)
+		}
+	}
+	doc, _ = runConformance(t, ag.URL, "--level", "must")
+	for _, x := range doc.Results {
+		if x.Level != "MUST" {
+			t.Errorf("--level must ran %s (%s)", x.ID, x.Level)
+		}
+	}
+	doc, _ = runConformance(t, ag.URL, "--max-requests", "3")
+	skipped := 0
+	for _, x := range doc.Results {
+		if x.Verdict == "skip" && x.Evidence == "--max-requests reached" {
+			skipped++
+		}
+	}
+	if skipped == 0 {
+		t.Errorf("--max-requests 3: nothing skipped for the budget\n%+v", doc.Results)
+	}
+
+	broken := wire.Broken(t, testagent.Start(t, testagent.Options{}).URL, wire.BreakCardType)
+	r = run(t, "", "conformance", broken)
+	wantCode(t, r, 1)
+	wantContains(t, "text report", r.stdout, "card:     FAIL", "FAIL MUST   CARD-CTYPE-001", "sent: GET "+broken+"/.well-known/agent-card.json",
+		"got:  Content-Type: text/plain", "does not conform: a MUST failed")
+}
