@@ -43,7 +43,7 @@ func Broken(t testing.TB, upstream string, b Break) string {
 	self := "http://" + ln.Addr().String()
 	p := &breaker{up: strings.TrimSuffix(upstream, "/"), self: self, b: b, hc: &http.Client{Timeout: time.Minute}}
 	srv := &http.Server{Handler: p, ReadHeaderTimeout: 10 * time.Second}
-	go srv.Serve(ln) //nolint:errcheck // ends with ErrServerClosed at cleanup
+	go srv.Serve(ln)                  //nolint:errcheck // ends with ErrServerClosed at cleanup
 	t.Cleanup(func() { srv.Close() }) //nolint:errcheck // nothing to report
 	return self
 }
