@@ -36,6 +36,7 @@ func (r *runner) probe(prefix, text string) *a2a.Message {
 // own is what the run created on a binding, for the checks that follow.
 type own struct {
 	done  *a2a.Task // a task sent blocking, terminal or interrupted
+	multi *a2a.Task // a task of two turns (the input-required scenario's), whose history is long enough to cut
 	tasks []*a2a.Task
 }
 
@@ -45,15 +46,15 @@ func (r *runner) bindingChecks(ctx context.Context, b *binding) {
 	r.sendBlocking(ctx, b, o)
 	r.sendNonBlocking(ctx, b, o)
 	r.terminalRules(ctx, b, o)
+	if r.scenarios() {
+		r.scenarioChecks(ctx, b, o)
+	}
 	r.history(ctx, b, o)
 	r.list(ctx, b, o)
 	r.streaming(ctx, b)
 	r.wire(ctx, b)
 	r.push(ctx, b, o)
 	r.extendedCard(ctx, b)
-	if r.scenarios() {
-		r.scenarioChecks(ctx, b)
-	}
 	b.made = o.tasks
 }
 

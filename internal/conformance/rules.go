@@ -113,6 +113,9 @@ func firstEvent(seq func(func(a2a.Event, error) bool)) (any, error) {
 // history: CORE-HIST-001 and CORE-HIST-002 on the task the blocking send made.
 func (r *runner) history(ctx context.Context, b *binding, o *own) {
 	t := o.done
+	if o.multi != nil {
+		t = o.multi
+	}
 	if t == nil {
 		r.record("CORE-HIST-002", b.name, skip("the agent answered with a Message: it made no task"))
 		r.record("CORE-HIST-001", b.name, skip("the agent answered with a Message: it made no task"))

@@ -41,7 +41,7 @@ func artifactPart(res a2a.SendMessageResult) (*a2a.Part, string) {
 }
 
 // scenarioChecks: the reference scenarios, each chosen by its message id as the TCK's are.
-func (r *runner) scenarioChecks(ctx context.Context, b *binding) {
+func (r *runner) scenarioChecks(ctx context.Context, b *binding, o *own) {
 	type artCase struct {
 		prefix string
 		check  func(p *a2a.Part) string
@@ -125,23 +125,23 @@ func (r *runner) scenarioChecks(ctx context.Context, b *binding) {
 			r.record(c.id, b.name, fail(sent, describe(res)+" "+errText(err), "want a task in "+string(c.want)))
 		}
 	}
-	r.inputRequired(ctx, b)
+	o.multi = r.inputRequired(ctx, b)
 }
 
 // inputRequired: CORE-INPUT-001, STREAM-SUB-001 and CORE-MULTI-005 on an input-required task of the run.
-func (r *runner) inputRequired(ctx context.Context, b *binding) {
-	if !r.want("CORE-INPUT-001", "STREAM-SUB-001", "CORE-MULTI-005") {
-		return
+func (r *runner) inputRequired(ctx context.Context, b *binding) *a2a.Task {
+	if !r.want("CORE-INPUT-001", "STREAM-SUB-001", "CORE-MULTI-005", "CORE-HIST-002") {
+		return nil
 	}
 	sent, res, err, ok := r.sendScenario(ctx, b, "tck-input-required")
 	if !ok {
 		r.record("CORE-INPUT-001", b.name, skip(budgetSpent))
-		return
+		return nil
 	}
 	t, isTask := res.(*a2a.Task)
 	if err != nil || !isTask || t.Status.State != a2a.TaskStateInputRequired {
 		r.record("CORE-INPUT-001", b.name, fail(sent, describe(res)+" "+errText(err), "want a task in TASK_STATE_INPUT_REQUIRED"))
-		return
+		return nil
 	}
 	if b.streaming && r.spend(1) {
 		cctx, cancel := r.callCtx(ctx)
@@ -160,7 +160,7 @@ func (r *runner) inputRequired(ctx context.Context, b *binding) {
 	sent = "SendMessage taskId=" + string(t.ID) + " (no contextId)"
 	if !ok {
 		r.record("CORE-INPUT-001", b.name, skip(budgetSpent))
-		return
+		return nil
 	}
 	ft, isTask := res.(*a2a.Task)
 	switch {
@@ -175,5 +175,7 @@ func (r *runner) inputRequired(ctx context.Context, b *binding) {
 		} else {
 			r.record("CORE-MULTI-005", b.name, fail(sent, describe(ft), "want contextId "+t.ContextID))
 		}
+		return ft
 	}
+	return nil
 }

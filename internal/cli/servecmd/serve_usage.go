@@ -12,6 +12,7 @@ import (
 // backends are serve's backend flags, in the order the usage errors name them, with what each needs.
 var backends = []struct{ flag, needs, does string }{
 	{"echo", "", "answers with the message it gets"},
+	{"reference", "", "plays the A2A TCK's scenarios"},
 	{"exec", "CMD", "runs a shell command per message"},
 	{"proxy", "URL", "forwards every call to an agent"},
 	{"replay", "FILE", "replays a recorded session"},
