@@ -224,3 +224,59 @@ func TestConformanceFilters(t *testing.T) {
 	wantContains(t, "text report", r.stdout, "card:     FAIL", "FAIL MUST   CARD-CTYPE-001", "sent: GET "+broken+"/.well-known/agent-card.json",
 		"got:  Content-Type: text/plain", "does not conform: a MUST failed")
 }
+
+// TestConformanceReference: serve --reference declares the TCK's scenarios, so the scenario checks run (artifacts
+// of each kind, a Message reply, input-required with a follow-up, auth-required, failed, rejected, a long task that
+// is canceled) and pass on every binding, v1.0 and v0.3 alike; the one failure is serve's, not the agent's.
+func TestConformanceReference(t *testing.T) {
+	for _, args := range [][]string{
+		{"--reference", "--transport", "jsonrpc,rest,grpc"},
+		{"--reference", "--transport", "jsonrpc,rest,grpc", "--protocol", "0.3", "--card-compat"},
+	} {
+		s := startServe(t, args...)
+		doc, r := runConformance(t, s.url)
+		// serve's own bug, which only an agent that stops at input-required shows (the TCK agrees: see
+		// conformance/known-failures.txt): a subscription to an idle input-required task ends after the snapshot.
+		if got := strings.Join(doc.failedMust(), " "); got != "STREAM-SUB-002" || r.code != 1 {
+			t.Fatalf("serve %v fails %q (exit %d), want only STREAM-SUB-002:\n%s", args, got, r.code, doc.failures())
+		}
+		ran := map[string]int{}
+		for _, x := range doc.Results {
+			if x.Verdict == "pass" {
+				ran[x.ID]++
+			}
+		}
+		for _, id := range []string{"DM-PART-001", "DM-MSG-001", "CORE-INPUT-001", "CORE-AUTH-001", "CORE-FAIL-001", "CORE-CANCEL-001", "CORE-MULTI-005", "STREAM-SUB-001"} {
+			if ran[id] < 3 {
+				t.Errorf("serve %v: %s passed on %d binding(s), want 3", args, id, ran[id])
+			}
+		}
+	}
+}
+
+// TestReferenceScenarios: the reference agent as a client author meets it, through the CLI: each scenario is chosen
+// by the message id, and a follow-up completes the task that asked for input.
+func TestReferenceScenarios(t *testing.T) {
+	s := startServe(t, "--reference")
+	for _, c := range []struct{ id, jq, want string }{
+		{"tck-artifact-text-1", ".task.artifacts[0].parts[0].text", "Generated text content"},
+		{"tck-artifact-file-url-1", ".task.artifacts[0].parts[0].url", "https://example.com/output.txt"},
+		{"tck-artifact-data-1", ".task.artifacts[0].parts[0].data.count", "42"},
+		{"tck-message-response-1", ".message.parts[0].text", "Direct message response"},
+		{"tck-reject-task-1", ".task.status.state", "TASK_STATE_REJECTED"},
+		{"tck-auth-required-1", ".task.status.state", "TASK_STATE_AUTH_REQUIRED"},
+		{"hello-1", ".task.artifacts[0].parts[0].text", "hi"},
+	} {
+		msg := fmt.Sprintf(`{"messageId":%q,"role":"ROLE_USER","parts":[{"text":"hi"}]}`, c.id)
+		r := run(t, "", "send", s.url, "--json", msg, "--jq", c.jq)
+		if got := strings.TrimSpace(r.stdout); got != c.want {
+			t.Errorf("%s: %s = %q, want %q\n%s", c.id, c.jq, got, c.want, r)
+		}
+	}
+	r := run(t, "", "send", s.url, "--json", `{"messageId":"tck-input-required-2","role":"ROLE_USER","parts":[{"text":"start"}]}`, "--jq", ".task.id")
+	id := strings.TrimSpace(r.stdout)
+	r = run(t, "", "send", s.url, "--task", id, "Ada", "--jq", ".task.status.state")
+	if got := strings.TrimSpace(r.stdout); got != "TASK_STATE_COMPLETED" {
+		t.Errorf("follow-up: state %q, want completed\n%s", got, r)
+	}
+}

@@ -78,6 +78,7 @@ var requirements = []requirement{
 	{"CORE-STREAM-001", "streaming", "3.1.2", "SendStreamingMessage streams events", MUST},
 	{"CORE-STREAM-003", "streaming", "3.1.2", "A task stream begins with the Task and ends at a terminal or interrupted state", MUST},
 	{"STREAM-SUB-001", "streaming", "3.1.6", "SubscribeToTask's first event is the Task", MUST},
+	{"STREAM-SUB-002", "streaming", "3.1.6", "A subscription lasts until the task is terminal", MUST},
 	{"STREAM-SUB-003", "errors", "3.1.6", "SubscribeToTask of a terminal task is refused", MUST},
 	{"STREAM-SUB-004", "errors", "3.1.6", "SubscribeToTask of an unknown id is TaskNotFoundError", MUST},
 	{"CORE-CAP-001", "errors", "3.3.4", "Push config operations fail when push is not declared", MUST},

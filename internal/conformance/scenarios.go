@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 )
@@ -128,9 +129,9 @@ func (r *runner) scenarioChecks(ctx context.Context, b *binding, o *own) {
 	o.multi = r.inputRequired(ctx, b)
 }
 
-// inputRequired: CORE-INPUT-001, STREAM-SUB-001 and CORE-MULTI-005 on an input-required task of the run.
+// inputRequired: CORE-INPUT-001, STREAM-SUB-001/002 and CORE-MULTI-005 on an input-required task of the run.
 func (r *runner) inputRequired(ctx context.Context, b *binding) *a2a.Task {
-	if !r.want("CORE-INPUT-001", "STREAM-SUB-001", "CORE-MULTI-005", "CORE-HIST-002") {
+	if !r.want("CORE-INPUT-001", "STREAM-SUB-001", "STREAM-SUB-002", "CORE-MULTI-005", "CORE-HIST-002") {
 		return nil
 	}
 	sent, res, err, ok := r.sendScenario(ctx, b, "tck-input-required")
@@ -143,15 +144,17 @@ func (r *runner) inputRequired(ctx context.Context, b *binding) *a2a.Task {
 		r.record("CORE-INPUT-001", b.name, fail(sent, describe(res)+" "+errText(err), "want a task in TASK_STATE_INPUT_REQUIRED"))
 		return nil
 	}
+	var sub *subscription
 	if b.streaming && r.spend(1) {
-		cctx, cancel := r.callCtx(ctx)
-		first, err := firstEvent(b.c.SubscribeToTask(cctx, &a2a.SubscribeToTaskRequest{ID: t.ID}))
-		cancel()
+		sub = r.subscribe(ctx, b, t.ID)
+		defer sub.stop()
+		first, err := sub.first()
 		subSent := "SubscribeToTask id=" + string(t.ID) + " (input-required)"
 		if ft, ok := first.(*a2a.Task); err == nil && ok && ft.ID == t.ID {
 			r.record("STREAM-SUB-001", b.name, pass("first event Task("+shortState(ft.Status.State)+")"))
 		} else {
 			r.record("STREAM-SUB-001", b.name, fail(subSent, fmt.Sprintf("%T %s", first, errText(err)), "the first event must be the Task"))
+			sub = nil
 		}
 	}
 	follow := r.probe("a2a-conformance", "a2a conformance: the input asked for")
@@ -170,6 +173,19 @@ func (r *runner) inputRequired(ctx context.Context, b *binding) *a2a.Task {
 		r.record("CORE-INPUT-001", b.name, fail(sent, describe(ft), "the follow-up must continue task "+string(t.ID)))
 	default:
 		r.record("CORE-INPUT-001", b.name, pass("continued to "+shortState(ft.Status.State)))
+		if sub != nil && ft.Status.State.Terminal() {
+			evs, err := sub.rest()
+			subSent := "SubscribeToTask id=" + string(t.ID) + " while input-required, then SendMessage taskId=" + string(t.ID)
+			switch {
+			case err != nil:
+				r.record("STREAM-SUB-002", b.name, fail(subSent, eventKinds(evs)+" "+errText(err), "the stream must end at the terminal state"))
+			case len(evs) == 0 || !stateOf(evs[len(evs)-1]).Terminal():
+				r.record("STREAM-SUB-002", b.name, fail(subSent, strings.TrimSpace("Task(input_required) "+eventKinds(evs))+", then the stream closed",
+					"the stream ended before the task was terminal: the follow-up's events never came on it"))
+			default:
+				r.record("STREAM-SUB-002", b.name, pass("Task(input_required) "+eventKinds(evs)))
+			}
+		}
 		if ft.ContextID == t.ContextID {
 			r.record("CORE-MULTI-005", b.name, pass("contextId "+ft.ContextID+" kept"))
 		} else {

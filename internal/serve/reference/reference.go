@@ -89,12 +89,14 @@ func (agent) Reply(m *a2a.Message) *a2a.Message {
 
 // Run performs one turn: the scenario the message's id names, a follow-up's completion, or an echo.
 func (a agent) Run(ctx context.Context, t *tasks.Turn) (a2a.TaskState, *a2a.Message) {
-	if _, ok := a.waiting.LoadAndDelete(t.Info.TaskID); ok {
-		// A follow-up to a task that stopped for input: the input completes it.
-		return followUp(t)
-	}
+	// A follow-up to a task that stopped for input plays the scenario its own id names, as the TCK's do
+	// (tck-input-required-… asks again, tck-complete-task-… completes); any other input completes the task.
+	_, followed := a.waiting.LoadAndDelete(t.Info.TaskID)
 	s := lookup(choose(t.Message))
-	if s.run == nil {
+	switch {
+	case s.run == nil && followed:
+		return followUp(t)
+	case s.run == nil:
 		return echo(t)
 	}
 	state, msg := s.run(ctx, a.c, t)
