@@ -32,4 +32,6 @@ func (r *referenceOptions) check(cmd *cobra.Command) error {
 	return nil
 }
 
-func (r *referenceOptions) backend() serve.Backend { return reference.Backend(reference.Config{Long: r.long}) }
+func (r *referenceOptions) backend() serve.Backend {
+	return reference.Backend(reference.Config{Long: r.long})
+}
