@@ -3,7 +3,6 @@ package conformance
 import (
 	"bytes"
 	_ "embed"
-	"encoding/json"
 	"fmt"
 	"net/url"
 	"strings"
@@ -132,28 +131,30 @@ func validateCard(body []byte) (which string, err error) {
 	return "v1.0 AgentCard", v1.Validate(doc)
 }
 
-// oneLine is a validation error on one line, its first causes named.
+// oneLine is a validation error on one line: its first leaf causes, each with where in the card it is.
 func oneLine(err error) string {
-	var b strings.Builder
-	var ve *jsonschema.ValidationError
-	if e, ok := err.(*jsonschema.ValidationError); ok {
-		ve = e
-	}
-	if ve == nil {
-		return err.Error()
-	}
-	out := ve.BasicOutput()
-	n := 0
-	for _, u := range out.Errors {
-		if u.Error == nil || n == 3 {
-			continue
-		}
-		msg, _ := json.Marshal(u.Error.String())
-		fmt.Fprintf(&b, "%s at %q; ", strings.Trim(string(msg), `"`), u.InstanceLocation)
-		n++
-	}
-	if b.Len() == 0 {
+	ve, ok := err.(*jsonschema.ValidationError)
+	if !ok {
 		return strings.ReplaceAll(err.Error(), "\n", "; ")
 	}
-	return strings.TrimSuffix(b.String(), "; ")
+	var leaves []string
+	var walk func(e *jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		if len(leaves) == 3 {
+			return
+		}
+		if len(e.Causes) == 0 {
+			msg := strings.ReplaceAll(e.Error(), "\n", " ")
+			if i := strings.LastIndex(msg, ": "); i >= 0 {
+				msg = msg[i+2:]
+			}
+			leaves = append(leaves, fmt.Sprintf("at %q: %s", "/"+strings.Join(e.InstanceLocation, "/"), msg))
+			return
+		}
+		for _, c := range e.Causes {
+			walk(c)
+		}
+	}
+	walk(ve)
+	return strings.Join(leaves, "; ")
 }
