@@ -12,11 +12,11 @@ import (
 // backends are serve's backend flags, in the order the usage errors name them, with what each needs.
 var backends = []struct{ flag, needs, does string }{
 	{"echo", "", "answers with the message it gets"},
-	{"reference", "", "plays the A2A TCK's scenarios"},
 	{"exec", "CMD", "runs a shell command per message"},
 	{"proxy", "URL", "forwards every call to an agent"},
 	{"replay", "FILE", "replays a recorded session"},
 	{"a3s", "HOST:PORT", "drives an A3S coding agent"},
+	{"reference", "", "plays the A2A TCK's scenarios"},
 }
 
 // needsValue says what a backend flag's value is, for the error of one that took a flag as its value.
