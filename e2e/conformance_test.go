@@ -90,9 +90,11 @@ func TestConformanceSDKAgents(t *testing.T) {
 	}{
 		// §3.6.2: "If the version is not supported by the interface, agents MUST return a VersionNotSupportedError";
 		// a2a-go's v1.0 HTTP handlers ignore A2A-Version and answer A2A-Version: 99.0 as 1.0.
-		{"jsonrpc", testagent.Options{Push: true}, "VER-SERVER-002"},
-		{"rest", testagent.Options{Transport: a2a.TransportProtocolHTTPJSON}, "VER-SERVER-002"},
-		{"grpc", testagent.Options{Transport: a2a.TransportProtocolGRPC}, ""},
+		// §3.1.1 and §3.1.6 name UnsupportedOperationError for a message or a subscription to a terminal task;
+		// a2a-go answers InvalidParams ("task in a terminal state") and TaskNotFoundError ("no active execution").
+		{"jsonrpc", testagent.Options{Push: true}, "CORE-SEND-002 STREAM-SUB-003 VER-SERVER-002"},
+		{"rest", testagent.Options{Transport: a2a.TransportProtocolHTTPJSON}, "CORE-SEND-002 STREAM-SUB-003 VER-SERVER-002"},
+		{"grpc", testagent.Options{Transport: a2a.TransportProtocolGRPC}, "CORE-SEND-002 STREAM-SUB-003"},
 		// v0.3 §3.2.1 (JSON-RPC 2.0 over HTTP, application/json): a2a-go's v0.3 handler answers errors as text/plain.
 		{"jsonrpc-v03", testagent.Options{V03: true}, "JSONRPC-FMT-002"},
 	} {
@@ -127,7 +129,7 @@ func TestConformanceBrokenAgents(t *testing.T) {
 		{"card type", testagent.Options{}, wire.BreakCardType, []string{"CARD-CTYPE-001"}},
 		// TaskNotFoundError is read from the code by every check that expects it.
 		{"not-found code", testagent.Options{}, wire.BreakNotFoundCode,
-			[]string{"CORE-CANCEL-003", "CORE-GET-002", "CORE-MULTI-004", "JSONRPC-ERR-002", "STREAM-SUB-004"}},
+			[]string{"CORE-CANCEL-003", "CORE-GET-002", "CORE-MULTI-004", "JSONRPC-SSE-002", "STREAM-SUB-004"}},
 		{"context id", testagent.Options{}, wire.BreakContextID, []string{"CORE-MULTI-001a", "DM-TASK-001"}},
 		{"stream order", testagent.Options{}, wire.BreakStreamOrder, []string{"CORE-STREAM-003"}},
 		{"paging", testagent.Options{}, wire.BreakPaging, []string{"CORE-LIST-002"}},

@@ -105,7 +105,7 @@ func runConformance(ctx context.Context, o *conformanceOptions) error {
 		}
 	}()
 	target := &conformance.Target{
-		Card: res.Card, CardURL: res.CardURL(), HC: d.HTTPClient(), Params: res.Params(),
+		Card: res.Card, CardURL: res.CardURL(), HC: d.HTTPClient(), Params: res.Params(), GRPCCode: client.GRPCCode,
 		Connect: func(ctx context.Context, iface *a2a.AgentInterface) (*a2aclient.Client, error) {
 			c, err := d.ConnectTo(ctx, res, iface)
 			if err != nil {

@@ -54,7 +54,7 @@ var requirements = []requirement{
 	{"BIND-FIELD-001", "card", "5.2", "Every declared interface is reachable and answers its binding", MUST},
 
 	{"CORE-SEND-001", "messages", "3.1.1", "SendMessage returns a Task or a Message", MUST},
-	{"CORE-SEND-002", "messages", "3.1.1", "SendMessage to a terminal task is refused", MUST},
+	{"CORE-SEND-002", "messages", "3.1.1", "SendMessage to a terminal task is UnsupportedOperationError", MUST},
 	{"CORE-EXECUTION-MODE-001", "messages", "3.2.2", "Blocking send returns at a terminal or interrupted state", MUST},
 	{"CORE-EXECUTION-MODE-002", "messages", "3.2.2", "Non-blocking send returns at once", MUST},
 	{"DM-TASK-001", "messages", "4.1.1", "Task has id, contextId and status", MUST},
@@ -79,7 +79,7 @@ var requirements = []requirement{
 	{"CORE-STREAM-003", "streaming", "3.1.2", "A task stream begins with the Task and ends at a terminal or interrupted state", MUST},
 	{"STREAM-SUB-001", "streaming", "3.1.6", "SubscribeToTask's first event is the Task", MUST},
 	{"STREAM-SUB-002", "streaming", "3.1.6", "A subscription lasts until the task is terminal", MUST},
-	{"STREAM-SUB-003", "errors", "3.1.6", "SubscribeToTask of a terminal task is refused", MUST},
+	{"STREAM-SUB-003", "errors", "3.1.6", "SubscribeToTask of a terminal task is UnsupportedOperationError", MUST},
 	{"STREAM-SUB-004", "errors", "3.1.6", "SubscribeToTask of an unknown id is TaskNotFoundError", MUST},
 	{"CORE-CAP-001", "errors", "3.3.4", "Push config operations fail when push is not declared", MUST},
 	{"CORE-CAP-002", "errors", "3.3.4", "Streaming fails when streaming is not declared", MUST},
@@ -92,7 +92,7 @@ var requirements = []requirement{
 
 	{"JSONRPC-FMT-002", "wire", "9.1", "JSON-RPC responses are application/json", MUST},
 	{"JSONRPC-ERR-001", "wire", "9.5", "JSON-RPC errors are error objects (code, message); unknown method is -32601", MUST},
-	{"JSONRPC-ERR-002", "wire", "9.5", "TaskNotFoundError is JSON-RPC code -32001", MUST},
+	{"JSONRPC-SSE-002", "wire", "5.4", "A2A errors map to their JSON-RPC codes: TaskNotFoundError is -32001", MUST},
 	{"HTTP_JSON-SVC-001", "wire", "11.1", "HTTP+JSON responses are application/json", MUST},
 	{"HTTP_JSON-STATUS-001", "wire", "5.4", "TaskNotFoundError is HTTP 404", MUST},
 	{"HTTP_JSON-ERR-001", "wire", "11.6", "HTTP+JSON errors use the AIP-193 shape", MUST},

@@ -11,7 +11,19 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2aclient"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 )
+
+// grpcStatus is the gRPC status of err, through Target.GRPCCode when set.
+func (r *runner) grpcStatus(err error) codes.Code {
+	if r.t.GRPCCode != nil {
+		if c, ok := r.t.GRPCCode(err); ok {
+			return c
+		}
+	}
+	return status.Code(err)
+}
 
 // Verdict is a check's outcome.
 type Verdict string
@@ -67,6 +79,9 @@ type Target struct {
 	Params map[string][]string
 	// Connect opens an a2a-go client on one interface of the card.
 	Connect func(ctx context.Context, iface *a2a.AgentInterface) (*a2aclient.Client, error)
+	// GRPCCode reads the gRPC status a call's error came back with (a2a-go's errors keep only the message); nil:
+	// the gRPC checks that need the status read it with grpc's status package alone.
+	GRPCCode func(error) (codes.Code, bool)
 }
 
 // Options are the run's filters and bounds.

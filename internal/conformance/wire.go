@@ -86,7 +86,7 @@ type rpcReply struct {
 }
 
 func (r *runner) wireJSONRPC(ctx context.Context, b *binding) {
-	if !r.want("JSONRPC-FMT-002", "JSONRPC-ERR-001", "JSONRPC-ERR-002", "VER-SERVER-002") {
+	if !r.want("JSONRPC-FMT-002", "JSONRPC-ERR-001", "JSONRPC-SSE-002", "VER-SERVER-002") {
 		return
 	}
 	getTask, version := "GetTask", string(b.iface.ProtocolVersion)
@@ -117,13 +117,13 @@ func (r *runner) wireJSONRPC(ctx context.Context, b *binding) {
 	sent, resp, rep, err := call(getTask, version)
 	switch {
 	case err != nil:
-		r.record("JSONRPC-ERR-002", b.name, fail(sent, errText(err), "want error -32001"))
+		r.record("JSONRPC-SSE-002", b.name, fail(sent, errText(err), "want error -32001"))
 	case rep.Error == nil || rep.Error.Code == nil:
-		r.record("JSONRPC-ERR-002", b.name, fail(sent, "no error object", "want error -32001 (TaskNotFoundError)"))
+		r.record("JSONRPC-SSE-002", b.name, fail(sent, "no error object", "want error -32001 (TaskNotFoundError)"))
 	case *rep.Error.Code != -32001:
-		r.record("JSONRPC-ERR-002", b.name, fail(sent, fmt.Sprintf("error code %d", *rep.Error.Code), "TaskNotFoundError is -32001"))
+		r.record("JSONRPC-SSE-002", b.name, fail(sent, fmt.Sprintf("error code %d", *rep.Error.Code), "TaskNotFoundError is -32001"))
 	default:
-		r.record("JSONRPC-ERR-002", b.name, pass("error -32001"))
+		r.record("JSONRPC-SSE-002", b.name, pass("error -32001"))
 	}
 	if resp != nil {
 		if isJSON(resp) {
