@@ -66,15 +66,21 @@ func (r *runner) pushCRUD(ctx context.Context, b *binding, t *a2a.Task, hook *we
 		return f(cctx)
 	}
 	cfgID := "a2a-conformance-" + r.runID
-	want := &a2a.PushConfig{TaskID: t.ID, ID: cfgID, URL: hook.url, Token: "a2a-conformance-token"}
-	sent := fmt.Sprintf("CreateTaskPushNotificationConfig taskId=%s id=%s url=%s", t.ID, cfgID, hook.url)
+	// The config is on a finished task of the run, so nothing is delivered; an agent on another machine gets a
+	// webhook on a public name rather than one on its own loopback (which its SSRF guard may rightly refuse).
+	hookURL := hook.url
+	if !loopbackURL(b.iface.URL) {
+		hookURL = "https://example.com/a2a-conformance"
+	}
+	want := &a2a.PushConfig{TaskID: t.ID, ID: cfgID, URL: hookURL, Token: "a2a-conformance-token"}
+	sent := fmt.Sprintf("CreateTaskPushNotificationConfig taskId=%s id=%s url=%s", t.ID, cfgID, hookURL)
 	var made *a2a.PushConfig
 	err := call(func(ctx context.Context) (e error) { made, e = b.c.CreateTaskPushConfig(ctx, want); return })
 	if err != nil {
 		r.record("PUSH-CREATE-001", b.name, fail(sent, errText(err), "the card declares push notifications"))
 		return
 	}
-	if made.URL != hook.url || made.TaskID != t.ID {
+	if made.URL != hookURL || made.TaskID != t.ID {
 		r.record("PUSH-CREATE-001", b.name, fail(sent, fmt.Sprintf("taskId=%s url=%s", made.TaskID, made.URL), "the stored config must be the one sent"))
 		return
 	}
@@ -86,7 +92,7 @@ func (r *runner) pushCRUD(ctx context.Context, b *binding, t *a2a.Task, hook *we
 		return
 	})
 	sent = fmt.Sprintf("GetTaskPushNotificationConfig taskId=%s id=%s", t.ID, id)
-	if err != nil || got.URL != hook.url {
+	if err != nil || got.URL != hookURL {
 		r.record("PUSH-GET-001", b.name, fail(sent, errText(err), "the config just made must be returned"))
 	} else {
 		r.record("PUSH-GET-001", b.name, pass("url "+got.URL))
