@@ -46,6 +46,8 @@ var verbs = []verb{
 		func(f *factory) *cobra.Command { return pushNoun(f, "create", "Create a resource: push-config") }},
 	{"delete", "Delete a resource: push-config", "tasks",
 		func(f *factory) *cobra.Command { return pushNoun(f, "delete", "Delete a resource: push-config") }},
+	{"conformance", "Check an agent against the A2A specification on every binding", "agents",
+		func(f *factory) *cobra.Command { return newConformanceCmd(f, nil) }},
 	{"cancel", "Cancel a task and print its updated status", "tasks",
 		func(f *factory) *cobra.Command { return newCancelCmd(f, nil) }},
 	{"subscribe", "Stream a task's events until it ends", "tasks",

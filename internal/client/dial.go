@@ -219,9 +219,8 @@ func (d *Dialer) Connect(ctx context.Context, rawURL string) (*Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	card, ref, forced, params, hc := r.Card, r.ref, r.forced, r.params, r.hc
+	card, ref, forced, params := r.Card, r.ref, r.forced, r.params
 	d.requiredExtensions(card, params)
-	c := &Conn{Ref: ref, Timeout: d.opts.Timeout, MaxResponse: d.opts.MaxResponseBytes, Card: card, CardURL: r.cardURL, Params: params, HC: hc}
 	version, err := forcedVersion(params)
 	if err != nil {
 		return nil, err
@@ -234,6 +233,25 @@ func (d *Dialer) Connect(ctx context.Context, rawURL string) (*Conn, error) {
 	if card == nil && iface.ProtocolBinding == a2a.TransportProtocolGRPC && version == "" {
 		iface.ProtocolVersion = d.grpcVersion(ctx, iface.URL, params)
 	}
+	return d.open(ctx, r, iface, why)
+}
+
+// CardURL is where the card was read from ("" when none was).
+func (r *Resolved) CardURL() string { return r.cardURL }
+
+// Params are the headers every request to the agent carries (--svc-param, --auth and the other credentials).
+func (r *Resolved) Params() map[string][]string { return r.params }
+
+// ConnectTo opens a client on one interface of a resolved card, whatever the card's order or --transport say:
+// the conformance verb tests every interface. The connection shares the run's HTTP client and credential guard.
+func (d *Dialer) ConnectTo(ctx context.Context, r *Resolved, iface *a2a.AgentInterface) (*Conn, error) {
+	return d.open(ctx, r, grpcOverTLS(iface, r.cardURL), "named by the caller")
+}
+
+// open builds the client on iface, the interface chosen for r.
+func (d *Dialer) open(ctx context.Context, r *Resolved, iface *a2a.AgentInterface, why string) (*Conn, error) {
+	card, ref, params, hc := r.Card, r.ref, r.params, r.hc
+	c := &Conn{Ref: ref, Timeout: d.opts.Timeout, MaxResponse: d.opts.MaxResponseBytes, Card: card, CardURL: r.cardURL, Params: params, HC: hc}
 	c.Iface = iface
 	if ref.File != "" {
 		// A card file names no origin: the interface the user's own file points at is the one.

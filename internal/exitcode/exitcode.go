@@ -42,6 +42,12 @@ const (
 	CodeTooLarge = "A2ANC_ERR_RESPONSE_TOO_LARGE"
 )
 
+// Reported is a failure whose report is already on stdout (a conformance run in which a MUST failed): exit 1, and
+// nothing more is printed.
+type Reported struct{ Msg string }
+
+func (e *Reported) Error() string { return e.Msg }
+
 // TaskOutcome is the error of --fail when the task ended badly (exit TaskFailed) or stopped for input (TaskPaused).
 type TaskOutcome struct {
 	ID    a2a.TaskID

@@ -69,6 +69,7 @@ type serveOptions struct {
 	lease         time.Duration
 	ui            bool // serve_ui.go
 	a3s           a3sOptions
+	reference     referenceOptions
 }
 
 // New is the serve verb: its flags become a serve.Config with its Backend, and serve.Run runs it.
@@ -80,6 +81,9 @@ func New(d Deps) *cobra.Command {
 		Long: `Start an A2A server on --host:--port (127.0.0.1:8080 by default) backed by one of:
 
   --echo          return the user's message back: the "ping" for agents
+  --reference     a reference agent playing the A2A TCK's scenarios, chosen by message id (artifacts of
+                  each kind, a Message reply, input-required, auth-required, failed, rejected, a long
+                  cancelable task, slow streams); anything else is echoed. docs/conformance.md lists them
   --proxy URL     forward every call to an upstream agent, logging traffic to stderr
   --exec CMD      run CMD per message: the message on stdin, stdout becomes the response artifact;
                   with --chunk=DELIM, stdout streams out in DELIM-separated chunks as they are written
@@ -155,6 +159,7 @@ GET /metrics is Prometheus' text format (behind the token; --no-metrics turns it
 	o.ops.addFlags(cmd)
 	fl.BoolVar(&o.ui, "ui", false, "serve the inspector page (live calls, tasks, latency) at /_a2a/ on the same port")
 	o.a3s.addFlags(cmd)
+	o.reference.addFlags(cmd)
 	// The backend flags (one required, one at most) are checked by checkArgs, in sentences.
 	_ = cmd.RegisterFlagCompletionFunc("protocol", fixedCompletion("latest", "0.3")) // cannot fail: the flag exists
 	_ = cmd.RegisterFlagCompletionFunc("input", fixedCompletion("text", "json"))     // cannot fail: the flag exists
@@ -250,7 +255,12 @@ func (o *serveOptions) config(cmd *cobra.Command) (serve.Config, error) {
 	if err := o.a3s.check(cmd); err != nil {
 		return cfg, usage("%v", err)
 	}
+	if err := o.reference.check(cmd); err != nil {
+		return cfg, usage("%v", err)
+	}
 	switch {
+	case o.reference.on:
+		cfg.Backend = o.reference.backend()
 	case o.a3s.addr != "":
 		cfg.Backend = o.a3s.backend(o.d.Dialer().Upstream())
 	case o.echo:

@@ -16,6 +16,7 @@ var backends = []struct{ flag, needs, does string }{
 	{"proxy", "URL", "forwards every call to an agent"},
 	{"replay", "FILE", "replays a recorded session"},
 	{"a3s", "HOST:PORT", "drives an A3S coding agent"},
+	{"reference", "", "plays the A2A TCK's scenarios"},
 }
 
 // needsValue says what a backend flag's value is, for the error of one that took a flag as its value.
