@@ -25,6 +25,7 @@ var commandIndex = []struct{ name, short string }{
 	{"listen", "Receive push notifications: a webhook that prints what agents POST to it"},
 	{"run", "Run something on an agent: command"},
 	{"chat", "Talk to an agent interactively on a terminal"},
+	{"bench", "Measure an agent under load: throughput, latency percentiles, errors"},
 	{"serve", "Serve an A2A agent: echo, a proxy to another agent, or any command"},
 	{"version", "Print the version of a2a"},
 	{"config", "Show the configuration: flags, environment, dotenv files"},

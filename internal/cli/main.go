@@ -247,6 +247,7 @@ var topCommands = []struct {
 	{"listen", func(f *factory) *cobra.Command { return newListenCmd(f, nil) }},
 	{"run", newRunCmd},
 	{"chat", func(f *factory) *cobra.Command { return newChatCmd(f, nil) }},
+	{"bench", func(f *factory) *cobra.Command { return newBenchCmd(f, nil) }},
 	{"serve", func(f *factory) *cobra.Command {
 		return servecmd.New(servecmd.Deps{Err: f.io.Err, Getenv: f.io.getenv, Opts: &f.opts.Options, Verbose: &f.opts.verbose, Dialer: f.dialer,
 			Given: func(flag string) bool { return f.sources[flag].Kind == "flag" }})
