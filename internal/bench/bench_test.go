@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -91,5 +92,27 @@ func TestCompareMarksBeyondNoise(t *testing.T) {
 	}
 	if !got["throughput"] || got["p50"] {
 		t.Fatalf("want +10%% throughput (noise 1%%) marked, +20%% p50 (noise 10%%) not: %v", got)
+	}
+}
+
+// TestWriteText: the text report names the run, its counts and percentiles, each op of a mix on one line, and
+// draws the histogram only when asked (on a terminal).
+func TestWriteText(t *testing.T) {
+	op := func(name string) Op {
+		return Op{Name: name, Weight: 1, Do: func(ctx context.Context, s *Sample) { s.State = "completed" }}
+	}
+	rep := Run(context.Background(), Config{Workers: 1, Count: 40, Ops: []Op{op("send"), op("get")}, Classify: func(error) string { return "x" }}, nil)
+	rep.Mode, rep.Target = "send+get", Target{URL: "http://127.0.0.1:1", Transport: "JSONRPC", Version: "1.0"}
+	var plain, bars strings.Builder
+	rep.WriteText(&plain, false)
+	rep.WriteText(&bars, true)
+	for _, want := range []string{"http://127.0.0.1:1 JSONRPC 1.0: send+get, closed loop, 1 worker\n", "requests    40 in ",
+		"\n  get       20 requests, 0 errors: p50 ", "\n  send      20 requests, 0 errors: p50 ", "\nstates      completed 40\n"} {
+		if !strings.Contains(plain.String(), want) {
+			t.Errorf("text report lacks %q:\n%s", want, plain.String())
+		}
+	}
+	if strings.Contains(plain.String(), "▇") || !strings.Contains(bars.String(), "▇") {
+		t.Errorf("bars only when asked:\n%s\n%s", plain.String(), bars.String())
 	}
 }

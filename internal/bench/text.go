@@ -36,8 +36,11 @@ func (r *Report) WriteText(w io.Writer, bars bool) {
 	line("event gap", r.EventGap)
 	for _, name := range sortedKeys(r.Ops) {
 		o := r.Ops[name]
-		p("  %-9s %d requests, %d errors\n", name, o.Requests, o.Errors)
-		line("  "+name, o.Latency)
+		p("  %-9s %d requests, %d errors", name, o.Requests, o.Errors)
+		if l := o.Latency; l != nil {
+			p(": p50 %s  p99 %s  max %s", fmtMs(l.P50), fmtMs(l.P99), fmtMs(l.Max))
+		}
+		p("\n")
 	}
 	if len(r.States) > 0 {
 		p("states      %s\n", counts(r.States))
