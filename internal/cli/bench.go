@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -224,6 +225,11 @@ func runBench(ctx context.Context, o *benchOptions) error {
 				}
 				return client.ErrorClass(err)
 			}}
+		if o.f.io.getenv("GOGC") == "" {
+			// The generator's heap is a few MiB of short-lived answers: collecting it less often leaves the CPU to the
+			// agent on the same machine (about 15% less CPU per request than the default 100).
+			defer debug.SetGCPercent(debug.SetGCPercent(400))
+		}
 		live := &bench.Live{}
 		stop := o.progress(live)
 		rep := bench.Run(ctx, cfg, live)
