@@ -149,7 +149,9 @@ func TestBenchOpenLoop(t *testing.T) {
 	if rep.Requests < 295 || rep.Requests > 301 {
 		t.Errorf("%d requests in 3 s at 100/s, want 300", rep.Requests)
 	}
-	within(t, "open loop p50 against the agent's", rep.Latency.P50, truth(ag.Served(), 300, 0.5), medianTol)
+	// From the intended start: a worker's timer that fires late on a loaded machine counts, as it should.
+	p50 := truth(ag.Served(), 300, 0.5)
+	within(t, "open loop p50 against the agent's", rep.Latency.P50, p50, tail(p50))
 
 	stalled := wire.StartDelayed(t, wire.DelayOptions{Delay: 20 * time.Millisecond, StallAt: 50, Stall: 2 * time.Second})
 	rep = benchJSON(t, run(t, "", "bench", stalled.URL, "--rate", "50", "--duration", "4s", "-o", "json"))
