@@ -3,6 +3,7 @@ module github.com/a2acli/a2a
 go 1.25.0
 
 require (
+	github.com/HdrHistogram/hdrhistogram-go v1.1.2
 	github.com/a2aproject/a2a-go v0.3.15
 	github.com/a2aproject/a2a-go/v2 v2.4.0
 	github.com/charmbracelet/lipgloss v1.1.0

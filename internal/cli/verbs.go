@@ -32,6 +32,8 @@ var verbs = []verb{
 		func(f *factory) *cobra.Command { return newDiscoverCmd(f, nil) }},
 	{"send", "Send a message to an agent and print the response", "agents",
 		func(f *factory) *cobra.Command { return newSendCmd(f, nil) }},
+	{"bench", "Measure an agent under load: throughput, latency percentiles, errors", "agents",
+		func(f *factory) *cobra.Command { return newBenchCmd(f, nil) }},
 	{"get", "Get a resource: task or card", "tasks", func(f *factory) *cobra.Command {
 		get := &cobra.Command{Use: "get", Short: "Get a resource: task or card", RunE: nounArgs}
 		get.AddCommand(newGetTaskCmd(f, nil), newGetCardCmd(f, nil), newPushConfigCmd(f, "get", nil))
