@@ -24,6 +24,8 @@ type globalOptions struct {
 	wait follow.Wait
 	// everyday holds --config, --color and --jq (see everyday.go).
 	everyday
+	// canon holds the a2a-cli specification's global flags (canonical.go).
+	canon canonicalOptions
 }
 
 // factory is the state of one run: the streams, the parsed options, the -v log and the run's one Dialer. Every verb

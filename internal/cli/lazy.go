@@ -26,6 +26,8 @@ var commandIndex = []struct{ name, short string }{
 	{"run", "Run something on an agent: command"},
 	{"chat", "Talk to an agent interactively on a terminal"},
 	{"serve", "Serve an A2A agent: echo, a proxy to another agent, or any command"},
+	{"card", "Agent cards, in the a2a-cli grammar: card get (same as discover)"},
+	{"task", "Tasks, in the a2a-cli grammar: get, list, cancel, subscribe, push-config, download"},
 	{"version", "Print the version of a2a"},
 	{"config", "Show the configuration: flags, environment, dotenv files"},
 }
@@ -35,7 +37,7 @@ var commandIndex = []struct{ name, short string }{
 func newRootCmdFor(f *factory, args []string) *cobra.Command {
 	root := newRootShell(f)
 	for _, c := range commandIndex {
-		root.AddCommand(&cobra.Command{Use: c.name, Short: c.short, RunE: standIn})
+		root.AddCommand(&cobra.Command{Use: c.name, Short: c.short, RunE: standIn, Aliases: commandAliases[c.name]})
 	}
 	c, _, err := root.Find(args)
 	if err != nil {
@@ -48,6 +50,7 @@ func newRootCmdFor(f *factory, args []string) *cobra.Command {
 				root.AddCommand(t.build(f))
 			}
 		}
+		addFlagAliases(root)
 	}
 	f.setupHelp(root)
 	return root

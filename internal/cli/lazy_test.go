@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -25,7 +26,7 @@ func TestCommandIndexMatchesCommands(t *testing.T) {
 			t.Errorf("command %d: built %q (%q), topCommands says %q, commandIndex says {%q, %q}: want {%q, %q} in both",
 				i, c.Name(), c.Short, tc.name, want.name, want.short, c.Name(), c.Short)
 		}
-		if len(c.Aliases) > 0 || len(c.SuggestFor) > 0 || c.Hidden || c.Deprecated != "" || !c.Runnable() {
+		if !slices.Equal(c.Aliases, commandAliases[c.Name()]) || len(c.SuggestFor) > 0 || c.Hidden || c.Deprecated != "" || !c.Runnable() {
 			t.Errorf("%s: aliases %q, suggest-for %q, hidden %v, deprecated %q, runnable %v: its stand-in has none of these; teach newRootCmdFor",
 				c.Name(), c.Aliases, c.SuggestFor, c.Hidden, c.Deprecated, c.Runnable())
 		}
