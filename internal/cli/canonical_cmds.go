@@ -11,6 +11,7 @@ import (
 
 	"github.com/a2acli/a2a/internal/client"
 	"github.com/a2acli/a2a/internal/follow"
+	"github.com/a2acli/a2a/internal/message"
 	"github.com/a2acli/a2a/internal/output"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 )
@@ -95,6 +96,31 @@ func runTaskSubscribe(ctx context.Context, o *subscribeOptions, stream bool) err
 	}
 	return runGetTask(ctx, &getTaskOptions{f: f, withClient: o.withClient, url: o.url, id: o.id, history: -1,
 		pollInterval: follow.DefaultPollInterval})
+}
+
+// maxChatStdin bounds what chat reads from a pipe (send's own bound on stdin).
+const maxChatStdin = 256 << 20
+
+// runChatOnce is chat without a terminal (the a2a-cli specification, §11.2: an interactive mode degrades to text
+// and never blocks on input): what stdin holds is sent once, as send would, in the chat's context or task.
+func runChatOnce(ctx context.Context, o *chatOptions) error {
+	body, err := io.ReadAll(io.LimitReader(o.f.io.In, maxChatStdin+1))
+	if err != nil {
+		return fmt.Errorf("read stdin: %w", err)
+	}
+	if len(body) > maxChatStdin {
+		return client.Usagef("chat: stdin holds more than %d MiB: use 'a2a send' with --file", maxChatStdin>>20)
+	}
+	if strings.TrimSpace(string(body)) == "" {
+		return client.WithHint(client.Usagef("chat needs a terminal, or a message on stdin: stdin was empty"),
+			"use 'a2a send' in scripts and pipes")
+	}
+	so := &sendOptions{f: o.f, withClient: o.f.withClient, history: -1, url: o.url, dt: o.dt,
+		msg: message.Input{Text: string(body), HasText: true, TaskID: o.taskID, ContextID: o.contextID}}
+	if err := so.checkDevtool(); err != nil {
+		return err
+	}
+	return runSend(ctx, so)
 }
 
 // newTaskDownloadCmd is `task download`: the task's file parts written into a directory.

@@ -189,7 +189,7 @@ func (p *Printer) Close() error {
 		return nil
 	}
 	var b bytes.Buffer
-	p.endPartial(&b)
+	p.closeBlock(&b)
 	return p.emit(b.Bytes())
 }
 
