@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -101,6 +102,17 @@ func runTaskSubscribe(ctx context.Context, o *subscribeOptions, stream bool) err
 // maxChatStdin bounds what chat reads from a pipe (send's own bound on stdin).
 const maxChatStdin = 256 << 20
 
+// requirePush refuses a push-config call to an agent whose card does not declare push notifications (the
+// a2a-cli specification, §13.3: verify a capability on the card before a call it gates). No card (--endpoint, a
+// forced transport) leaves the agent to answer.
+func requirePush(c *client.Conn) error {
+	if c.Card == nil || c.Card.Capabilities.PushNotifications {
+		return nil
+	}
+	return client.WithHint(fmt.Errorf("the agent's card does not declare push notifications: %w", a2a.ErrPushNotificationNotSupported),
+		"poll the task instead: a2a get task <url> <task-id> --wait")
+}
+
 // runChatOnce is chat without a terminal (the a2a-cli specification, §11.2: an interactive mode degrades to text
 // and never blocks on input): what stdin holds is sent once, as send would, in the chat's context or task.
 func runChatOnce(ctx context.Context, o *chatOptions) error {
@@ -156,8 +168,8 @@ func waitSettled(ctx context.Context, f *factory, c *client.Conn, req *a2a.GetTa
 	for {
 		task, err := client.Unary(ctx, c, func(ctx context.Context) (*a2a.Task, error) { return c.GetTask(ctx, req) })
 		if err != nil {
-			if cause := context.Cause(ctx); cause != nil && ctx.Err() != nil {
-				return nil, fmt.Errorf("task %s: %w", req.ID, cause)
+			if errors.Is(context.Cause(ctx), follow.ErrWaitExpired) {
+				return nil, fmt.Errorf("task %s: --timeout (%s) ran out: %w", req.ID, f.opts.Timeout, client.ErrTimeout)
 			}
 			return nil, err
 		}
@@ -169,7 +181,10 @@ func waitSettled(ctx context.Context, f *factory, c *client.Conn, req *a2a.GetTa
 		select {
 		case <-ctx.Done():
 			timer.Stop()
-			return nil, fmt.Errorf("task %s still %s: %w", req.ID, task.Status.State, context.Cause(ctx))
+			if errors.Is(context.Cause(ctx), follow.ErrWaitExpired) {
+				return nil, fmt.Errorf("task %s is still %s and --timeout (%s) ran out: %w", req.ID, output.ShortState(task.Status.State), f.opts.Timeout, client.ErrTimeout)
+			}
+			return nil, context.Cause(ctx)
 		case <-timer.C:
 		}
 		delay = min(2*delay, ceiling)

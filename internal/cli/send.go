@@ -170,6 +170,11 @@ func runSend(ctx context.Context, o *sendOptions) error {
 	return o.withClient(ctx, o.url, func(ctx context.Context, c *client.Conn) error {
 		ctx, cancel := o.f.waits().Context(ctx)
 		defer cancel()
+		if o.push.own || o.push.url != "" {
+			if err := requirePush(c); err != nil { // canonical_cmds.go
+				return err
+			}
+		}
 		if o.push.own {
 			return o.sendPush(ctx, c, req)
 		}
