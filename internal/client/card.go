@@ -219,6 +219,9 @@ func getCard(ctx context.Context, hc *http.Client, u string, headers http.Header
 			Hint: "is this an A2A agent? pass --transport to treat the URL as the endpoint"}
 	case tlsMismatch(u, resp, body) != nil:
 		return nil, tlsMismatch(u, resp, body)
+	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
+		return nil, &CardError{URL: u, Unauthorized: true, Err: fmt.Errorf("HTTP %s", resp.Status),
+			Hint: "the agent's card is behind authentication: pass --bearer, --api-key or --auth"}
 	case resp.StatusCode != http.StatusOK:
 		return nil, &CardError{URL: u, Err: fmt.Errorf("HTTP %s", resp.Status)}
 	case len(body) > maxCardBytes:

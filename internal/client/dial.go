@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -226,7 +227,14 @@ func (d *Dialer) Resolve(ctx context.Context, rawURL string) (*Resolved, error) 
 	}
 	cctx, cancel := TimeoutContext(ctx, d.opts.Timeout)
 	defer cancel()
-	card, cardURL, err := fetchCard(cctx, r.hc, ref, cardHeaders(params))
+	// The public card is fetched without credentials: they go out per request once the agent declared how it wants
+	// them (the a2a-cli specification, §12.1). A card behind authentication (401, 403) is asked for again with them.
+	public, withheld := withoutCredentials(params)
+	card, cardURL, err := fetchCard(cctx, r.hc, ref, cardHeaders(public))
+	if withheld && cardUnauthorized(err) {
+		d.log.Printf("the card wants credentials (%v): asking again with them", err)
+		card, cardURL, err = fetchCard(cctx, r.hc, ref, cardHeaders(params))
+	}
 	if err != nil {
 		if ce, ok := asCardError(err); ok && ce.NotFound && forced != "" && ref.Base != nil {
 			d.log.Printf("no agent card (%v): using %s as the %s endpoint", ce.Err, ref.Raw, forced)
@@ -412,6 +420,31 @@ func withoutVersion(params map[string][]string) map[string][]string {
 
 // cardHeaders are the headers of the card fetch: the service parameters, with the A2A-Version the user forces or
 // else the newest we speak (servers exist that choose the card's shape by it).
+// withoutCredentials is params without the credentials of --auth, --bearer and --api-key (and an Authorization
+// service parameter); withheld says whether there were any.
+func withoutCredentials(params map[string][]string) (map[string][]string, bool) {
+	out := make(map[string][]string, len(params))
+	withheld := false
+	for k, v := range params {
+		switch ck := http.CanonicalHeaderKey(k); {
+		case ck == "Authorization", ck == "Proxy-Authorization", ck == http.CanonicalHeaderKey(defaultAPIKeyHeader):
+			withheld = true
+			continue
+		}
+		out[k] = v
+	}
+	return out, withheld
+}
+
+// cardUnauthorized reports whether a card fetch failed for want of credentials (401 or 403).
+func cardUnauthorized(err error) bool {
+	if ce, ok := asCardError(err); ok && ce.Unauthorized {
+		return true
+	}
+	var he *HTTPStatusError
+	return errors.As(err, &he) && (he.Code == http.StatusUnauthorized || he.Code == http.StatusForbidden)
+}
+
 func cardHeaders(params map[string][]string) http.Header {
 	h := http.Header{}
 	for k, v := range params {

@@ -5,6 +5,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -48,5 +50,49 @@ func TestConnTrackerSeesServerClose(t *testing.T) {
 	srv.CloseClientConnections()
 	if !d.Conns().WaitClosed(context.Background(), 10*time.Second) {
 		t.Fatalf("connection still open after the server closed it (open=%d)", d.Conns().Open())
+	}
+}
+
+// TestCardFetchWithoutCredentials: the public card is fetched without --bearer or --api-key (the a2a-cli
+// specification, §12.1: credentials go per request, by the scheme the agent declares); a card behind
+// authentication (401) is asked for again with them, and without any the failure is an authentication one.
+func TestCardFetchWithoutCredentials(t *testing.T) {
+	t.Parallel()
+	const card = `{"name":"x","version":"1","supportedInterfaces":[{"url":"http://127.0.0.1:9","protocolBinding":"JSONRPC","protocolVersion":"1.0"}],"capabilities":{},"defaultInputModes":[],"defaultOutputModes":[],"skills":[]}`
+	for _, protected := range []bool{false, true} {
+		var mu sync.Mutex
+		var seen []string
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			seen = append(seen, r.Header.Get("Authorization")+"|"+r.Header.Get("X-Api-Key"))
+			mu.Unlock()
+			if protected && r.Header.Get("Authorization") == "" {
+				w.WriteHeader(http.StatusUnauthorized)
+				return
+			}
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write([]byte(card))
+		}))
+		d := NewDialer(&Options{Bearer: "tok", APIKey: "key", Timeout: 5 * time.Second}, &Log{}, nil)
+		r, err := d.Resolve(context.Background(), srv.URL)
+		if err != nil || r.Card == nil {
+			t.Fatalf("protected=%v: Resolve: %v", protected, err)
+		}
+		mu.Lock()
+		want := []string{"|"}
+		if protected {
+			want = append(want, "Bearer tok|key")
+		}
+		if !slices.Equal(seen, want) {
+			t.Errorf("protected=%v: card requests carried %q, want %q", protected, seen, want)
+		}
+		mu.Unlock()
+		if protected {
+			_, err := NewDialer(&Options{Timeout: 5 * time.Second}, &Log{}, nil).Resolve(context.Background(), srv.URL)
+			if !cardUnauthorized(err) {
+				t.Errorf("protected card, no credentials: %v, want a 401", err)
+			}
+		}
+		srv.Close()
 	}
 }
