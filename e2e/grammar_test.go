@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -99,4 +101,63 @@ func TestTaskGetWait(t *testing.T) {
 	r = run(t, "", "task", "get", "-a", slow.URL, string(task.ID), "--wait", "--poll-interval", "50ms")
 	wantCode(t, r, 0)
 	wantContains(t, "stdout", r.stdout, "State: completed", "Artifact: ")
+}
+
+// TestConfigFilesYAMLJSONPerAgent: configuration files in YAML or JSON beside dotenv, keyed by flag or variable
+// names, with settings scoped to one agent (the a2a-cli specification, §8.3); the agent's own dotenv file in the
+// user's a2a/agents directory; precedence flag > environment > files unchanged.
+func TestConfigFilesYAMLJSONPerAgent(t *testing.T) {
+	t.Parallel()
+	h := startHeaderAgent(t)
+	hostPort := strings.TrimPrefix(h.URL, "http://")
+	dir, home := t.TempDir(), t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	yml := write("a2a.yaml", "bearer: top-level\nagents:\n  "+hostPort+":\n    A2ACLI_BEARER: per-agent\n  other.example:9:\n    bearer: wrong\n")
+	other := write("other.yaml", "agents:\n  other.example:9:\n    bearer: wrong\ntenant: t1\nbearer: top-level\n")
+	js := write("a2a.json", `{"auth":"Bearer from-json","timeout":"5s"}`)
+	bad := write("bad.yaml", "agents: [1, 2]\n")
+	if err := os.MkdirAll(filepath.Join(home, "a2a", "agents"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	agentFile := filepath.Join(home, "a2a", "agents", strings.ReplaceAll(hostPort, ":", "_")+".env")
+	if err := os.WriteFile(agentFile, []byte("A2ACLI_BEARER=agent-dotenv\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		env  []string
+		args []string
+		want string
+	}{
+		{"yaml, the agent's section", nil, []string{"--config", yml}, "Bearer per-agent"},
+		{"yaml, another agent's section ignored", nil, []string{"--config", other}, "Bearer top-level"},
+		{"json", nil, []string{"--config", js}, "Bearer from-json"},
+		{"environment beats the file", []string{"A2ACLI_BEARER=env"}, []string{"--config", yml}, "Bearer env"},
+		{"flag beats all", nil, []string{"--config", yml, "--bearer", "flag"}, "Bearer flag"},
+		{"the agent's own dotenv file", []string{"XDG_CONFIG_HOME=" + home}, nil, "Bearer agent-dotenv"},
+		{"-a names the agent too", nil, []string{"--config", yml, "-a"}, "Bearer per-agent"},
+	}
+	for _, tc := range tests {
+		env := append([]string{"XDG_CONFIG_HOME=" + t.TempDir()}, tc.env...)
+		args := append([]string{"get", "task", h.URL, "t1"}, tc.args...)
+		if n := len(tc.args); n > 0 && tc.args[n-1] == "-a" {
+			args = append([]string{"task", "get", "t1"}, append(tc.args, h.URL)...)
+		}
+		r := runEnv(t, dir, env, "", args...)
+		if got := h.last("Authorization"); got != tc.want {
+			t.Errorf("%s: Authorization = %q, want %q\n%s", tc.name, got, tc.want, r)
+		}
+	}
+	r := runEnv(t, dir, nil, "", "get", "task", h.URL, "t1", "--config", bad)
+	wantCode(t, r, 2)
+	wantContains(t, "stderr", r.stderr, "agents: want a map")
 }

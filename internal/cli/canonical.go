@@ -67,6 +67,15 @@ func (f *factory) applyCanonical(cmd *cobra.Command) error {
 	return nil
 }
 
+// agentOf is the agent a command names, its <url> (where -a/--agent-card put it too), for the settings scoped to
+// that agent; "" for a command that names none.
+func agentOf(cmd *cobra.Command, args []string) string {
+	if len(args) > 0 && strings.Contains(cmd.Use, "<url>") {
+		return args[0]
+	}
+	return ""
+}
+
 // agentRefFlags are the flags that name the agent in the specification's grammar.
 func agentRefValue(args []string) (string, bool) {
 	ref, found := "", false

@@ -151,12 +151,12 @@ Exit codes: 0 done, 1 failure, 2 usage, 3 unreachable or no card, 4 authenticati
 		SilenceUsage:      true,
 		Version:           cmp.Or(version, "dev"), // the switch for --version; versionTemplate prints the line
 		CompletionOptions: cobra.CompletionOptions{HiddenDefaultCmd: false},
-		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
 			if f.catchSignals != nil {
 				f.catchSignals()
 			}
 			f.cmdPath = cmd.CommandPath()
-			sources, err := config.Apply(cmd.Flags(), f.io.getenv, f.io.In)
+			sources, err := config.ApplyFor(cmd.Flags(), f.io.getenv, f.io.In, agentOf(cmd, args)) // canonical.go
 			if err != nil {
 				return withCmd(err, f.cmdPath)
 			}
