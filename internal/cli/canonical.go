@@ -206,6 +206,7 @@ func addPartFlags(fl *pflag.FlagSet, in *message.Input) {
 	fl.Var(&partFlag{"file", &in.Extra}, "file", "attach a file (a path, or a URL sent by reference) as a file part (repeatable, in order)")
 	fl.Var(&partFlag{"data", &in.Extra}, "data", "attach JSON from a file, or - for stdin, as a data part (repeatable, in order)")
 	fl.Var(&partFlag{"text", &in.Extra}, "text-part", "add a text part (a2a-cli spelling; repeatable, in order)")
+	fl.Var(&partFlag{"text", &in.Extra}, "text", "alias of --text-part (a2a-cli compliance registry spelling)")
 	fl.Var(&partFlag{"file", &in.Extra}, "file-part", "alias of --file (a2a-cli spelling)")
 	fl.Var(&partFlag{"data", &in.Extra}, "data-part", "alias of --data (a2a-cli spelling)")
 	fl.Var(&mediaTypeFlag{&in.Extra}, "media-type", "media type of the part flag just before it (default: from the name or content)")
