@@ -85,6 +85,7 @@ func runChat(ctx context.Context, o *chatOptions) error {
 	cf := *o.f
 	cf.io = &Streams{In: in, Out: ci.Term, Err: ci.Term, InTTY: true, OutTTY: true, ErrTTY: true, Getenv: o.f.io.Getenv, Width: o.f.io.Width}
 	cf.log = &client.Log{W: ci.Term, Enabled: o.f.log != nil && o.f.log.Enabled}
+	cf.inChat = true
 	cf.term = nil // the chat draws no spinner: its terminal writer owns the screen
 	cf.dial = nil // the chat's own dialer logs and warns through the terminal writer
 	cs := &chat.Session{

@@ -43,6 +43,10 @@ func (p *Printer) event(b *bytes.Buffer, e a2a.Event) error {
 			}
 		}
 	case *a2a.TaskStatusUpdateEvent:
+		if s := v.Status.State; !p.o.NoRestate && (s.Terminal() || s == a2a.TaskStateInputRequired || s == a2a.TaskStateAuthRequired) {
+			p.field(b, "Task ID", string(v.TaskID))
+			p.field(b, "Context ID", v.ContextID)
+		}
 		p.styledField(b, "State", p.st.stateWord(v.Status.State))
 		if msg := messageText(v.Status.Message); msg != "" {
 			p.field(b, "Status Message", msg)
