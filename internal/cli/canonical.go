@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 
@@ -133,6 +134,70 @@ func withAgentRef(root *cobra.Command, args []string) []string {
 	out = append(out, args[:at]...)
 	out = append(out, ref)
 	return append(out, args[at:]...)
+}
+
+// acceptEnvAgent lets every command that takes an agent <url> take it from A2ACLI_AGENT_CARD (or A2ACLI_ENDPOINT)
+// when the command line names none: the specification's `a2a send --task-id <id> "<reply>"` and
+// `a2a task get --wait <task-id>` with the agent configured. A command line with all its positionals keeps its own.
+func (f *factory) acceptEnvAgent(c *cobra.Command) {
+	if c.Name() == "serve" {
+		return
+	}
+	if max, required, ok := positionals(c.Use); ok && max > 0 && c.RunE != nil && strings.Contains(c.Use, " <url>") {
+		args, run := c.Args, c.RunE
+		with := func(cmd *cobra.Command, a []string) []string {
+			if len(a) != max-1 && len(a) >= required {
+				return a
+			}
+			// Before the flags' other sources are read (checking the arguments), only the command line and the
+			// environment are known; once they are (running), a configuration file may name the agent too.
+			var ref string
+			if f.sources == nil {
+				if f.opts.canon.agentCard != "" || f.opts.canon.endpoint != "" {
+					return a // on the command line: -a/-e put it among the arguments already
+				}
+				ref = cmp.Or(f.io.getenv("A2ACLI_AGENT_CARD"), f.io.getenv("A2ACLI_ENDPOINT"))
+			} else {
+				for _, name := range []string{"agent-card", "endpoint"} {
+					if f.sources[name].Kind == "flag" {
+						return a
+					}
+				}
+				ref = cmp.Or(f.opts.canon.agentCard, f.opts.canon.endpoint)
+			}
+			if ref == "" {
+				return a
+			}
+			return append([]string{ref}, a...)
+		}
+		if args != nil {
+			c.Args = func(cmd *cobra.Command, a []string) error { return args(cmd, with(cmd, a)) }
+		}
+		c.RunE = func(cmd *cobra.Command, a []string) error { return run(cmd, with(cmd, a)) }
+	}
+	for _, sub := range c.Commands() {
+		f.acceptEnvAgent(sub)
+	}
+}
+
+// positionals counts the <arg> and [arg] words of a Use line (max) and the <arg> ones (required); ok is false for
+// a variadic command.
+func positionals(use string) (max, required int, ok bool) {
+	for _, w := range strings.Fields(use)[1:] {
+		if strings.HasPrefix(w, "-") {
+			break
+		}
+		if strings.HasSuffix(w, "...]") || strings.HasSuffix(w, "...>") {
+			return 0, 0, false
+		}
+		if strings.HasPrefix(w, "<") || strings.HasPrefix(w, "[") {
+			max++
+		}
+		if strings.HasPrefix(w, "<") {
+			required++
+		}
+	}
+	return max, required, true
 }
 
 // flagAliases are the specification's spellings of our flags, per flag of ours: each writes the same variable.

@@ -51,6 +51,7 @@ func newRootCmdFor(f *factory, args []string) *cobra.Command {
 			}
 		}
 		addFlagAliases(root)
+		f.acceptEnvAgent(root)
 	}
 	f.setupHelp(root)
 	return root

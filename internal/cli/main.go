@@ -224,6 +224,7 @@ func newRootCmd(f *factory) *cobra.Command {
 		root.AddCommand(c.build(f))
 	}
 	addFlagAliases(root)
+	f.acceptEnvAgent(root)
 	f.setupHelp(root)
 	return root
 }
