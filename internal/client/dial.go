@@ -68,6 +68,7 @@ type dialState struct {
 	conns   *ConnTracker
 	guard   *credGuard
 	reached sync.Map // addresses a connection succeeded to: only a never-reached loopback agent is waited for
+	query   queryKey // --api-key as a query parameter, when the card's apiKey scheme says so
 }
 
 // NewDialer returns the run's dialer. log may be nil (no -v); warn receives the guard's warnings (nil: discarded).
@@ -185,7 +186,7 @@ func (d *Dialer) httpClient() *http.Client {
 		dialer := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
 		base.DialContext = d.st.conns.wrapDial(d.retryRefused(resolveErrors(dialer.DialContext)))
 		d.st.guard = newCredGuard(d.opts.AuthAllOrigins, d.warn, d.log)
-		d.st.hc = &http.Client{Transport: &roundTripper{base: base, log: d.log, guard: d.st.guard, maxBody: d.opts.MaxResponseBytes}}
+		d.st.hc = &http.Client{Transport: &roundTripper{base: base, log: d.log, guard: d.st.guard, maxBody: d.opts.MaxResponseBytes, query: &d.st.query}}
 	})
 	return d.st.hc
 }
