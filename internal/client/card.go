@@ -30,6 +30,9 @@ type Ref struct {
 	File    string // a local card file
 	Base    *url.URL
 	CardURL string // set when the argument names the card itself
+	// Catalog is an RFC 9727 API catalog (a /.well-known/api-catalog URL, #name choosing an entry) the card is
+	// looked up in first (catalog.go).
+	Catalog string
 }
 
 // parseRef reads the forms CONTRACT.md allows: a base URL, a bare host:port, a card URL, or a local card file.
@@ -57,6 +60,13 @@ func ParseRef(raw string) (*Ref, error) {
 	case "http", "https", "grpc", "grpcs":
 	default:
 		return nil, Usagef("invalid agent URL %q: unsupported scheme %q", ref.Raw, u.Scheme)
+	}
+	if strings.HasSuffix(u.Path, wellKnownCatalog) {
+		ref.Catalog = u.String()
+		base := *u
+		base.Path, base.Fragment, base.RawQuery = "", "", ""
+		ref.Base = &base
+		return ref, nil
 	}
 	if strings.HasSuffix(u.Path, ".json") {
 		ref.CardURL = u.String()
@@ -150,6 +160,14 @@ func fetchCard(ctx context.Context, hc *http.Client, ref *Ref, headers http.Head
 			return nil, ref.File, &CardError{URL: ref.File, Err: err}
 		}
 		return card, ref.File, nil
+	}
+	if ref.Catalog != "" {
+		u, err := fromCatalog(ctx, hc, ref.Catalog, headers) // catalog.go
+		if err != nil {
+			return nil, ref.Catalog, err
+		}
+		card, err := getCard(ctx, hc, u, headers)
+		return card, u, err
 	}
 	var lastErr error
 	for _, u := range ref.cardCandidates() {
