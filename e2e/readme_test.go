@@ -177,7 +177,7 @@ func runExamples(t *testing.T, cmds []string) {
 			}
 			r := sh(t, "cd "+dir+" && "+cmd)
 			want := 0
-			if strings.HasPrefix(cmd, "a2a cancel") {
+			if strings.HasPrefix(cmd, "a2a cancel") || strings.HasPrefix(cmd, "a2a task cancel") {
 				want = 1 // the echo task already completed: TaskNotCancelableError
 				wantContains(t, "stderr", r.stderr, "already completed")
 			}

@@ -14,6 +14,7 @@ type discoverOptions struct {
 	withClient withClientFunc
 	url        string
 	extended   bool
+	validate   bool
 }
 
 func newDiscoverCmd(f *factory, runF func(context.Context, *discoverOptions) error) *cobra.Command {
@@ -37,6 +38,7 @@ authenticated extended card.`,
 		},
 	}
 	cmd.Flags().BoolVar(&o.extended, "extended", false, "fetch the authenticated extended card (needs --auth)")
+	cmd.Flags().BoolVar(&o.validate, "validate", false, "check the card's required fields (A2A 1.0 AgentCard); an invalid card exits 1, A2ACLI_ERR_CARD_INVALID")
 	return cmd
 }
 
@@ -58,6 +60,11 @@ func runDiscover(ctx context.Context, o *discoverOptions) error {
 		if r.Card == nil {
 			return &client.CardError{URL: o.url, NotFound: true, Err: errors.New("no card at this URL")}
 		}
+		if o.validate {
+			if err := o.f.validateCard(o.url, r.Card); err != nil { // validate.go
+				return err
+			}
+		}
 		return o.f.printer().Card(r.Card)
 	}
 	return o.withClient(ctx, o.url, func(ctx context.Context, c *client.Conn) error {
@@ -73,6 +80,11 @@ func runDiscover(ctx context.Context, o *discoverOptions) error {
 		}
 		if card == nil {
 			return client.Usagef("no agent card at %s", o.url)
+		}
+		if o.validate {
+			if err := o.f.validateCard(o.url, card); err != nil {
+				return err
+			}
 		}
 		return o.f.printer().Card(card)
 	})

@@ -24,6 +24,8 @@ type globalOptions struct {
 	wait follow.Wait
 	// everyday holds --config, --color and --jq (see everyday.go).
 	everyday
+	// canon holds the a2a-cli specification's global flags (canonical.go).
+	canon canonicalOptions
 }
 
 // factory is the state of one run: the streams, the parsed options, the -v log and the run's one Dialer. Every verb
@@ -48,6 +50,8 @@ type factory struct {
 	// idleClose bounds the wait for the agent to close idle connections after a turn stopped at a prompt (0:
 	// idleCloseBound); tests shorten it.
 	idleClose time.Duration
+	// inChat: the printer renders for the interactive chat (see printer).
+	inChat bool
 	// catchSignals starts delivering SIGINT and SIGTERM to run; called once flags parsed, so that `--help` and
 	// `--version` start no signal handling.
 	catchSignals func()
@@ -85,6 +89,8 @@ func (f *factory) printer() *output.Printer {
 		Color:  f.outputColor(),
 		Indent: false, // -o json: the same bytes on a terminal and in a pipe
 		Width:  f.io.Width,
+		// The chat's header names the task once per task: its stream need not restate it.
+		NoRestate: f.inChat,
 	})
 }
 

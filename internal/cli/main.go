@@ -39,8 +39,8 @@ func run(ctx context.Context, args []string, s *Streams, setup func(*factory)) i
 	if setup != nil {
 		setup(f)
 	}
-	root := newRootCmdFor(f, args) // lazy.go
-	root.SetArgs(args)
+	root := newRootCmdFor(f, args)         // lazy.go
+	root.SetArgs(withAgentRef(root, args)) // canonical.go
 	done := make(chan error, 1)
 	go func() { done <- root.ExecuteContext(ctx) }()
 
@@ -150,17 +150,20 @@ Exit codes: 0 done, 1 failure, 2 usage, 3 unreachable or no card, 4 authenticati
 		SilenceUsage:      true,
 		Version:           cmp.Or(version, "dev"), // the switch for --version; versionTemplate prints the line
 		CompletionOptions: cobra.CompletionOptions{HiddenDefaultCmd: false},
-		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
 			if f.catchSignals != nil {
 				f.catchSignals()
 			}
 			f.cmdPath = cmd.CommandPath()
-			sources, err := config.Apply(cmd.Flags(), f.io.getenv, f.io.In)
+			sources, err := config.ApplyFor(cmd.Flags(), f.io.getenv, f.io.In, agentOf(cmd, args)) // canonical.go
 			if err != nil {
 				return withCmd(err, f.cmdPath)
 			}
 			f.sources = sources
 			if err := f.prepareEveryday(cmd.Flags()); err != nil {
+				return withCmd(err, f.cmdPath)
+			}
+			if err := f.applyCanonical(cmd); err != nil {
 				return withCmd(err, f.cmdPath)
 			}
 			switch f.opts.output {
@@ -177,7 +180,7 @@ Exit codes: 0 done, 1 failure, 2 usage, 3 unreachable or no card, 4 authenticati
 			if err := cmd.ValidateFlagGroups(); err != nil {
 				return &client.UsageError{Msg: err.Error(), Cmd: f.cmdPath}
 			}
-			f.log.Enabled = f.opts.verbose
+			f.log.Enabled = f.opts.verbose || f.opts.canon.debug
 			if f.opts.Insecure {
 				fmt.Fprintln(f.io.Err, "warning: --insecure: TLS certificates are not verified")
 			}
@@ -195,7 +198,7 @@ Exit codes: 0 done, 1 failure, 2 usage, 3 unreachable or no card, 4 authenticati
 
 	pf := root.PersistentFlags()
 	pf.StringVarP(&f.opts.output, "output", "o", "text", "output format: text, json, or raw (only the agent's content, byte for byte)")
-	pf.StringVar(&f.opts.Transport, "transport", "", "force a transport: rest, jsonrpc or grpc (default: from the card)")
+	pf.StringArrayVar(&f.opts.canon.transports, "transport", nil, "force a transport: rest, jsonrpc or grpc; repeat (or a comma list) for an order of preference, bindings the card lacks skipped (default: from the card)")
 	pf.StringArrayVar(&f.opts.SvcParams, "svc-param", nil, "service parameter `key=value`, sent as a header or gRPC metadata (repeatable)")
 	pf.StringVar(&f.opts.Auth, "auth", "", "credentials, shorthand for --svc-param \"Authorization=<creds>\"")
 	pf.StringVar(&f.opts.Tenant, "tenant", "", "tenant id, passed on every request")
@@ -206,8 +209,9 @@ Exit codes: 0 done, 1 failure, 2 usage, 3 unreachable or no card, 4 authenticati
 	pf.Int64Var(&f.opts.MaxResponseBytes, "max-response-bytes", client.DefaultMaxResponseBytes, "refuse a reply (or card) larger than `n` bytes; streams are bounded per event (0: no limit)")
 	pf.StringArrayVar(&f.opts.Extensions, "extension", nil, "activate an extension by `URI` (A2A-Extensions header, repeatable); the card's required ones are always on")
 	f.addEverydayFlags(pf)
-	_ = root.RegisterFlagCompletionFunc("output", fixedCompletion("text", "json"))               // cannot fail: the flag exists
-	_ = root.RegisterFlagCompletionFunc("transport", fixedCompletion("rest", "jsonrpc", "grpc")) // cannot fail: the flag exists
+	f.addCanonicalGlobals(pf)
+	_ = root.RegisterFlagCompletionFunc("output", fixedCompletion("text", "json", "jsonl", "raw")) // cannot fail: the flag exists
+	_ = root.RegisterFlagCompletionFunc("transport", fixedCompletion("rest", "jsonrpc", "grpc"))   // cannot fail: the flag exists
 
 	return root
 }
@@ -218,6 +222,8 @@ func newRootCmd(f *factory) *cobra.Command {
 	for _, v := range verbs {
 		root.AddCommand(v.buildIn(f))
 	}
+	addFlagAliases(root)
+	f.acceptEnvAgent(root)
 	f.setupHelp(root)
 	return root
 }

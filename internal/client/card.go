@@ -30,6 +30,9 @@ type Ref struct {
 	File    string // a local card file
 	Base    *url.URL
 	CardURL string // set when the argument names the card itself
+	// Catalog is an RFC 9727 API catalog (a /.well-known/api-catalog URL, #name choosing an entry) the card is
+	// looked up in first (catalog.go).
+	Catalog string
 }
 
 // ParseRef reads the forms docs/CONTRACT.md, "Reaching an agent" allows: a base URL, a bare host:port, a card URL,
@@ -58,6 +61,13 @@ func ParseRef(raw string) (*Ref, error) {
 	case "http", "https", "grpc", "grpcs":
 	default:
 		return nil, Usagef("invalid agent URL %q: unsupported scheme %q", ref.Raw, u.Scheme)
+	}
+	if strings.HasSuffix(u.Path, wellKnownCatalog) {
+		ref.Catalog = u.String()
+		base := *u
+		base.Path, base.Fragment, base.RawQuery = "", "", ""
+		ref.Base = &base
+		return ref, nil
 	}
 	if strings.HasSuffix(u.Path, ".json") {
 		ref.CardURL = u.String()
@@ -152,6 +162,14 @@ func fetchCard(ctx context.Context, hc *http.Client, ref *Ref, headers http.Head
 		}
 		return card, ref.File, nil
 	}
+	if ref.Catalog != "" {
+		u, err := fromCatalog(ctx, hc, ref.Catalog, headers) // catalog.go
+		if err != nil {
+			return nil, ref.Catalog, err
+		}
+		card, err := getCard(ctx, hc, u, headers)
+		return card, u, err
+	}
 	var lastErr error
 	for _, u := range ref.cardCandidates() {
 		card, err := getCard(ctx, hc, u, headers)
@@ -220,6 +238,9 @@ func getCard(ctx context.Context, hc *http.Client, u string, headers http.Header
 			Hint: "is this an A2A agent? pass --transport to treat the URL as the endpoint"}
 	case tlsMismatch(u, resp, body) != nil:
 		return nil, tlsMismatch(u, resp, body)
+	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
+		return nil, &CardError{URL: u, Unauthorized: true, Err: fmt.Errorf("HTTP %s", resp.Status),
+			Hint: "the agent's card is behind authentication: pass --bearer, --api-key or --auth"}
 	case resp.StatusCode != http.StatusOK:
 		return nil, &CardError{URL: u, Err: fmt.Errorf("HTTP %s", resp.Status)}
 	case len(body) > maxCardBytes:

@@ -36,8 +36,10 @@ type CardError struct {
 	URL      string
 	File     bool // URL is a local card file
 	NotFound bool
-	Err      error
-	Hint     string
+	// Unauthorized: the card's URL answered 401 or 403 (a card behind authentication).
+	Unauthorized bool
+	Err          error
+	Hint         string
 }
 
 func (e *CardError) Error() string {

@@ -134,6 +134,8 @@ func Classify(err error) Meaning {
 		return set(Auth, CodeAuthFailed, "check the credentials given with --auth")
 	case errors.Is(err, a2a.ErrUnauthenticated), errors.Is(err, a2a.ErrUnauthorized):
 		return set(Auth, CodeAuthFailed, "check the credentials given with --auth")
+	case errors.As(err, &ce) && ce.Unauthorized:
+		return set(Auth, CodeAuthFailed, ce.Hint)
 	case errors.As(err, &ce):
 		if ce.NotFound {
 			return set(Unreachable, CodeCardNotFound, ce.Hint)
