@@ -58,7 +58,11 @@ func runDiscover(ctx context.Context, o *discoverOptions) error {
 		if r.Card == nil {
 			return &client.CardError{URL: o.url, NotFound: true, Err: errors.New("no card at this URL")}
 		}
-		return o.f.printer().Card(r.Card)
+		sig, err := o.f.verifyCard(ctx, r.CardBytes, r.CardURL())
+		if err != nil {
+			return err
+		}
+		return o.f.printer().CardNotes(r.Card, signatureNote(sig))
 	}
 	return o.withClient(ctx, o.url, func(ctx context.Context, c *client.Conn) error {
 		card := c.Card

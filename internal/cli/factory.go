@@ -22,6 +22,9 @@ type globalOptions struct {
 	fail    bool
 	// wait is --poll-interval and --wait of the verbs that wait for a task (send, subscribe); zero elsewhere.
 	wait follow.Wait
+	// verify is --verify: a card whose signatures are not verified is an error; trustKeys are --trust-keys.
+	verify    bool
+	trustKeys []string
 	// everyday holds --config, --color and --jq (see everyday.go).
 	everyday
 }
@@ -75,6 +78,11 @@ func (f *factory) withClient(ctx context.Context, rawURL string, fn func(ctx con
 		return err
 	}
 	defer c.Destroy() //nolint:errcheck // closing a client has nothing useful to report
+	if f.opts.verify && c.Card != nil {
+		if _, err := f.verifyCard(ctx, c.CardBytes, c.CardURL); err != nil {
+			return err
+		}
+	}
 	return fn(ctx, c)
 }
 

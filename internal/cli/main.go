@@ -206,6 +206,8 @@ Exit codes: 0 done, 1 failure, 2 usage, 3 unreachable or no card, 4 authenticati
 	pf.BoolVar(&f.opts.AuthAllOrigins, "auth-all-origins", false, "send credentials to every origin, not only the one <url> names (a card's interface elsewhere, a redirect)")
 	pf.Int64Var(&f.opts.MaxResponseBytes, "max-response-bytes", client.DefaultMaxResponseBytes, "refuse a reply (or card) larger than `n` bytes; streams are bounded per event (0: no limit)")
 	pf.StringArrayVar(&f.opts.Extensions, "extension", nil, "activate an extension by `URI` (A2A-Extensions header, repeatable); the card's required ones are always on")
+	pf.BoolVar(&f.opts.verify, "verify", false, "refuse an agent card whose signature is not verified (exit 8)")
+	pf.StringArrayVar(&f.opts.trustKeys, "trust-keys", nil, "verify card signatures with this key set: a JWKS or PEM public key, a `FILE` or https URL (repeatable)")
 	f.addEverydayFlags(pf)
 	_ = root.RegisterFlagCompletionFunc("output", fixedCompletion("text", "json"))               // cannot fail: the flag exists
 	_ = root.RegisterFlagCompletionFunc("transport", fixedCompletion("rest", "jsonrpc", "grpc")) // cannot fail: the flag exists

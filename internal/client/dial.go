@@ -98,9 +98,11 @@ type Conn struct {
 	*a2aclient.Client
 	Card    *a2a.AgentCard
 	CardURL string
-	Iface   *a2a.AgentInterface
-	Ref     *Ref
-	Timeout time.Duration
+	// CardBytes is the card as it arrived, for its signatures (nil without a card).
+	CardBytes []byte
+	Iface     *a2a.AgentInterface
+	Ref       *Ref
+	Timeout   time.Duration
 	// MaxResponse is --max-response-bytes: what a client may hold of one answer (0: no bound).
 	MaxResponse int64
 	// params are the headers every request carries; hc is the process's HTTP client. Plain HTTP calls beside the
@@ -169,13 +171,18 @@ func (d *Dialer) httpClient() *http.Client {
 
 // resolved is an agent reference with its card, before any client exists.
 type Resolved struct {
-	ref     *Ref
-	Card    *a2a.AgentCard // nil when --transport forced an endpoint that has no card
-	cardURL string
-	forced  a2a.TransportProtocol
-	params  map[string][]string
-	hc      *http.Client
+	ref  *Ref
+	Card *a2a.AgentCard // nil when --transport forced an endpoint that has no card
+	// CardBytes is the card as it arrived (what its signatures cover); nil with Card.
+	CardBytes []byte
+	cardURL   string
+	forced    a2a.TransportProtocol
+	params    map[string][]string
+	hc        *http.Client
 }
+
+// CardURL is where the card came from: a URL, or the path of a card file ("" without a card).
+func (r *Resolved) CardURL() string { return r.cardURL }
 
 // resolve reads the reference and fetches the agent card, bounded by --timeout.
 func (d *Dialer) Resolve(ctx context.Context, rawURL string) (*Resolved, error) {
@@ -195,7 +202,7 @@ func (d *Dialer) Resolve(ctx context.Context, rawURL string) (*Resolved, error) 
 	d.st.guard.name(refOrigin(ref))
 	cctx, cancel := TimeoutContext(ctx, d.opts.Timeout)
 	defer cancel()
-	card, cardURL, err := fetchCard(cctx, r.hc, ref, cardHeaders(params))
+	card, raw, cardURL, err := fetchCard(cctx, r.hc, ref, cardHeaders(params))
 	if err != nil {
 		if ce, ok := asCardError(err); ok && ce.NotFound && forced != "" && ref.Base != nil {
 			d.log.Printf("no agent card (%v): using %s as the %s endpoint", ce.Err, ref.Raw, forced)
@@ -206,7 +213,7 @@ func (d *Dialer) Resolve(ctx context.Context, rawURL string) (*Resolved, error) 
 		}
 		return r, nil
 	}
-	r.Card, r.cardURL = card, cardURL
+	r.Card, r.CardBytes, r.cardURL = card, raw, cardURL
 	d.log.Printf("card: %s (%s)", cardURL, termsafe.Line(card.Name))
 	d.apiKeyHeader(card, params)
 	fixLocalhost(card, ref)
@@ -221,7 +228,7 @@ func (d *Dialer) Connect(ctx context.Context, rawURL string) (*Conn, error) {
 	}
 	card, ref, forced, params, hc := r.Card, r.ref, r.forced, r.params, r.hc
 	d.requiredExtensions(card, params)
-	c := &Conn{Ref: ref, Timeout: d.opts.Timeout, MaxResponse: d.opts.MaxResponseBytes, Card: card, CardURL: r.cardURL, Params: params, HC: hc}
+	c := &Conn{Ref: ref, Timeout: d.opts.Timeout, MaxResponse: d.opts.MaxResponseBytes, Card: card, CardURL: r.cardURL, CardBytes: r.CardBytes, Params: params, HC: hc}
 	version, err := forcedVersion(params)
 	if err != nil {
 		return nil, err

@@ -196,3 +196,17 @@ var ProtocolErrors = []struct {
 	{a2a.ErrInternalError, "InternalError", -32603},
 	{a2a.ErrServerError, "ServerError", -32000},
 }
+
+// SignatureError is --verify refusing a card whose signatures are not verified (Status: unverifiable, invalid or
+// absent; Reason says why).
+type SignatureError struct {
+	URL, Status, Reason string
+}
+
+func (e *SignatureError) Error() string {
+	msg := fmt.Sprintf("card %s: signature %s", e.URL, e.Status)
+	if e.Reason != "" {
+		msg += ": " + e.Reason
+	}
+	return msg
+}
