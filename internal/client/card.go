@@ -148,7 +148,7 @@ func fetchCard(ctx context.Context, hc *http.Client, ref *Ref, headers http.Head
 		}
 		card, err := ParseCard(body)
 		if err != nil {
-			return nil, nil, ref.File, &CardError{URL: ref.File, Err: err}
+			return nil, nil, ref.File, &CardError{URL: ref.File, Err: err, Body: body}
 		}
 		return card, body, ref.File, nil
 	}
@@ -227,7 +227,7 @@ func getCard(ctx context.Context, hc *http.Client, u string, headers http.Header
 	}
 	card, err := ParseCard(body)
 	if err != nil {
-		ce := &CardError{URL: u, Err: err}
+		ce := &CardError{URL: u, Err: err, Body: body}
 		if looksLikeHTML(body) || strings.Contains(resp.Header.Get("Content-Type"), "html") {
 			ce.Err = errors.New("got an HTML page, not JSON")
 			ce.Hint = "this URL serves a web page: point a2a at the agent's base URL or its card"

@@ -38,6 +38,8 @@ type CardError struct {
 	NotFound bool
 	Err      error
 	Hint     string
+	// Body is the card's bytes when they arrived but did not parse (for --validate); nil otherwise.
+	Body []byte
 }
 
 func (e *CardError) Error() string {
