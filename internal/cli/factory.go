@@ -51,6 +51,10 @@ type factory struct {
 	// idleClose bounds the wait for the agent to close idle connections after a turn stopped at a prompt (0:
 	// idleCloseBound); tests shorten it.
 	idleClose time.Duration
+	// agentURL is the agent the run reached through withClient, and storedToken whether a token of `auth login`
+	// went with it: a refusal's hint names `a2a auth login` for it.
+	agentURL    string
+	storedToken bool
 	// catchSignals starts delivering SIGINT and SIGTERM to run; called once flags parsed, so that `--help` and
 	// `--version` start no signal handling.
 	catchSignals func()
@@ -72,6 +76,10 @@ func (f *factory) dialer() *client.Dialer {
 func (f *factory) withClient(ctx context.Context, rawURL string, fn func(ctx context.Context, c *client.Conn) error) error {
 	if f.opts.Tenant != "" {
 		ctx = a2a.AttachTenant(ctx, f.opts.Tenant)
+	}
+	f.agentURL = rawURL
+	if err := f.useStoredToken(ctx, rawURL); err != nil {
+		return err
 	}
 	c, err := f.dialer().Connect(ctx, rawURL)
 	if err != nil {

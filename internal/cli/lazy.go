@@ -15,6 +15,7 @@ import (
 // commandIndex is each top-level command's name and summary, in topCommands' order.
 var commandIndex = []struct{ name, short string }{
 	{"discover", "Fetch and show an agent's card"},
+	{"auth", "Log in to agents with OAuth 2 / OpenID Connect; tokens for later calls"},
 	{"send", "Send a message to an agent and print the response"},
 	{"get", "Get a resource: task or card"},
 	{"list", "List resources: tasks, commands"},

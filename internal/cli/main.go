@@ -19,6 +19,7 @@ import (
 	"github.com/a2acli/a2a/internal/exec"
 	"github.com/a2acli/a2a/internal/exitcode"
 	"github.com/a2acli/a2a/internal/output"
+	"github.com/a2acli/a2a/internal/termsafe"
 )
 
 // Main runs the a2a command line with args and returns the process exit code. It owns signal handling: the first
@@ -94,6 +95,12 @@ func (f *factory) report(err error) int {
 	}
 	if c.Code == exitcode.CodeAuthFailed && !f.opts.hasCredentials() {
 		c.Code, c.Hint = exitcode.CodeCredentialsMissing, "the agent wants credentials: pass them with --auth \"Bearer <token>\""
+		if f.agentURL != "" {
+			c.Hint += ", or log in with: a2a auth login " + termsafe.ShellQuote(f.agentURL)
+		}
+	}
+	if c.Code == exitcode.CodeAuthFailed && f.storedToken {
+		c.Hint = "the agent refused the token of `a2a auth login`: log in again with: a2a auth login " + termsafe.ShellQuote(f.agentURL)
 	}
 	if from := f.dialer().WithheldFrom(); c.Exit == exitcode.Auth && len(from) > 0 {
 		c.Hint = fmt.Sprintf("the credentials were not sent to %s, not the origin you named: pass --auth-all-origins if you trust it",
@@ -231,6 +238,7 @@ var topCommands = []struct {
 	build func(*factory) *cobra.Command
 }{
 	{"discover", func(f *factory) *cobra.Command { return newDiscoverCmd(f, nil) }},
+	{"auth", newAuthCmd},
 	{"send", func(f *factory) *cobra.Command { return newSendCmd(f, nil) }},
 	{"get", func(f *factory) *cobra.Command {
 		get := &cobra.Command{Use: "get", Short: "Get a resource: task or card", RunE: nounArgs}

@@ -212,3 +212,10 @@ func (e *SignatureError) Error() string {
 	}
 	return msg
 }
+
+// LoginError is a stored OAuth token that is missing or could not be renewed: the user must log in (again).
+type LoginError struct {
+	URL, Msg string
+}
+
+func (e *LoginError) Error() string { return e.Msg }

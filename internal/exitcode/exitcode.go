@@ -106,7 +106,10 @@ func Classify(err error) Meaning {
 	var tl *client.ResponseTooLargeError
 	var re *client.ResolveError
 	var se *client.SignatureError
+	var le *client.LoginError
 	switch {
+	case errors.As(err, &le):
+		return set(Auth, CodeCredentialsMissing, "log in with: a2a auth login "+le.URL)
 	case errors.As(err, &se):
 		return set(CardSignature, CodeCardSignature, "pass --trust-keys with the agent's key set (JWKS file or URL) or public key, or drop --verify")
 	case errors.As(err, &ue):

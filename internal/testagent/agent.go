@@ -77,6 +77,11 @@ type Options struct {
 	// RequireAuth, if set, is the exact Authorization value every A2A call
 	// (not the card) must carry.
 	RequireAuth string
+	// Authorize, if set, decides whether an A2A call (not the card) with this Authorization value may go on (else
+	// 401), e.g. by asking an authorization server's introspection endpoint.
+	Authorize func(authorization string) bool
+	// EditCard, if set, changes the card before it is served (security schemes, say).
+	EditCard func(*a2a.AgentCard)
 	// ExtendedCard is served by GetExtendedAgentCard when set (and the card
 	// then declares it). Its empty fields are filled in from the public card.
 	ExtendedCard *a2a.AgentCard
