@@ -18,6 +18,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
+
 	"github.com/a2acli/a2a/internal/testagent"
 	"github.com/a2acli/a2a/internal/testskip"
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -314,5 +316,103 @@ func approveDevice(t *testing.T, verify, code string) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("device confirm page: HTTP %d\n%s", resp.StatusCode, body)
+	}
+}
+
+// The authorization-code flow with PKCE through OpenID Connect discovery: auth login prints the authorization URL
+// and waits on a loopback redirect; headless Chromium logs in on the OP's own page; the code comes back to
+// 127.0.0.1. The refresh token it brings renews the access token at expiry.
+func TestAuthAuthorizationCodePKCE(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a browser")
+	}
+	t.Parallel()
+	chromium := browserPath(t)
+	op := startOP(t)
+	_, userinfoURL := opEndpoints(t, op)
+	var userinfo atomic.Value
+	userinfo.Store(userinfoURL)
+	agent := testagent.Start(t, testagent.Options{Behavior: testagent.Echo, Authorize: userinfoCheck(&userinfo), EditCard: func(c *a2a.AgentCard) {
+		c.SecuritySchemes = a2a.NamedSecuritySchemes{"oidc": a2a.OpenIDConnectSecurityScheme{OpenIDConnectURL: op + "/.well-known/openid-configuration"}}
+	}})
+	home := t.TempDir()
+	env := authEnv(home)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "auth", "login", agent.URL, "--client-id", "native")
+	cmd.Env = cmdEnv(env...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var log strings.Builder
+	sc := bufio.NewScanner(stderr)
+	authURL := ""
+	for sc.Scan() {
+		log.WriteString(sc.Text() + "\n")
+		if u, ok := strings.CutPrefix(sc.Text(), "To log in, open "); ok {
+			authURL = u
+			break
+		}
+	}
+	if authURL == "" {
+		cmd.Wait()
+		t.Fatalf("auth login printed no authorization URL:\n%s", log.String())
+	}
+	if !strings.Contains(authURL, "code_challenge_method=S256") || !strings.Contains(authURL, "redirect_uri=http%3A%2F%2F127.0.0.1%3A") {
+		t.Errorf("authorization URL without PKCE or a loopback redirect: %s", authURL)
+	}
+
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(chromium), chromedp.Headless, chromedp.NoSandbox, chromedp.NoFirstRun,
+		chromedp.Flag("disable-gpu", true), chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-dev-shm-usage", true), chromedp.UserDataDir(profileDir(t)), chromedpGroup(t),
+	}
+	actx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
+	defer cancelAlloc()
+	bctx, cancelBrowser := chromedp.NewContext(actx)
+	defer cancelBrowser()
+	var page string
+	if err := chromedp.Run(bctx,
+		chromedp.Navigate(authURL),
+		chromedp.WaitVisible("#username", chromedp.ByID),
+		chromedp.SendKeys("#username", "test-user@127.0.0.1", chromedp.ByID),
+		chromedp.SendKeys("#password", "verysecure", chromedp.ByID),
+		chromedp.Submit("#password", chromedp.ByID),
+	); err != nil {
+		t.Fatalf("browser login: %v\n%s", err, log.String())
+	}
+	// The login ends when the redirect reached a2a and it exchanged the code: wait for the command, then read the
+	// page the redirect showed (the navigations are over by then).
+	rest, _ := io.ReadAll(stderr)
+	log.Write(rest)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("auth login: %v\n%s", err, log.String())
+	}
+	if err := chromedp.Run(bctx,
+		chromedp.Poll(`document.readyState === "complete" && document.body.innerText.includes("logged in")`, nil, chromedp.WithPollingTimeout(30*time.Second)),
+		chromedp.Text("body", &page, chromedp.ByQuery),
+	); err != nil {
+		t.Fatalf("the redirect's page: %v", err)
+	}
+	wantContains(t, "browser page", page, "a2a: logged in.")
+	wantContains(t, "code login", log.String(), "Logged in to "+agent.URL+" (scheme oidc, authorization-code)")
+
+	r := runEnv(t, "", env, "", "send", agent.URL, "-o", "raw", "browser login")
+	wantCode(t, r, 0)
+	first := lastAuth(agent)
+
+	// Refresh at expiry: the refresh token the server issued (offline_access) renews the access token.
+	store := filepath.Join(home, "a2a", "tokens.json")
+	expire(t, store, agent.URL)
+	r = runEnv(t, "", env, "", "send", agent.URL, "-o", "raw", "after refresh")
+	wantCode(t, r, 0)
+	if got := lastAuth(agent); got == first || got == "" {
+		t.Fatalf("after expiry the agent got %q again, want a refreshed token", got)
 	}
 }

@@ -31,6 +31,7 @@ type Plan struct {
 	Flow          Flow
 	TokenURL      string
 	DeviceAuthURL string
+	AuthURL       string
 	Scopes        []string
 	// Discovery is the OpenID Connect discovery URL the endpoints came from ("" for an oauth2 scheme).
 	Discovery string
@@ -60,10 +61,8 @@ func PlanFromCard(ctx context.Context, hc *http.Client, card *a2a.AgentCard, flo
 		default:
 			continue
 		}
-		if hasSecret && flow == "" {
-			sort.SliceStable(plans, func(i, j int) bool { return plans[i].Flow == ClientCredentials && plans[j].Flow != ClientCredentials })
-		} else if flow == "" {
-			sort.SliceStable(plans, func(i, j int) bool { return plans[i].Flow == DeviceCode && plans[j].Flow != DeviceCode })
+		if flow == "" {
+			sort.SliceStable(plans, func(i, j int) bool { return rank(plans[i].Flow, hasSecret) < rank(plans[j].Flow, hasSecret) })
 		}
 		for _, p := range plans {
 			offered = append(offered, n+": "+string(p.Flow))
@@ -80,13 +79,29 @@ func PlanFromCard(ctx context.Context, hc *http.Client, card *a2a.AgentCard, flo
 		}
 	}
 	if len(offered) == 0 {
-		return nil, errors.New("the card declares no oauth2 or openIdConnect scheme with a flow a2a runs (client credentials, device code)")
+		return nil, errors.New("the card declares no oauth2 or openIdConnect scheme with a flow a2a runs (client credentials, device code, authorization code)")
 	}
 	return nil, fmt.Errorf("the card offers no %s flow (it offers %s)", flow, strings.Join(offered, ", "))
 }
 
+// rank orders the flows when the user named none: with a client secret, client credentials first; without one,
+// the browser's authorization code, then the device code.
+func rank(f Flow, hasSecret bool) int {
+	switch {
+	case f == ClientCredentials && hasSecret:
+		return 0
+	case f == AuthorizationCode:
+		return 1
+	case f == DeviceCode:
+		return 2
+	}
+	return 3
+}
+
 func oauth2Plans(f a2a.OAuthFlows) []*Plan {
 	switch v := f.(type) {
+	case a2a.AuthorizationCodeOAuthFlow:
+		return []*Plan{{Flow: AuthorizationCode, AuthURL: v.AuthorizationURL, TokenURL: v.TokenURL, Scopes: keys(v.Scopes)}}
 	case a2a.ClientCredentialsOAuthFlow:
 		return []*Plan{{Flow: ClientCredentials, TokenURL: v.TokenURL, Scopes: keys(v.Scopes)}}
 	case a2a.DeviceCodeOAuthFlow:
@@ -136,7 +151,9 @@ func discover(ctx context.Context, hc *http.Client, u string) ([]*Plan, error) {
 	var d struct {
 		TokenEndpoint  string   `json:"token_endpoint"`
 		DeviceEndpoint string   `json:"device_authorization_endpoint"`
+		AuthEndpoint   string   `json:"authorization_endpoint"`
 		GrantTypes     []string `json:"grant_types_supported"`
+		Scopes         []string `json:"scopes_supported"`
 	}
 	if err := json.NewDecoder(io.LimitReader(resp.Body, maxDiscovery)).Decode(&d); err != nil {
 		return nil, fmt.Errorf("OpenID Connect discovery %s: %w", u, err)
@@ -157,6 +174,15 @@ func discover(ctx context.Context, hc *http.Client, u string) ([]*Plan, error) {
 	if has("client_credentials") {
 		plans = append(plans, &Plan{Flow: ClientCredentials, TokenURL: d.TokenEndpoint, Discovery: u})
 	}
+	if d.AuthEndpoint != "" && (has("authorization_code") || len(d.GrantTypes) == 0) {
+		codeScopes := scopes
+		for _, s := range d.Scopes {
+			if s == "offline_access" {
+				codeScopes = []string{"openid", "offline_access"} // a refresh token, so the login lasts
+			}
+		}
+		plans = append(plans, &Plan{Flow: AuthorizationCode, TokenURL: d.TokenEndpoint, AuthURL: d.AuthEndpoint, Scopes: codeScopes, Discovery: u})
+	}
 	if d.DeviceEndpoint != "" && has("urn:ietf:params:oauth:grant-type:device_code") {
 		plans = append(plans, &Plan{Flow: DeviceCode, TokenURL: d.TokenEndpoint, DeviceAuthURL: d.DeviceEndpoint, Scopes: scopes, Discovery: u})
 	}
@@ -166,12 +192,16 @@ func discover(ctx context.Context, hc *http.Client, u string) ([]*Plan, error) {
 // Credentials are the client's: its id and, for client credentials, its secret.
 type Credentials struct{ ClientID, ClientSecret string }
 
-// DevicePrompt shows the user where to go and what to type (RFC 8628 §3.3); complete is the URI with the code in
-// it, when the server gives one.
-type DevicePrompt func(verificationURI, userCode, complete string)
+// Prompts are how a flow reaches the user. Device shows where to go and what to type (RFC 8628 §3.3; complete is
+// the URI with the code in it, when the server gives one); Open shows the authorization URL of the
+// authorization-code flow (a browser where one opens, else a line to copy).
+type Prompts struct {
+	Device func(verificationURI, userCode, complete string)
+	Open   func(authURL string)
+}
 
 // Login runs the plan's flow and returns the entry to store for origin.
-func Login(ctx context.Context, hc *http.Client, origin string, p *Plan, c Credentials, prompt DevicePrompt) (*Entry, error) {
+func Login(ctx context.Context, hc *http.Client, origin string, p *Plan, c Credentials, prompt Prompts) (*Entry, error) {
 	ctx = context.WithValue(ctx, oauth2.HTTPClient, hc)
 	e := &Entry{Origin: origin, Scheme: p.Scheme, Flow: p.Flow, TokenURL: p.TokenURL, ClientID: c.ClientID, Scopes: p.Scopes}
 	var tok *oauth2.Token
@@ -194,8 +224,14 @@ func Login(ctx context.Context, hc *http.Client, origin string, p *Plan, c Crede
 		if da, err = cfg.DeviceAuth(ctx); err != nil {
 			return nil, fmt.Errorf("device authorization: %w", err)
 		}
-		prompt(da.VerificationURI, da.UserCode, da.VerificationURIComplete)
+		prompt.Device(da.VerificationURI, da.UserCode, da.VerificationURIComplete)
 		tok, err = cfg.DeviceAccessToken(ctx, da)
+	case AuthorizationCode:
+		if c.ClientID == "" {
+			return nil, errors.New("the authorization-code flow needs --client-id")
+		}
+		e.ClientSecret = c.ClientSecret
+		tok, err = authCode(ctx, p, c, prompt.Open)
 	default:
 		return nil, fmt.Errorf("flow %q is not one a2a runs", p.Flow)
 	}

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
@@ -37,7 +39,9 @@ func newAuthLoginCmd(f *factory) *cobra.Command {
 		Use:   "login <url>",
 		Short: "Obtain a token with the flow the agent's card declares",
 		Long: `Read the agent's card and run the OAuth 2 flow its oauth2 or openIdConnect scheme declares (or --flow):
-client-credentials (--client-id, --client-secret) or device-code (RFC 8628: open the printed URL, enter the code).
+client-credentials (--client-id, --client-secret), device-code (RFC 8628: open the printed URL, enter the code) or
+authorization-code with PKCE (a browser opens where it can, else open the printed URL; the redirect comes back to
+127.0.0.1 on a free port).
 The token is stored for the agent's origin in a 0600 file under your config directory, refreshed before it expires,
 and sent with every later call to that origin, and to no other.`,
 		Example: `  a2a auth login https://agent.example --client-id my-app --client-secret @secret.txt
@@ -47,15 +51,15 @@ and sent with every later call to that origin, and to no other.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.url = args[0]
 			switch auth.Flow(o.flow) {
-			case "", auth.ClientCredentials, auth.DeviceCode:
+			case "", auth.ClientCredentials, auth.DeviceCode, auth.AuthorizationCode:
 			default:
-				return client.Usagef("invalid --flow %q: want client-credentials or device-code", o.flow)
+				return client.Usagef("invalid --flow %q: want client-credentials, device-code or authorization-code", o.flow)
 			}
 			return runAuthLogin(cmd.Context(), o)
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&o.flow, "flow", "", "the flow to run: client-credentials or device-code (default: the card's)")
+	fl.StringVar(&o.flow, "flow", "", "the flow to run: client-credentials, device-code or authorization-code (default: the card's)")
 	fl.StringVar(&o.clientID, "client-id", "", "the OAuth client id")
 	fl.StringVar(&o.clientSecret, "client-secret", "", "the OAuth client secret (@FILE, - for stdin, or $A2ACLI_CLIENT_SECRET)")
 	fl.StringSliceVar(&o.scopes, "scope", nil, "scopes to ask for (default: the card's requirements, else every scope of the flow)")
@@ -111,13 +115,14 @@ func runAuthLogin(ctx context.Context, o *authOptions) error {
 		return fmt.Errorf("auth login: %w", err)
 	}
 	f.log.Printf("auth: scheme %s, flow %s, token endpoint %s", plan.Scheme, plan.Flow, plan.TokenURL)
-	prompt := func(uri, code, complete string) {
+	device := func(uri, code, complete string) {
 		fmt.Fprintf(f.io.Err, "To log in, open %s and enter the code %s\n", termsafe.Line(uri), termsafe.Line(code))
 		if complete != "" {
 			fmt.Fprintf(f.io.Err, "(or open %s)\n", termsafe.Line(complete))
 		}
 		fmt.Fprintln(f.io.Err, "Waiting for the authorization…")
 	}
+	prompt := auth.Prompts{Device: device, Open: f.openBrowser}
 	e, err := auth.Login(ctx, hc, org, plan, auth.Credentials{ClientID: o.clientID, ClientSecret: o.clientSecret}, prompt)
 	if err != nil {
 		return fmt.Errorf("auth login: %w", err)
@@ -264,4 +269,30 @@ func (f *factory) freshToken(ctx context.Context, raw string) (*auth.Entry, erro
 		return nil, &client.LoginError{URL: raw, Msg: ee.Error()}
 	}
 	return e, err
+}
+
+// openBrowser shows the authorization URL: always as a line on stderr, and in a browser when stderr is a terminal
+// and one can be started ($BROWSER, else open on macOS, xdg-open under a graphical session).
+func (f *factory) openBrowser(u string) {
+	fmt.Fprintf(f.io.Err, "To log in, open %s\n", termsafe.Line(u))
+	fmt.Fprintln(f.io.Err, "Waiting for the browser…")
+	if !f.io.ErrTTY {
+		return
+	}
+	var cmd *exec.Cmd
+	switch {
+	case f.io.Getenv("BROWSER") != "":
+		cmd = exec.Command(f.io.Getenv("BROWSER"), u)
+	case runtime.GOOS == "darwin":
+		cmd = exec.Command("open", u)
+	case f.io.Getenv("DISPLAY") != "" || f.io.Getenv("WAYLAND_DISPLAY") != "":
+		cmd = exec.Command("xdg-open", u)
+	default:
+		return
+	}
+	if err := cmd.Start(); err != nil {
+		f.log.Printf("auth: no browser: %v", err)
+		return
+	}
+	go cmd.Wait() //nolint:errcheck // the opener exits on its own; its status says nothing about the login
 }

@@ -1,7 +1,8 @@
 // Command oidcop runs zitadel/oidc's example OpenID Provider (github.com/zitadel/oidc/v3/example/server: its
 // exampleop router and in-memory storage, unchanged) on 127.0.0.1 with a free port, for the tests of `a2a auth`. It
 // prints "listening on http://127.0.0.1:PORT" once it accepts connections. Clients: sid1/verysecret (client
-// credentials, the example's service user), device/devsecret (device code).
+// credentials, the example's service user), device/devsecret (device code), native (authorization code with PKCE,
+// a loopback redirect on any port).
 package main
 
 import (
@@ -43,6 +44,7 @@ func main() {
 	issuer := fmt.Sprintf("http://%s/", ln.Addr())
 	storage.RegisterClients(
 		storage.DeviceClient("device", "devsecret"),
+		storage.NativeClient("native", "http://127.0.0.1/callback"),
 	)
 	stor := storage.NewStorage(users{storage.NewUserStore(issuer)})
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
