@@ -416,3 +416,15 @@ func TestAuthAuthorizationCodePKCE(t *testing.T) {
 		t.Fatalf("after expiry the agent got %q again, want a refreshed token", got)
 	}
 }
+
+// A task that stops at auth-required names `a2a auth login` as well as the command that continues it.
+func TestAuthRequiredHint(t *testing.T) {
+	t.Parallel()
+	agent := testagent.Start(t, testagent.Options{Behavior: testagent.AuthRequired})
+	r := runEnv(t, "", authEnv(t.TempDir()), "", "send", agent.URL, "-o", "json", "start")
+	wantCode(t, r, 0)
+	wantContains(t, "auth-required", r.stderr, "log in with:\n  a2a auth login "+agent.URL, "--task ")
+	if task := sendTask(t, r); task.Status.State != a2a.TaskStateAuthRequired {
+		t.Fatalf("task state %s, want auth-required", task.Status.State)
+	}
+}

@@ -50,10 +50,12 @@ const (
 	// UnnamedFiles completes with three artifacts whose file parts have no file name: two named
 	// ChartArtifact holding PNG bytes (image/png), one without a name holding text (text/plain).
 	UnnamedFiles
+	// AuthRequired stops the task at auth-required, status message "log in first".
+	AuthRequired
 )
 
 var behaviorNames = []string{"echo", "input-required", "chunks", "fail", "slow", "big",
-	"escapes", "message-only", "die-mid-stream", "files", "unnamed-files"}
+	"escapes", "message-only", "die-mid-stream", "files", "unnamed-files", "auth-required"}
 
 // String returns the behavior's name as used in the card name.
 func (b Behavior) String() string {
