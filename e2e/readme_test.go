@@ -15,7 +15,13 @@ import (
 // readmeCommands returns the shell commands of README.md's sh blocks that run a2a, continuation lines joined.
 func readmeCommands(t *testing.T) []string {
 	t.Helper()
-	f, err := os.Open("../README.md")
+	return docCommands(t, "../README.md")
+}
+
+// docCommands returns the shell commands of a Markdown page's sh blocks that run a2a, continuation lines joined.
+func docCommands(t *testing.T, page string) []string {
+	t.Helper()
+	f, err := os.Open(page)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,6 +64,15 @@ func TestReadmeExamples(t *testing.T) {
 	cmds := readmeCommands(t)
 	if len(cmds) < 40 {
 		t.Fatalf("found only %d README commands: is the parser still right?", len(cmds))
+	}
+	runExamples(t, cmds)
+}
+
+// TestIdentityDocExamples runs the sh examples of docs/identity.md as TestReadmeExamples runs the README's.
+func TestIdentityDocExamples(t *testing.T) {
+	cmds := docCommands(t, "../docs/identity.md")
+	if len(cmds) < 3 {
+		t.Fatalf("found only %d commands in docs/identity.md: is the parser still right?", len(cmds))
 	}
 	runExamples(t, cmds)
 }

@@ -51,6 +51,8 @@ func TestValidateFindings(t *testing.T) {
 		{"undeclared v0.3", strings.Replace(goodV03, `"security":[{"bearer"`, `"security":[{"apikey"`, 1), "/security/0", Error, `scheme "apikey"`},
 		{"plain http", strings.Replace(goodV1, "https://agent.example", "http://agent.example", 1), "/supportedInterfaces/0/url", Warning, "plain http"},
 		{"not json", `{"name":`, "", Error, "not a JSON object"},
+		{"grpc target", strings.Replace(strings.Replace(goodV1, "https://agent.example/a2a", "127.0.0.1:50051", 1), `"JSONRPC"`, `"GRPC"`, 1), "/supportedInterfaces/0/url", Warning, "a gRPC target"},
+		{"host:port for JSON-RPC", strings.Replace(goodV1, "https://agent.example/a2a", "127.0.0.1:50051", 1), "/supportedInterfaces/0/url", Error, "not an absolute URL"},
 	}
 	for _, c := range cases {
 		r := Validate(context.Background(), []byte(c.card), Options{})

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"sort"
@@ -35,7 +36,7 @@ func lint(ctx context.Context, r *Report, doc map[string]any, o Options) {
 		for i, it := range ifaces {
 			m, _ := it.(map[string]any)
 			p := fmt.Sprintf("/supportedInterfaces/%d", i)
-			lintURL(r, p+"/url", m["url"])
+			lintIfaceURL(r, p+"/url", m["url"], m["protocolBinding"])
 			lintBinding(r, p+"/protocolBinding", m["protocolBinding"])
 		}
 	} else {
@@ -47,12 +48,29 @@ func lint(ctx context.Context, r *Report, doc map[string]any, o Options) {
 		for i, it := range extra {
 			m, _ := it.(map[string]any)
 			p := fmt.Sprintf("/additionalInterfaces/%d", i)
-			lintURL(r, p+"/url", m["url"])
+			lintIfaceURL(r, p+"/url", m["url"], m["transport"])
 			lintBinding(r, p+"/transport", m["transport"])
 		}
 	}
 	lintSecurity(r, doc)
 	lintJKU(ctx, r, doc, o)
+}
+
+// grpcTarget matches host:port, the gRPC dial target many agents (a2a-go's and a2a-python's among them) list
+// for a GRPC interface instead of a URL.
+func grpcTarget(s string) bool {
+	host, port, err := net.SplitHostPort(s)
+	return err == nil && host != "" && port != "" && !strings.Contains(s, "/")
+}
+
+// lintIfaceURL is lintURL, except that a GRPC interface's host:port is a warning: clients dial it, but the
+// specification asks for an absolute URL.
+func lintIfaceURL(r *Report, path string, v, binding any) {
+	if s, _ := v.(string); binding == "GRPC" && grpcTarget(s) {
+		r.add(path, Warning, "%q is a gRPC target, not the absolute URL the specification asks for (e.g. https://%s)", s, s)
+		return
+	}
+	lintURL(r, path, v)
 }
 
 func lintURL(r *Report, path string, v any) {
