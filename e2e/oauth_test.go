@@ -372,6 +372,7 @@ func TestAuthAuthorizationCodePKCE(t *testing.T) {
 		chromedp.Flag("disable-gpu", true), chromedp.Flag("disable-background-networking", true),
 		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
 		chromedp.Flag("disable-dev-shm-usage", true), chromedp.UserDataDir(profileDir(t)), chromedpGroup(t),
+		chromedp.WSURLReadTimeout(90 * time.Second), // a loaded machine starts Chromium slowly
 	}
 	actx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
 	defer cancelAlloc()
@@ -415,6 +416,30 @@ func TestAuthAuthorizationCodePKCE(t *testing.T) {
 	if got := lastAuth(agent); got == first || got == "" {
 		t.Fatalf("after expiry the agent got %q again, want a refreshed token", got)
 	}
+
+	// Revoked (RFC 7009, at the OP's revocation endpoint): the refresh token and its access token are gone; the
+	// agent refuses the stored token and the hint says to log in again; a renewal fails the same way.
+	var refresh string
+	editStore(t, store, func(m map[string]map[string]any) {
+		for _, e := range m {
+			refresh, _ = e["refreshToken"].(string)
+		}
+	})
+	resp, err := http.PostForm(op+"/revoke", url.Values{"token": {refresh}, "token_type_hint": {"refresh_token"}, "client_id": {"native"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("revocation: HTTP %d", resp.StatusCode)
+	}
+	r = runEnv(t, "", env, "", "send", agent.URL, "revoked")
+	wantCode(t, r, 4)
+	wantContains(t, "send with a revoked token", r.stderr, "log in again with: a2a auth login "+agent.URL)
+	expire(t, store, agent.URL)
+	r = runEnv(t, "", env, "", "auth", "token", agent.URL)
+	wantCode(t, r, 4)
+	wantContains(t, "renewal with a revoked refresh token", r.stderr, "its renewal failed", "hint: log in with: a2a auth login "+agent.URL)
 }
 
 // A task that stops at auth-required names `a2a auth login` as well as the command that continues it.

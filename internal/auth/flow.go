@@ -258,7 +258,7 @@ func tokenErr(err error) error {
 	var re *oauth2.RetrieveError
 	if errors.As(err, &re) {
 		if re.ErrorCode != "" {
-			return fmt.Errorf("the authorization server refused: %s", re.ErrorCode)
+			return fmt.Errorf("the authorization server refused: %.64q", re.ErrorCode)
 		}
 		if re.Response != nil {
 			return fmt.Errorf("the authorization server answered HTTP %d", re.Response.StatusCode)
