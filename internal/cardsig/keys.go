@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -146,12 +147,20 @@ func fetch(ctx context.Context, hc *http.Client, u string) ([]byte, error) {
 	return body, nil
 }
 
-// loadTrusted reads one --trust-keys source: an https URL or a file, holding a JWKS, one JWK, a PEM public key or a
+func loopbackHost(h string) bool {
+	ip := net.ParseIP(h)
+	return h == "localhost" || ip != nil && ip.IsLoopback()
+}
+
+// loadTrusted reads one --trust-keys source: an https URL (http on loopback) or a file, holding a JWKS, one JWK, a PEM public key or a
 // PEM certificate (a pinned key).
 func loadTrusted(ctx context.Context, hc *http.Client, src string) ([]pubKey, error) {
 	var body []byte
 	var err error
 	if strings.HasPrefix(src, "https://") || strings.HasPrefix(src, "http://") {
+		if u, err := url.Parse(src); err != nil || u.Scheme == "http" && !loopbackHost(u.Hostname()) {
+			return nil, fmt.Errorf("trust keys %s: a key set is trusted over https only (or from a loopback address)", src)
+		}
 		if hc == nil {
 			return nil, fmt.Errorf("trust keys %s: no HTTP client", src)
 		}

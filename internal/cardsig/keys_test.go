@@ -67,3 +67,23 @@ func TestVerifyMalformed(t *testing.T) {
 		}
 	}
 }
+
+// --trust-keys takes a key set over https, or plain http from loopback only.
+func TestTrustKeysURL(t *testing.T) {
+	t.Parallel()
+	if _, err := NewKeys(context.Background(), http.DefaultClient, "", []string{"http://keys.example/jwks.json"}); err == nil || !strings.Contains(err.Error(), "https only") {
+		t.Errorf("http off loopback: %v, want refused", err)
+	}
+	priv, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	s, _ := NewSigner(priv)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.Write(s.JWKS()) }))
+	t.Cleanup(srv.Close)
+	k, err := NewKeys(context.Background(), srv.Client(), "", []string{srv.URL + JWKSPath})
+	if err != nil {
+		t.Fatal(err)
+	}
+	signed, _ := s.Sign([]byte(`{"name":"a"}`), "")
+	if r := Verify(context.Background(), signed, k); r.Status != Verified || r.KeySource != "trust-keys "+srv.URL+JWKSPath {
+		t.Errorf("loopback JWKS URL: %+v", r)
+	}
+}
