@@ -16,6 +16,7 @@ import (
 	"github.com/a2acli/a2a/internal/auth"
 	"github.com/a2acli/a2a/internal/client"
 	"github.com/a2acli/a2a/internal/termsafe"
+	"github.com/a2aproject/a2a-go/v2/a2a"
 )
 
 type authOptions struct {
@@ -295,4 +296,19 @@ func (f *factory) openBrowser(u string) {
 		return
 	}
 	go cmd.Wait() //nolint:errcheck // the opener exits on its own; its status says nothing about the login
+}
+
+// declaresOAuth reports whether a card names an oauth2 or openIdConnect scheme: a refusal's hint then names
+// `a2a auth login`.
+func declaresOAuth(card *a2a.AgentCard) bool {
+	if card == nil {
+		return false
+	}
+	for _, s := range card.SecuritySchemes {
+		switch s.(type) {
+		case a2a.OAuth2SecurityScheme, a2a.OpenIDConnectSecurityScheme:
+			return true
+		}
+	}
+	return false
 }

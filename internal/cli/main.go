@@ -95,8 +95,8 @@ func (f *factory) report(err error) int {
 	}
 	if c.Code == exitcode.CodeAuthFailed && !f.opts.hasCredentials() {
 		c.Code, c.Hint = exitcode.CodeCredentialsMissing, "the agent wants credentials: pass them with --auth \"Bearer <token>\""
-		if f.agentURL != "" {
-			c.Hint += ", or log in with: a2a auth login " + termsafe.ShellQuote(f.agentURL)
+		if f.agentOAuth {
+			c.Hint = "the agent wants an OAuth token: log in with: a2a auth login " + termsafe.ShellQuote(f.agentURL)
 		}
 	}
 	if c.Code == exitcode.CodeAuthFailed && f.storedToken {

@@ -22,7 +22,10 @@ func signedCard(next http.Handler, s *cardsig.Signer, log io.Writer) http.Handle
 		rec := httptest.NewRecorder()
 		next.ServeHTTP(rec, r)
 		body := rec.Body.Bytes()
-		if rec.Code == http.StatusOK {
+		for k, v := range rec.Header() {
+			w.Header()[k] = v
+		}
+		if rec.Code == http.StatusOK && len(body) > 0 { // not a HEAD's empty body, nor a 304
 			signed, err := s.Sign(body, jkuOf(body))
 			if err != nil {
 				fmt.Fprintf(log, "serve: --sign-card: %v\n", err)
@@ -30,11 +33,8 @@ func signedCard(next http.Handler, s *cardsig.Signer, log io.Writer) http.Handle
 				return
 			}
 			body = signed
+			w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 		}
-		for k, v := range rec.Header() {
-			w.Header()[k] = v
-		}
-		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 		w.WriteHeader(rec.Code)
 		w.Write(body) //nolint:errcheck // the client went away: nothing to do
 	})
