@@ -92,6 +92,15 @@ func TestReadmeExamples(t *testing.T) {
 	runExamples(t, cmds)
 }
 
+// TestIdentityDocExamples runs the sh examples of docs/identity.md as TestReadmeExamples runs the README's.
+func TestIdentityDocExamples(t *testing.T) {
+	cmds := shCommands(t, "../docs/identity.md")
+	if len(cmds) < 3 {
+		t.Fatalf("found only %d commands in docs/identity.md: is the parser still right?", len(cmds))
+	}
+	runExamples(t, cmds)
+}
+
 // runExamples runs documented a2a commands (the README's and the guides', --help's) as TestReadmeExamples describes.
 func runExamples(t *testing.T, cmds []string) {
 	srv := startServe(t, "--echo", "--transport", "rest,jsonrpc,grpc")

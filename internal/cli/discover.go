@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/a2acli/a2a/internal/client"
+	"github.com/a2acli/a2a/internal/output"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/spf13/cobra"
 )
@@ -27,7 +28,9 @@ and show it. <url> may also be the card's own URL or a local card file. With --e
 authenticated extended card.`,
 		Example: `  a2a discover localhost:8080
   a2a discover https://agent.example -o json | jq .supportedInterfaces
-  a2a discover https://agent.example --extended --auth "Bearer $TOKEN"`,
+  a2a discover https://agent.example --extended --auth "Bearer $TOKEN"
+  a2a discover https://agent.example --validate
+  a2a discover https://agent.example --verify --trust-keys agent-jwks.json`,
 		Args: exactArgs("<url>"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.url = args[0]
@@ -38,7 +41,8 @@ authenticated extended card.`,
 		},
 	}
 	cmd.Flags().BoolVar(&o.extended, "extended", false, "fetch the authenticated extended card (needs --auth)")
-	cmd.Flags().BoolVar(&o.validate, "validate", false, "check the card's required fields (A2A 1.0 AgentCard); an invalid card exits 1, A2ACLI_ERR_CARD_INVALID")
+	cmd.Flags().BoolVar(&o.validate, "validate", false, "check the card against the A2A JSON Schema of its version and lint it (exit 1 on an error)")
+	cmd.MarkFlagsMutuallyExclusive("extended", "validate")
 	return cmd
 }
 
@@ -54,18 +58,26 @@ func newGetCardCmd(f *factory, runF func(context.Context, *discoverOptions) erro
 func runDiscover(ctx context.Context, o *discoverOptions) error {
 	if !o.extended {
 		r, err := o.f.dialer().Resolve(ctx, o.url)
+		var ce *client.CardError
+		if o.validate && errors.As(err, &ce) && ce.Body != nil {
+			// A card a2a-go cannot read is the one a validation explains best.
+			return o.f.validateUnreadable(ctx, ce)
+		}
 		if err != nil {
 			return err
 		}
 		if r.Card == nil {
 			return &client.CardError{URL: o.url, NotFound: true, Err: errors.New("no card at this URL")}
 		}
-		if o.validate {
-			if err := o.f.validateCard(o.url, r.Card); err != nil { // validate.go
-				return err
-			}
+		sig, err := o.f.verifyCard(ctx, r.CardBytes, r.CardURL())
+		if err != nil {
+			return err
 		}
-		return o.f.printer().Card(r.Card)
+		notes := []output.CardNote{signatureNote(sig)}
+		if o.validate {
+			return o.f.validateCard(ctx, r.Card, r.CardBytes, r.CardURL(), notes)
+		}
+		return o.f.printer().CardNotes(r.Card, notes...)
 	}
 	return o.withClient(ctx, o.url, func(ctx context.Context, c *client.Conn) error {
 		card := c.Card
@@ -80,11 +92,6 @@ func runDiscover(ctx context.Context, o *discoverOptions) error {
 		}
 		if card == nil {
 			return client.Usagef("no agent card at %s", o.url)
-		}
-		if o.validate {
-			if err := o.f.validateCard(o.url, card); err != nil {
-				return err
-			}
 		}
 		return o.f.printer().Card(card)
 	})

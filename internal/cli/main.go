@@ -18,6 +18,7 @@ import (
 	"github.com/a2acli/a2a/internal/exec"
 	"github.com/a2acli/a2a/internal/exitcode"
 	"github.com/a2acli/a2a/internal/output"
+	"github.com/a2acli/a2a/internal/termsafe"
 )
 
 // Main runs the a2a command line with args and returns the process exit code. It owns signal handling: the first
@@ -93,6 +94,12 @@ func (f *factory) report(err error) int {
 	}
 	if c.Code == exitcode.CodeAuthFailed && !f.opts.hasCredentials() {
 		c.Code, c.Hint = exitcode.CodeCredentialsMissing, "the agent wants credentials: pass them with --auth \"Bearer <token>\""
+		if f.agentOAuth {
+			c.Hint = "the agent wants an OAuth token: log in with: a2a auth login " + termsafe.ShellQuote(f.agentURL)
+		}
+	}
+	if c.Code == exitcode.CodeAuthFailed && f.storedToken {
+		c.Hint = "the agent refused the token of `a2a auth login`: log in again with: a2a auth login " + termsafe.ShellQuote(f.agentURL)
 	}
 	if from := f.dialer().WithheldFrom(); c.Exit == exitcode.Auth && len(from) > 0 {
 		c.Hint = fmt.Sprintf("the credentials were not sent to %s, not the origin you named: pass --auth-all-origins if you trust it",
@@ -208,6 +215,8 @@ Exit codes: 0 done, 1 failure, 2 usage, 3 unreachable or no card, 4 authenticati
 	pf.BoolVar(&f.opts.AuthAllOrigins, "auth-all-origins", false, "send credentials to every origin, not only the one <url> names (a card's interface elsewhere, a redirect)")
 	pf.Int64Var(&f.opts.MaxResponseBytes, "max-response-bytes", client.DefaultMaxResponseBytes, "refuse a reply (or card) larger than `n` bytes; streams are bounded per event (0: no limit)")
 	pf.StringArrayVar(&f.opts.Extensions, "extension", nil, "activate an extension by `URI` (A2A-Extensions header, repeatable); the card's required ones are always on")
+	pf.BoolVar(&f.opts.verify, "verify", false, "refuse an agent card whose signature is not verified (exit 8)")
+	pf.StringArrayVar(&f.opts.trustKeys, "trust-keys", nil, "verify card signatures with this key set: a JWKS or PEM public key, a `FILE` or https URL (repeatable)")
 	f.addEverydayFlags(pf)
 	f.addCanonicalGlobals(pf)
 	_ = root.RegisterFlagCompletionFunc("output", fixedCompletion("text", "json", "jsonl", "raw")) // cannot fail: the flag exists

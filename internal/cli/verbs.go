@@ -30,6 +30,7 @@ var helpGroups = []*cobra.Group{
 var verbs = []verb{
 	{"discover", "Fetch and show an agent's card", "agents",
 		func(f *factory) *cobra.Command { return newDiscoverCmd(f, nil) }},
+	{"auth", "Log in to agents with OAuth 2 / OpenID Connect; tokens for later calls", "agents", newAuthCmd},
 	{"send", "Send a message to an agent and print the response", "agents",
 		func(f *factory) *cobra.Command { return newSendCmd(f, nil) }},
 	{"bench", "Measure an agent under load: throughput, latency percentiles, errors", "agents",

@@ -102,9 +102,11 @@ type Conn struct {
 	*a2aclient.Client
 	Card    *a2a.AgentCard
 	CardURL string
-	Iface   *a2a.AgentInterface
-	Ref     *Ref
-	Timeout time.Duration
+	// CardBytes is the card as it arrived, for its signatures (nil without a card).
+	CardBytes []byte
+	Iface     *a2a.AgentInterface
+	Ref       *Ref
+	Timeout   time.Duration
 	// MaxResponse is --max-response-bytes: what a client may hold of one answer (0: no bound).
 	MaxResponse int64
 	// params are the headers every request carries; hc is the process's HTTP client. Plain HTTP calls beside the
@@ -193,13 +195,15 @@ func (d *Dialer) httpClient() *http.Client {
 
 // Resolved is an agent reference with its card, before any client exists.
 type Resolved struct {
-	ref     *Ref
-	Card    *a2a.AgentCard // nil when --transport forced an endpoint that has no card
-	cardURL string
-	forced  a2a.TransportProtocol   // the first --transport: the binding of an endpoint with no card
-	prefs   []a2a.TransportProtocol // every --transport, highest preference first
-	params  map[string][]string
-	hc      *http.Client
+	ref  *Ref
+	Card *a2a.AgentCard // nil when --transport forced an endpoint that has no card
+	// CardBytes is the card as it arrived (what its signatures cover); nil with Card.
+	CardBytes []byte
+	cardURL   string
+	forced    a2a.TransportProtocol   // the first --transport: the binding of an endpoint with no card
+	prefs     []a2a.TransportProtocol // every --transport, highest preference first
+	params    map[string][]string
+	hc        *http.Client
 }
 
 // Resolve reads the reference and fetches the agent card, bounded by --timeout.
@@ -231,10 +235,10 @@ func (d *Dialer) Resolve(ctx context.Context, rawURL string) (*Resolved, error) 
 	// The public card is fetched without credentials: they go out per request once the agent declared how it wants
 	// them (the a2a-cli specification, §12.1). A card behind authentication (401, 403) is asked for again with them.
 	public, withheld := withoutCredentials(params)
-	card, cardURL, err := fetchCard(cctx, r.hc, ref, cardHeaders(public))
+	card, raw, cardURL, err := fetchCard(cctx, r.hc, ref, cardHeaders(public))
 	if withheld && cardUnauthorized(err) {
 		d.log.Printf("the card wants credentials (%v): asking again with them", err)
-		card, cardURL, err = fetchCard(cctx, r.hc, ref, cardHeaders(params))
+		card, raw, cardURL, err = fetchCard(cctx, r.hc, ref, cardHeaders(params))
 	}
 	if err != nil {
 		if ce, ok := asCardError(err); ok && ce.NotFound && forced != "" && ref.Base != nil {
@@ -246,7 +250,7 @@ func (d *Dialer) Resolve(ctx context.Context, rawURL string) (*Resolved, error) 
 		}
 		return r, nil
 	}
-	r.Card, r.cardURL = card, cardURL
+	r.Card, r.CardBytes, r.cardURL = card, raw, cardURL
 	d.log.Printf("card: %s (%s)", cardURL, termsafe.Line(card.Name))
 	d.apiKeyHeader(card, params)
 	fixLocalhost(card, ref)
@@ -291,7 +295,7 @@ func (d *Dialer) ConnectTo(ctx context.Context, r *Resolved, iface *a2a.AgentInt
 // open builds the client on iface, the interface chosen for r.
 func (d *Dialer) open(ctx context.Context, r *Resolved, iface *a2a.AgentInterface, why string) (*Conn, error) {
 	card, ref, params, hc := r.Card, r.ref, r.params, r.hc
-	c := &Conn{Ref: ref, Timeout: d.opts.Timeout, MaxResponse: d.opts.MaxResponseBytes, Card: card, CardURL: r.cardURL, Params: params, HC: hc}
+	c := &Conn{Ref: ref, Timeout: d.opts.Timeout, MaxResponse: d.opts.MaxResponseBytes, Card: card, CardURL: r.cardURL, CardBytes: r.CardBytes, Params: params, HC: hc}
 	c.Iface = iface
 	if ref.File != "" {
 		// A card file names no origin: the interface the user's own file points at is the one.

@@ -34,7 +34,7 @@ var noEnvFlags = map[string]bool{"help": true, "version": true}
 func NoEnv(flag string) bool { return noEnvFlags[flag] }
 
 // secretFlags hold credentials: `config show` masks them, and "@FILE" or "-" reads them from a file or stdin.
-var secretFlags = map[string]bool{"auth": true, "bearer": true, "api-key": true}
+var secretFlags = map[string]bool{"auth": true, "bearer": true, "api-key": true, "client-secret": true}
 
 // Source says where an option's effective value came from.
 type Source struct {
@@ -141,7 +141,7 @@ func maskIf(flag, val string) string {
 // not appear in ps or the shell history.
 func (f *loader) readSecrets(fs *pflag.FlagSet) error {
 	stdinUsed := ""
-	for _, name := range []string{"auth", "bearer", "api-key"} {
+	for _, name := range []string{"auth", "bearer", "api-key", "client-secret"} {
 		fl := fs.Lookup(name)
 		if fl == nil {
 			continue
