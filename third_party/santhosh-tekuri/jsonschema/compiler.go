@@ -18,7 +18,17 @@ type Compiler struct {
 }
 
 // NewCompiler create Compiler Object.
+//
+// PATCHED (a2a): the first call compiles the drafts' metaschemas (upstream
+// does it in init()); see PATCHED.md.
 func NewCompiler() *Compiler {
+	drafts.Do(loadDrafts)
+	return newCompiler()
+}
+
+// newCompiler is upstream's NewCompiler, without loading the drafts: it is
+// what loadDrafts itself uses.
+func newCompiler() *Compiler {
 	return &Compiler{
 		schemas:       map[urlPtr]*Schema{},
 		roots:         newRoots(),
