@@ -116,6 +116,9 @@ func goPackages(t *testing.T) map[string]*build.Package {
 		if n := d.Name(); path != ".." && (n == "testdata" || n == "node_modules" || strings.HasPrefix(n, ".") || strings.HasPrefix(n, "_")) {
 			return filepath.SkipDir
 		}
+		if _, err := os.Stat(filepath.Join(path, "go.mod")); err == nil && path != ".." {
+			return filepath.SkipDir // another module (third_party's patched copies): not this module's packages
+		}
 		p, err := build.Default.ImportDir(path, 0)
 		if err != nil {
 			if _, ok := err.(*build.NoGoError); ok {
