@@ -11,7 +11,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	jsonschema "github.com/a2acli/a2a/third_party/santhosh-tekuri/jsonschema"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 )

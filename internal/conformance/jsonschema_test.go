@@ -10,7 +10,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	jsonschema "github.com/a2acli/a2a/third_party/santhosh-tekuri/jsonschema"
 )
 
 // jsonschemaChild marks the process TestJSONSchemaFirstUse starts for itself.

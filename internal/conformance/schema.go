@@ -8,7 +8,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	jsonschema "github.com/a2acli/a2a/third_party/santhosh-tekuri/jsonschema"
 )
 
 // The specification's JSON schemas, as the A2A TCK pins them (a2aproject/a2a, Apache-2.0): v1.0's bundle generated

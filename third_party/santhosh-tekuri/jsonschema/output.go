@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+	"github.com/a2acli/a2a/third_party/santhosh-tekuri/jsonschema/kind"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 )

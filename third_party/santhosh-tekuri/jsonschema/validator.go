@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
-	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+	"github.com/a2acli/a2a/third_party/santhosh-tekuri/jsonschema/kind"
 	"golang.org/x/text/message"
 )
 
