@@ -23,7 +23,7 @@ var helpGroups = []*cobra.Group{
 
 var commandGroup = map[string]string{
 	"discover": "agents", "send": "agents", "get": "tasks", "list": "tasks", "cancel": "tasks", "subscribe": "tasks",
-	"run": "coding", "chat": "coding", "serve": "serve", "version": "other", "config": "other",
+	"run": "coding", "chat": "coding", "mcp": "coding", "skill": "coding", "serve": "serve", "version": "other", "config": "other",
 	"completion": "other", "help": "other",
 }
 

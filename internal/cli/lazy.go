@@ -26,6 +26,8 @@ var commandIndex = []struct{ name, short string }{
 	{"run", "Run something on an agent: command"},
 	{"chat", "Talk to an agent interactively on a terminal"},
 	{"serve", "Serve an A2A agent: echo, a proxy to another agent, or any command"},
+	{"mcp", "Serve A2A agents as MCP tools, for coding assistants (stdio, or HTTP with --http)"},
+	{"skill", "Print the agent skill (SKILL.md) that teaches a coding assistant to use a2a"},
 	{"version", "Print the version of a2a"},
 	{"config", "Show the configuration: flags, environment, dotenv files"},
 }

@@ -251,6 +251,8 @@ var topCommands = []struct {
 		return servecmd.New(servecmd.Deps{Err: f.io.Err, Getenv: f.io.getenv, Opts: &f.opts.Options, Verbose: &f.opts.verbose, Dialer: f.dialer,
 			Given: func(flag string) bool { return f.sources[flag].Kind == "flag" }})
 	}},
+	{"mcp", func(f *factory) *cobra.Command { return newMCPCmd(f, nil) }},
+	{"skill", newSkillCmd},
 	{"version", newVersionCmd},
 	{"config", newConfigCmd},
 }

@@ -1,0 +1,129 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/spf13/cobra"
+
+	"github.com/a2acli/a2a/internal/client"
+	"github.com/a2acli/a2a/internal/follow"
+	"github.com/a2acli/a2a/internal/mcpbridge"
+	"github.com/a2acli/a2a/internal/serve"
+)
+
+// mcpOptions are the flags of `a2a mcp`.
+type mcpOptions struct {
+	f            *factory
+	urls         []string
+	http         string
+	save         string
+	allowHosts   []string
+	allowOrigins []string
+}
+
+func newMCPCmd(f *factory, runF func(context.Context, *mcpOptions) error) *cobra.Command {
+	o := &mcpOptions{f: f}
+	cmd := &cobra.Command{
+		Use:   "mcp <url> [<url>...]",
+		Short: "Serve A2A agents as MCP tools, for coding assistants (stdio, or HTTP with --http)",
+		Long: `mcp is an MCP server whose tools are the skills of the agents named: a coding assistant (Claude Code,
+Gemini CLI, Cursor, VS Code) calls an A2A agent as it calls any MCP tool. It speaks MCP on stdin and stdout, as
+hosts spawn it, or streamable HTTP on --http ADDR (at /mcp, on loopback unless ADDR names another host).
+
+Each skill is a tool named after the agent and the skill; a tool takes a message and optional files and data, and
+returns the agent's answer. A long task reports progress; a host that cancels the call cancels the task; a task that
+waits for input asks the host's user (elicitation) or returns the question and its task id for the continue tool.
+Credentials, TLS and every other option come from flags, the environment and dotenv files, as for every verb.`,
+		Example: `  a2a mcp localhost:8080
+  a2a mcp https://agent.example.com --auth @token.txt
+  a2a mcp localhost:8080 localhost:9090 --http 127.0.0.1:8765
+  claude mcp add echo -- a2a mcp localhost:8080`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return &client.UsageError{Msg: "missing <url>: name at least one agent", Cmd: cmd.CommandPath()}
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.urls = args
+			if runF != nil {
+				return runF(cmd.Context(), o)
+			}
+			return runMCP(cmd.Context(), o)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&o.http, "http", "", "serve streamable HTTP on `ADDR` (host:port, :port is loopback) instead of stdio")
+	fl.StringVar(&o.save, "save", "", "write the file parts of answers into `DIR` and link them (default: embed them)")
+	fl.StringArrayVar(&o.allowHosts, "allow-host", nil, "with --http: also accept this Host `name` (DNS rebinding guard, as serve's)")
+	fl.StringArrayVar(&o.allowOrigins, "allow-origin", nil, "with --http: let browser pages of this `origin` call (as serve's)")
+	return cmd
+}
+
+func runMCP(ctx context.Context, o *mcpOptions) error {
+	f := o.f
+	b, err := mcpbridge.New(ctx, mcpbridge.Config{Dialer: f.dialer(), Env: &follow.Env{Log: f.log, Tenant: f.opts.Tenant},
+		Save: o.save, Version: version, Log: f.io.Err}, o.urls)
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	if o.http == "" {
+		fmt.Fprintf(f.io.Err, "a2a mcp: %d tools from %d agents on stdio\n", len(b.Tools()), len(o.urls))
+		err := b.Server().Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(f.io.In), Writer: nopWriteCloser{f.io.Out}})
+		if ctx.Err() != nil {
+			return client.ErrInterrupted
+		}
+		if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, mcp.ErrConnectionClosed) {
+			return fmt.Errorf("mcp: %w", err)
+		}
+		return nil
+	}
+	return serveMCPHTTP(ctx, o, b)
+}
+
+// serveMCPHTTP serves the bridge over streamable HTTP at /mcp behind serve's guard, until ctx ends.
+func serveMCPHTTP(ctx context.Context, o *mcpOptions, b *mcpbridge.Bridge) error {
+	addr := o.http
+	if host, port, err := net.SplitHostPort(addr); err == nil && host == "" {
+		addr = net.JoinHostPort("127.0.0.1", port)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return &client.UsageError{Msg: fmt.Sprintf("--http %s: %v", o.http, err)}
+	}
+	tcp, _ := ln.Addr().(*net.TCPAddr) // a TCP listener's address always is
+	loopback := tcp != nil && tcp.IP.IsLoopback()
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return b.Server() }, nil)
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", h)
+	srv := &http.Server{Handler: serve.Guard(serve.Config{AllowHosts: o.allowHosts, AllowOrigins: o.allowOrigins}, mux, loopback),
+		ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(o.f.io.Err, "a2a mcp: %d tools from %d agents\n", len(b.Tools()), len(o.urls))
+	fmt.Fprintf(o.f.io.Err, "listening on http://%s/mcp\n", ln.Addr())
+	if !loopback {
+		fmt.Fprintln(o.f.io.Err, "warning: --http is not on loopback: anyone who reaches it calls the agents with your credentials")
+	}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = srv.Shutdown(sctx) // open event streams are cut when the bound passes: nothing more to do
+	return client.ErrInterrupted
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
