@@ -47,63 +47,60 @@ func (b *Bridge) continueTool(ctx context.Context, req *mcp.CallToolRequest) (*m
 // call sends msg to a, follows the task to a settled state, and maps the outcome to a tool result. An
 // input-required task asks the host (elicitation) when it can, and goes on with the answer.
 func (b *Bridge) call(ctx context.Context, req *mcp.CallToolRequest, a *agent, msg *a2a.Message) *mcp.CallToolResult {
-	if ra, rmsg, declined, err, ok := b.retried(req); ok {
-		switch {
-		case err != nil:
-			return toolError("%v", err)
-		case declined != nil:
-			return b.inputRequired(ra, declined)
-		}
-		a, msg = ra, rmsg
+	switch rt, err := b.retried(req); {
+	case err != nil:
+		return toolError("%v", err)
+	case rt != nil && rt.declined != nil:
+		return b.inputRequired(rt.agent, rt.declined)
+	case rt != nil:
+		a, msg = rt.agent, rt.msg
 	}
 	if b.cfg.Env.Tenant != "" {
 		ctx = a2a.AttachTenant(ctx, b.cfg.Env.Tenant)
 	}
 	prog := &progress{ctx: ctx, req: req}
-	{
-		v, err := b.turn(ctx, a, msg, prog)
-		var task *a2a.Task
-		if v != nil {
-			task = v.Task
+	v, err := b.turn(ctx, a, msg, prog)
+	var task *a2a.Task
+	if v != nil {
+		task = v.Task
+	}
+	if task != nil {
+		b.remember(task.ID, a)
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			b.cancelTask(a, task)
+			return toolError("canceled: the host canceled the call%s", canceledNote(task))
 		}
-		if task != nil {
-			b.remember(task.ID, a)
+		return b.failure(a, task, err)
+	}
+	if task == nil {
+		if v.Message == nil {
+			return toolError("the agent answered with neither a task nor a message")
 		}
-		if err != nil {
-			if ctx.Err() != nil {
-				b.cancelTask(a, task)
-				return toolError("canceled: the host canceled the call%s", canceledNote(task))
-			}
-			return b.failure(a, task, err)
+		return b.answer(nil, v.Message.Parts, nil)
+	}
+	switch task.Status.State {
+	case a2a.TaskStateInputRequired:
+		if canElicit(req) {
+			return b.askHost(a, task)
 		}
-		if task == nil {
-			if v.Message == nil {
-				return toolError("the agent answered with neither a task nor a message")
-			}
-			return b.answer(nil, v.Message.Parts, nil)
-		}
-		switch task.Status.State {
-		case a2a.TaskStateInputRequired:
-			if canElicit(req) {
-				return b.askHost(a, task)
-			}
-			return b.inputRequired(a, task)
-		case a2a.TaskStateAuthRequired:
-			r := b.answer(task, statusParts(task), nil)
-			r.IsError = true
-			r.Content = append(r.Content, &mcp.TextContent{Text: fmt.Sprintf(
-				"The agent needs authorization to go on with task %s. Ask the user to run `a2a auth login %s` "+
-					"(or to configure its credentials, see `a2a help environment`), then call continue with the task id.",
-				task.ID, termsafe.ShellQuote(a.url))})
-			return r
-		case a2a.TaskStateCompleted:
-			return b.answer(task, answerParts(task), task.Artifacts)
-		default: // failed, rejected, canceled
-			r := b.answer(task, statusParts(task), task.Artifacts)
-			r.IsError = true
-			r.Content = append(r.Content, &mcp.TextContent{Text: fmt.Sprintf("task %s %s", task.ID, output.ShortState(task.Status.State))})
-			return r
-		}
+		return b.inputRequired(a, task)
+	case a2a.TaskStateAuthRequired:
+		r := b.answer(task, statusParts(task), nil)
+		r.IsError = true
+		r.Content = append(r.Content, &mcp.TextContent{Text: fmt.Sprintf(
+			"The agent needs authorization to go on with task %s. Ask the user to run `a2a auth login %s` "+
+				"(or to configure its credentials, see `a2a help environment`), then call continue with the task id.",
+			task.ID, termsafe.ShellQuote(a.url))})
+		return r
+	case a2a.TaskStateCompleted:
+		return b.answer(task, answerParts(task), task.Artifacts)
+	default: // failed, rejected, canceled
+		r := b.answer(task, statusParts(task), task.Artifacts)
+		r.IsError = true
+		r.Content = append(r.Content, &mcp.TextContent{Text: fmt.Sprintf("task %s %s", task.ID, output.ShortState(task.Status.State))})
+		return r
 	}
 }
 

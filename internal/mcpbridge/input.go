@@ -93,27 +93,34 @@ func (b *Bridge) indexOf(a *agent) int {
 	return -1
 }
 
-// retried handles a call the host retried with the answer to askHost's elicitation: ok is false when the call is
-// not such a retry. A declined or canceled elicitation returns the question for the continue tool.
-func (b *Bridge) retried(req *mcp.CallToolRequest) (a *agent, msg *a2a.Message, declined *a2a.Task, err error, ok bool) {
+// retry is a call the host retried with the answer to askHost's elicitation: the message that carries the answer
+// to the agent's task, or the task when the user declined (then the question is returned for the continue tool).
+type retry struct {
+	agent    *agent
+	msg      *a2a.Message
+	declined *a2a.Task
+}
+
+// retried reads the retry of a call (nil: the call is not one).
+func (b *Bridge) retried(req *mcp.CallToolRequest) (*retry, error) {
 	if req.Params.RequestState == "" {
-		return nil, nil, nil, nil, false
+		return nil, nil
 	}
 	p, err := b.verify(req.Params.RequestState)
 	if err != nil {
-		return nil, nil, nil, err, true
+		return nil, err
 	}
-	a = b.agents[p.Agent]
+	a := b.agents[p.Agent]
 	task := &a2a.Task{ID: a2a.TaskID(p.TaskID), ContextID: p.ContextID, Status: a2a.TaskStatus{State: a2a.TaskStateInputRequired}}
-	res, _ := req.Params.InputResponses[answerKey].(*mcp.ElicitResult)
-	if res == nil || res.Action != "accept" {
-		return a, nil, task, nil, true
+	res, _ := req.Params.InputResponses[answerKey].(*mcp.ElicitResult) // absent or of another kind: declined
+	answer, isString := "", false
+	if res != nil && res.Action == "accept" {
+		answer, isString = res.Content[answerKey].(string)
 	}
-	answer, isString := res.Content[answerKey].(string)
 	if !isString {
-		return a, nil, task, nil, true
+		return &retry{agent: a, declined: task}, nil
 	}
-	msg = a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart(answer))
+	msg := a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart(answer))
 	msg.TaskID, msg.ContextID = task.ID, task.ContextID
-	return a, msg, nil, nil, true
+	return &retry{agent: a, msg: msg}, nil
 }
