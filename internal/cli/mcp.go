@@ -40,11 +40,12 @@ hosts spawn it, or streamable HTTP on --http ADDR (at /mcp, on loopback unless A
 Each skill is a tool named after the agent and the skill; a tool takes a message and optional files and data, and
 returns the agent's answer. A long task reports progress; a host that cancels the call cancels the task; a task that
 waits for input asks the host's user (elicitation) or returns the question and its task id for the continue tool.
-Credentials, TLS and every other option come from flags, the environment and dotenv files, as for every verb.`,
+Credentials, TLS and every other option come from flags, the environment and dotenv files, as for every verb.
+
+Add it to an assistant: claude mcp add echo -- a2a mcp localhost:8080 (guide: docs/mcp.md).`,
 		Example: `  a2a mcp localhost:8080
   a2a mcp https://agent.example.com --auth @token.txt
-  a2a mcp localhost:8080 localhost:9090 --http 127.0.0.1:8765
-  claude mcp add echo -- a2a mcp localhost:8080`,
+  a2a mcp https://agent.example.com localhost:8080 --http 127.0.0.1:8765`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return &client.UsageError{Msg: "missing <url>: name at least one agent", Cmd: cmd.CommandPath()}
