@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/a2acli/a2a/internal/syncbuf"
+	"github.com/a2acli/a2a/internal/testagent"
 	"github.com/a2acli/a2a/internal/testagent/wire"
 	"github.com/a2acli/a2a/internal/testskip"
 )
@@ -30,6 +31,7 @@ type mcpClient struct {
 	gotProg  chan struct{} // closed at the first progress notification
 	once     sync.Once
 	stderr   syncbuf.Buffer // what a2a mcp wrote to stderr (stdio)
+	env      []string       // extra environment of a2a mcp (KEY=value)
 }
 
 func (h *mcpClient) options() *mcp.ClientOptions {
@@ -58,11 +60,11 @@ func connectMCP(t *testing.T, transport string, h *mcpClient, args ...string) *m
 	switch transport {
 	case "stdio":
 		cmd := exec.Command(bin, append([]string{"mcp"}, args...)...)
-		cmd.Env = cmdEnv()
+		cmd.Env = cmdEnv(h.env...)
 		cmd.Stderr = &h.stderr
 		tr = &mcp.CommandTransport{Command: cmd}
 	case "http":
-		srv := startServeCmd(t, exec.Command(bin, append([]string{"mcp", "--http", "127.0.0.1:0"}, args...)...))
+		srv := startServeCmd(t, exec.Command(bin, append([]string{"mcp", "--http", "127.0.0.1:0"}, args...)...), h.env...)
 		tr = &mcp.StreamableClientTransport{Endpoint: srv.url}
 	}
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "a2a-e2e", Version: "1"}, h.options()).Connect(ctx, tr, nil)
@@ -316,4 +318,59 @@ func needMCPInspector(t *testing.T) string {
 		t.Fatal(inspectorErr)
 	}
 	return inspectorDir
+}
+
+// File parts come back as embedded resources, or under --save as files linked; data parts as JSON text.
+// Credentials come from the environment as for every verb, and appear in no tool and no result; without them
+// the result points to a2a auth login.
+func TestMCPFilesAndCredentials(t *testing.T) {
+	ag := testagent.Start(t, testagent.Options{Behavior: testagent.Files, RequireAuth: "Bearer s3cret-token"})
+	h := &mcpClient{env: []string{"A2ACLI_AUTH=Bearer s3cret-token"}}
+	cs := connectMCP(t, "stdio", h, ag.URL)
+	tools, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tool := tools.Tools[0].Name
+	if tool == "continue" { // tools are listed by name
+		tool = tools.Tools[1].Name
+	}
+	r := callTool(t, context.Background(), cs, tool, map[string]any{"message": "files please"})
+	var blob *mcp.ResourceContents
+	for _, c := range r.Content {
+		if e, ok := c.(*mcp.EmbeddedResource); ok {
+			blob = e.Resource
+		}
+	}
+	if r.IsError || blob == nil || len(blob.Blob) != testagent.FileSize || blob.MIMEType != testagent.FileMediaType ||
+		!strings.Contains(resultText(r), `{"ok":true}`) {
+		t.Fatalf("result: error %v, resource %v, text %q", r.IsError, blob != nil, resultText(r))
+	}
+	for what, v := range map[string]any{"tools": tools, "result": r} {
+		if b, _ := json.Marshal(v); strings.Contains(string(b), "s3cret") {
+			t.Errorf("the credential is in the %s: %s", what, b)
+		}
+	}
+
+	dir := t.TempDir()
+	saved := connectMCP(t, "http", &mcpClient{env: h.env}, ag.URL, "--save", dir)
+	r = callTool(t, context.Background(), saved, tool, map[string]any{"message": "files please"})
+	var link *mcp.ResourceLink
+	for _, c := range r.Content {
+		if l, ok := c.(*mcp.ResourceLink); ok {
+			link = l
+		}
+	}
+	if link == nil || !strings.HasPrefix(link.URI, "file://") {
+		t.Fatalf("--save: no file link in %q", resultText(r))
+	}
+	if b, err := os.ReadFile(strings.TrimPrefix(link.URI, "file://")); err != nil || len(b) != testagent.FileSize {
+		t.Fatalf("--save: %s: %d bytes, %v", link.URI, len(b), err)
+	}
+
+	anon := connectMCP(t, "stdio", nil, ag.URL)
+	r = callTool(t, context.Background(), anon, tool, map[string]any{"message": "files please"})
+	if !r.IsError || !strings.Contains(resultText(r), "a2a auth login") {
+		t.Fatalf("without credentials: error %v, text %q", r.IsError, resultText(r))
+	}
 }

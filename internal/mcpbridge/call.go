@@ -13,6 +13,7 @@ import (
 
 	"github.com/a2acli/a2a/internal/client"
 	"github.com/a2acli/a2a/internal/devtool"
+	"github.com/a2acli/a2a/internal/exitcode"
 	"github.com/a2acli/a2a/internal/follow"
 	"github.com/a2acli/a2a/internal/output"
 	"github.com/a2acli/a2a/internal/termsafe"
@@ -134,7 +135,7 @@ func (b *Bridge) cancelTask(a *agent, task *a2a.Task) {
 // failure is a call that ended in an error: the host's model sees what went wrong and, for a live task, its id.
 func (b *Bridge) failure(a *agent, task *a2a.Task, err error) *mcp.CallToolResult {
 	msg := err.Error()
-	if errors.Is(err, a2a.ErrUnauthenticated) || errors.Is(err, a2a.ErrUnauthorized) {
+	if exitcode.Classify(err).Exit == exitcode.Auth {
 		msg += fmt.Sprintf(". The agent wants credentials: ask the user to run `a2a auth login %s` or to configure them "+
 			"(see `a2a help environment`)", termsafe.ShellQuote(a.url))
 	}
