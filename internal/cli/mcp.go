@@ -5,18 +5,41 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
-	"net/http"
-	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
 	"github.com/a2acli/a2a/internal/client"
 	"github.com/a2acli/a2a/internal/follow"
-	"github.com/a2acli/a2a/internal/mcpbridge"
-	"github.com/a2acli/a2a/internal/serve"
 )
+
+// `a2a mcp` is served by a program of its own, a2a-mcp (cmd/a2a-mcp), that a2a replaces itself with once the flags
+// are accepted: Go initialises every package linked into a binary whatever the command, and the MCP SDK's packages
+// cost every other verb ~0.3 ms of initialisation and ~50 page faults at start-up. a2a-mcp is this same command
+// line (MainMCP) with the bridge linked in.
+
+// MCPServer serves `a2a mcp` in this process.
+type MCPServer func(ctx context.Context, r *MCPRun) error
+
+// MCPRun is what a run of `a2a mcp` hands its server: the agents, the flags, the run's Dialer (credentials, TLS, the
+// origin rule) and streams.
+type MCPRun struct {
+	Dialer                   *client.Dialer
+	Env                      *follow.Env
+	URLs                     []string
+	HTTP, Save               string
+	AllowHosts, AllowOrigins []string
+	In                       io.Reader
+	Out, Err                 io.Writer
+	Version                  string
+}
+
+// MainMCP is Main with srv serving `a2a mcp` in this process (a2a-mcp's main).
+func MainMCP(ctx context.Context, args []string, s *Streams, srv MCPServer) int {
+	return run(ctx, args, s, func(f *factory) { f.mcpServer = srv })
+}
+
+// mcpProgram is the program a2a runs for `a2a mcp`.
+const mcpProgram = "a2a-mcp"
 
 // mcpOptions are the flags of `a2a mcp`.
 type mcpOptions struct {
@@ -41,6 +64,7 @@ Each skill is a tool named after the agent and the skill; a tool takes a message
 returns the agent's answer. A long task reports progress; a host that cancels the call cancels the task; a task that
 waits for input asks the host's user (elicitation) or returns the question and its task id for the continue tool.
 Credentials, TLS and every other option come from flags, the environment and dotenv files, as for every verb.
+The server is the a2a-mcp program, installed beside a2a.
 
 Add it to an assistant: claude mcp add echo -- a2a mcp localhost:8080 (guide: docs/mcp.md).`,
 		Example: `  a2a mcp localhost:8080
@@ -70,61 +94,15 @@ Add it to an assistant: claude mcp add echo -- a2a mcp localhost:8080 (guide: do
 
 func runMCP(ctx context.Context, o *mcpOptions) error {
 	f := o.f
-	b, err := mcpbridge.New(ctx, mcpbridge.Config{Dialer: f.dialer(), Env: &follow.Env{Log: f.log, Tenant: f.opts.Tenant},
-		Save: o.save, Version: version, Log: f.io.Err}, o.urls)
-	if err != nil {
-		return err
-	}
-	defer b.Close()
-	if o.http == "" {
-		fmt.Fprintf(f.io.Err, "a2a mcp: %d tools from %d agents on stdio\n", len(b.Tools()), len(o.urls))
-		err := b.Server().Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(f.io.In), Writer: nopWriteCloser{f.io.Out}})
-		if ctx.Err() != nil {
-			return client.ErrInterrupted
+	if f.mcpServer == nil {
+		if f.io.Exec == nil {
+			return errors.New("a2a mcp: this run cannot start " + mcpProgram)
 		}
-		if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, mcp.ErrConnectionClosed) {
-			return fmt.Errorf("mcp: %w", err)
-		}
-		return nil
+		err := f.io.Exec(mcpProgram, f.args)
+		return fmt.Errorf("start %s, the MCP server of a2a mcp (installed beside a2a: make build, the release archives, "+
+			"or go install github.com/a2acli/a2a/cmd/%s): %w", mcpProgram, mcpProgram, err)
 	}
-	return serveMCPHTTP(ctx, o, b)
+	return f.mcpServer(ctx, &MCPRun{Dialer: f.dialer(), Env: &follow.Env{Log: f.log, Tenant: f.opts.Tenant},
+		URLs: o.urls, HTTP: o.http, Save: o.save, AllowHosts: o.allowHosts, AllowOrigins: o.allowOrigins,
+		In: f.io.In, Out: f.io.Out, Err: f.io.Err, Version: version})
 }
-
-// serveMCPHTTP serves the bridge over streamable HTTP at /mcp behind serve's guard, until ctx ends.
-func serveMCPHTTP(ctx context.Context, o *mcpOptions, b *mcpbridge.Bridge) error {
-	addr := o.http
-	if host, port, err := net.SplitHostPort(addr); err == nil && host == "" {
-		addr = net.JoinHostPort("127.0.0.1", port)
-	}
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return &client.UsageError{Msg: fmt.Sprintf("--http %s: %v", o.http, err)}
-	}
-	tcp, _ := ln.Addr().(*net.TCPAddr) // a TCP listener's address always is
-	loopback := tcp != nil && tcp.IP.IsLoopback()
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return b.Server() }, nil)
-	mux := http.NewServeMux()
-	mux.Handle("/mcp", h)
-	srv := &http.Server{Handler: serve.Guard(serve.Config{AllowHosts: o.allowHosts, AllowOrigins: o.allowOrigins}, mux, loopback),
-		ReadHeaderTimeout: 10 * time.Second}
-	fmt.Fprintf(o.f.io.Err, "a2a mcp: %d tools from %d agents\n", len(b.Tools()), len(o.urls))
-	fmt.Fprintf(o.f.io.Err, "listening on http://%s/mcp\n", ln.Addr())
-	if !loopback {
-		fmt.Fprintln(o.f.io.Err, "warning: --http is not on loopback: anyone who reaches it calls the agents with your credentials")
-	}
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ln) }()
-	select {
-	case err := <-done:
-		return err
-	case <-ctx.Done():
-	}
-	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	_ = srv.Shutdown(sctx) // open event streams are cut when the bound passes: nothing more to do
-	return client.ErrInterrupted
-}
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
