@@ -32,6 +32,7 @@ type mcpClient struct {
 	once     sync.Once
 	stderr   syncbuf.Buffer // what a2a mcp wrote to stderr (stdio)
 	env      []string       // extra environment of a2a mcp (KEY=value)
+	version  string         // the MCP protocol version asked for ("": the SDK's latest)
 }
 
 func (h *mcpClient) options() *mcp.ClientOptions {
@@ -67,7 +68,8 @@ func connectMCP(t *testing.T, transport string, h *mcpClient, args ...string) *m
 		srv := startServeCmd(t, exec.Command(bin, append([]string{"mcp", "--http", "127.0.0.1:0"}, args...)...), h.env...)
 		tr = &mcp.StreamableClientTransport{Endpoint: srv.url}
 	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "a2a-e2e", Version: "1"}, h.options()).Connect(ctx, tr, nil)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "a2a-e2e", Version: "1"}, h.options()).Connect(ctx, tr,
+		&mcp.ClientSessionOptions{ProtocolVersion: h.version})
 	if err != nil {
 		t.Fatalf("connect to a2a mcp %s over %s: %v", strings.Join(args, " "), transport, err)
 	}
@@ -212,6 +214,23 @@ func TestMCPInputRequired(t *testing.T) {
 			r := callTool(t, context.Background(), cs, tool, map[string]any{"message": "ask"})
 			if r.IsError || !strings.Contains(resultText(r), "hello, Ada") || !strings.Contains(asked, "what is your name?") {
 				t.Fatalf("elicited: asked %q; result error %v, text %q\nstderr:\n%s", asked, r.IsError, resultText(r), h.stderr.String())
+			}
+
+			// A host on a protocol version before multi round-trip requests gets elicitation/create, and one whose
+			// user declines gets the question for the continue tool.
+			asked = ""
+			h.version = "2025-06-18"
+			older := connectMCP(t, "http", h, asker.URL)
+			r = callTool(t, context.Background(), older, tool, map[string]any{"message": "ask"})
+			if r.IsError || !strings.Contains(resultText(r), "hello, Ada") || !strings.Contains(asked, "what is your name?") {
+				t.Fatalf("elicited on 2025-06-18: asked %q; result error %v, text %q", asked, r.IsError, resultText(r))
+			}
+			declines := connectMCP(t, "stdio", &mcpClient{elicit: func(*mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+				return &mcp.ElicitResult{Action: "decline"}, nil
+			}}, asker.URL)
+			r = callTool(t, context.Background(), declines, tool, map[string]any{"message": "ask"})
+			if st := structured(t, r); st["state"] != "input-required" || !strings.Contains(resultText(r), "continue tool") {
+				t.Fatalf("declined: structured %v, text %q", st, resultText(r))
 			}
 
 			plain := connectMCP(t, "http", nil, asker.URL)
