@@ -3,6 +3,8 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -407,5 +409,51 @@ func TestMCPWithoutProgram(t *testing.T) {
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 || !strings.Contains(string(out), "a2a: start a2a-mcp, the MCP server of a2a mcp") ||
 		!strings.Contains(string(out), "go install github.com/a2acli/a2a/cmd/a2a-mcp") {
 		t.Fatalf("a2a mcp without a2a-mcp: %v\n%s", err, out)
+	}
+}
+
+// --http has serve's guard: on loopback, a Host that is not a loopback name (DNS rebinding) and a browser page of
+// another origin are refused before the MCP handler sees the request; --allow-host and --allow-origin widen it.
+func TestMCPHTTPGuard(t *testing.T) {
+	srv := startServe(t, "--echo")
+	m := startServeCmd(t, exec.Command(bin, "mcp", srv.url, "--http", ":0", "--allow-origin", "http://ok.example"))
+	if !strings.HasPrefix(m.url, "http://127.0.0.1:") {
+		t.Fatalf("--http :0 listens on %q, want loopback", m.url)
+	}
+	initialize := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+	post := func(host, origin string) int {
+		t.Helper()
+		req, err := http.NewRequest(http.MethodPost, m.url, strings.NewReader(initialize))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if host != "" {
+			req.Host = host
+		}
+		if origin != "" {
+			req.Header.Set("Origin", origin)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	for _, c := range []struct {
+		host, origin string
+		want         int
+	}{
+		{"", "", http.StatusOK},
+		{"evil.example", "", http.StatusMisdirectedRequest},
+		{"", "http://evil.example", http.StatusForbidden},
+		{"", "http://ok.example", http.StatusOK},
+	} {
+		if got := post(c.host, c.origin); got != c.want {
+			t.Errorf("POST /mcp with Host %q, Origin %q: %d, want %d", c.host, c.origin, got, c.want)
+		}
 	}
 }
