@@ -8,14 +8,13 @@ LDFLAGS := -s -w -X github.com/a2acli/a2a/internal/cli.version=$(VERSION)
 
 all: build
 
-## build: compile ./bin/a2a and ./bin/a2a-mcp (the MCP server a2a mcp runs)
+## build: compile ./bin/a2a
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/a2a
-	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(dir $(BIN))a2a-mcp ./cmd/a2a-mcp
 
-## install: install a2a and a2a-mcp into $(go env GOPATH)/bin
+## install: install a2a into $(go env GOPATH)/bin
 install:
-	$(GO) install -trimpath -ldflags '$(LDFLAGS)' ./cmd/a2a ./cmd/a2a-mcp
+	$(GO) install -trimpath -ldflags '$(LDFLAGS)' ./cmd/a2a
 
 ## test: fetch the modules the tests need, vet, format check, and every test with the race detector; ends with one
 ## line naming each group of tests skipped for a missing tool (internal/testskip records them) and its install line

@@ -6,7 +6,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -45,13 +44,7 @@ func TestMain(m *testing.M) {
 		build = exec.Command("cp", prebuilt, bin)
 	}
 	build.Stdout, build.Stderr = os.Stdout, os.Stderr
-	// a2a mcp runs a2a-mcp, installed beside a2a.
-	buildMCP := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", filepath.Join(dir, "a2a-mcp"), "../cmd/a2a-mcp")
-	if prebuilt := os.Getenv("A2A_E2E_BIN"); prebuilt != "" {
-		buildMCP = exec.Command("cp", filepath.Join(filepath.Dir(prebuilt), "a2a-mcp"), filepath.Join(dir, "a2a-mcp"))
-	}
-	buildMCP.Stdout, buildMCP.Stderr = os.Stdout, os.Stderr
-	if err := errors.Join(build.Run(), buildMCP.Run()); err != nil {
+	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "e2e: build a2a:", err)
 		os.RemoveAll(dir)
 		os.Exit(1)

@@ -396,22 +396,6 @@ func TestMCPFilesAndCredentials(t *testing.T) {
 	}
 }
 
-// a2a mcp runs a2a-mcp from beside a2a (else from PATH); without it, the error says what to install.
-func TestMCPWithoutProgram(t *testing.T) {
-	dir := t.TempDir()
-	lone := filepath.Join(dir, "a2a")
-	if out, err := exec.Command("cp", bin, lone).CombinedOutput(); err != nil {
-		t.Fatalf("cp: %v\n%s", err, out)
-	}
-	cmd := exec.Command(lone, "mcp", "127.0.0.1:1")
-	cmd.Env = cmdEnv("PATH=" + dir)
-	out, err := cmd.CombinedOutput()
-	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 || !strings.Contains(string(out), "a2a: start a2a-mcp, the MCP server of a2a mcp") ||
-		!strings.Contains(string(out), "go install github.com/a2acli/a2a/cmd/a2a-mcp") {
-		t.Fatalf("a2a mcp without a2a-mcp: %v\n%s", err, out)
-	}
-}
-
 // --http has serve's guard: on loopback, a Host that is not a loopback name (DNS rebinding) and a browser page of
 // another origin are refused before the MCP handler sees the request; --allow-host and --allow-origin widen it.
 func TestMCPHTTPGuard(t *testing.T) {

@@ -24,7 +24,6 @@ func systemStreams() *cli.Streams {
 		OutTTY: term.IsTerminal(int(os.Stdout.Fd())),
 		ErrTTY: term.IsTerminal(int(os.Stderr.Fd())),
 		Getenv: os.Getenv,
-		Exec:   execProgram,
 	}
 	if s.OutTTY {
 		if w, _, err := term.GetSize(int(os.Stdout.Fd())); err == nil {

@@ -48,10 +48,6 @@ type factory struct {
 	// idleClose bounds the wait for the agent to close idle connections after a turn stopped at a prompt (0:
 	// idleCloseBound); tests shorten it.
 	idleClose time.Duration
-	// args are the run's arguments, as a2a mcp hands them to a2a-mcp; mcpServer serves a2a mcp in this process
-	// (a2a-mcp's, see MainMCP), nil in a2a.
-	args      []string
-	mcpServer MCPServer
 	// catchSignals starts delivering SIGINT and SIGTERM to run; called once flags parsed, so that `--help` and
 	// `--version` start no signal handling.
 	catchSignals func()

@@ -35,7 +35,7 @@ func run(ctx context.Context, args []string, s *Streams, setup func(*factory)) i
 	defer signal.Stop(sigs)
 
 	s, term := shareTerminal(s)
-	f := &factory{io: s, term: term, opts: &globalOptions{}, log: &client.Log{W: s.Err}, args: args,
+	f := &factory{io: s, term: term, opts: &globalOptions{}, log: &client.Log{W: s.Err},
 		catchSignals: func() { signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM) }}
 	if setup != nil {
 		setup(f)

@@ -2,44 +2,17 @@ package cli
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"io"
 
 	"github.com/spf13/cobra"
 
 	"github.com/a2acli/a2a/internal/client"
 	"github.com/a2acli/a2a/internal/follow"
+	"github.com/a2acli/a2a/internal/mcpbridge"
 )
 
-// `a2a mcp` is served by a program of its own, a2a-mcp (cmd/a2a-mcp), that a2a replaces itself with once the flags
-// are accepted: Go initialises every package linked into a binary whatever the command, and the MCP SDK's packages
-// cost every other verb ~0.3 ms of initialisation and ~50 page faults at start-up. a2a-mcp is this same command
-// line (MainMCP) with the bridge linked in.
-
-// MCPServer serves `a2a mcp` in this process.
-type MCPServer func(ctx context.Context, r *MCPRun) error
-
-// MCPRun is what a run of `a2a mcp` hands its server: the agents, the flags, the run's Dialer (credentials, TLS, the
-// origin rule) and streams.
-type MCPRun struct {
-	Dialer                   *client.Dialer
-	Env                      *follow.Env
-	URLs                     []string
-	HTTP, Save               string
-	AllowHosts, AllowOrigins []string
-	In                       io.Reader
-	Out, Err                 io.Writer
-	Version                  string
-}
-
-// MainMCP is Main with srv serving `a2a mcp` in this process (a2a-mcp's main).
-func MainMCP(ctx context.Context, args []string, s *Streams, srv MCPServer) int {
-	return run(ctx, args, s, func(f *factory) { f.mcpServer = srv })
-}
-
-// mcpProgram is the program a2a runs for `a2a mcp`.
-const mcpProgram = "a2a-mcp"
+// `a2a mcp` runs in this process: the bridge is built only when the verb runs, as every verb is (lazy.go). Linking
+// the MCP SDK into a2a costs every verb its package initialisation all the same (~0.3 ms, ~50 page faults: a2a --help
+// 963 -> 1014); one program to install, ship and trust is worth more than that (see docs/mcp.md).
 
 // mcpOptions are the flags of `a2a mcp`.
 type mcpOptions struct {
@@ -64,7 +37,6 @@ Each skill is a tool named after the agent and the skill; a tool takes a message
 returns the agent's answer. A long task reports progress; a host that cancels the call cancels the task; a task that
 waits for input asks the host's user (elicitation) or returns the question and its task id for the continue tool.
 Credentials, TLS and every other option come from flags, the environment and dotenv files, as for every verb.
-The server is the a2a-mcp program, installed beside a2a.
 
 Add it to an assistant: claude mcp add echo -- a2a mcp localhost:8080 (guide: docs/mcp.md).`,
 		Example: `  a2a mcp localhost:8080
@@ -94,15 +66,12 @@ Add it to an assistant: claude mcp add echo -- a2a mcp localhost:8080 (guide: do
 
 func runMCP(ctx context.Context, o *mcpOptions) error {
 	f := o.f
-	if f.mcpServer == nil {
-		if f.io.Exec == nil {
-			return errors.New("a2a mcp: this run cannot start " + mcpProgram)
-		}
-		err := f.io.Exec(mcpProgram, f.args)
-		return fmt.Errorf("start %s, the MCP server of a2a mcp (installed beside a2a: make build, the release archives, "+
-			"or go install github.com/a2acli/a2a/cmd/%s): %w", mcpProgram, mcpProgram, err)
+	b, err := mcpbridge.New(ctx, mcpbridge.Config{Dialer: f.dialer(), Env: &follow.Env{Log: f.log, Tenant: f.opts.Tenant},
+		Save: o.save, Version: version, Log: f.io.Err}, o.urls)
+	if err != nil {
+		return err
 	}
-	return f.mcpServer(ctx, &MCPRun{Dialer: f.dialer(), Env: &follow.Env{Log: f.log, Tenant: f.opts.Tenant},
-		URLs: o.urls, HTTP: o.http, Save: o.save, AllowHosts: o.allowHosts, AllowOrigins: o.allowOrigins,
-		In: f.io.In, Out: f.io.Out, Err: f.io.Err, Version: version})
+	defer b.Close()
+	return b.Serve(ctx, mcpbridge.ServeOptions{HTTP: o.http, AllowHosts: o.allowHosts, AllowOrigins: o.allowOrigins,
+		In: f.io.In, Out: f.io.Out, Err: f.io.Err})
 }

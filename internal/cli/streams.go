@@ -21,9 +21,6 @@ type Streams struct {
 	ErrWidth func() int
 	// ColorMode is --color: "always", "never", or "auto" (and "") to decide from the terminal and environment.
 	ColorMode string
-	// Exec replaces the process with the program name (installed beside this one) run with args, on these streams
-	// and this environment; it returns only on failure. nil: the run cannot (tests), and says so.
-	Exec func(name string, args []string) error
 }
 
 // TestStreams returns streams backed by buffers, with every terminal flag off.
