@@ -60,6 +60,9 @@ var verbs = []verb{
 	{"run", "Run something on an agent: command", "coding", newRunCmd},
 	{"chat", "Talk to an agent interactively on a terminal", "coding",
 		func(f *factory) *cobra.Command { return newChatCmd(f, nil) }},
+	{"mcp", "Serve A2A agents as MCP tools, for coding assistants (stdio, or HTTP with --http)", "coding",
+		func(f *factory) *cobra.Command { return newMCPCmd(f, nil) }},
+	{"skill", "Print the agent skill (SKILL.md) that teaches a coding assistant to use a2a", "coding", newSkillCmd},
 	{"serve", "Serve an A2A agent: echo, a proxy to another agent, or any command", "serve", func(f *factory) *cobra.Command {
 		return serverAlias(servecmd.New(servecmd.Deps{Err: f.io.Err, Getenv: f.io.getenv, Opts: &f.opts.Options, Verbose: &f.opts.verbose, Dialer: f.dialer,
 			Given: func(flag string) bool { return f.sources[flag].Kind == "flag" }}))

@@ -303,3 +303,12 @@ func place(tmp, want string) (string, error) {
 		return path, nil
 	}
 }
+
+// SaveFile writes one file part of artifact a into dir (made if missing) under the name --save gives it, never over
+// a file there, and returns its path (a2a mcp --save).
+func SaveFile(dir string, a *a2a.Artifact, p *a2a.Part) (string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	return saveFile(dir, fileName(a, p), p.Raw())
+}

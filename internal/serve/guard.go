@@ -236,3 +236,14 @@ func grpcStatusName(sentinel error) string {
 	}
 	return "INVALID_ARGUMENT"
 }
+
+// Guard puts the guard in front of another HTTP server of this binary (a2a mcp --http): cfg's AllowHosts,
+// AllowOrigins, PublicURL, Token and MaxRequestBytes apply as they do to serve, with serve's limits and timeouts;
+// loopback says the listener is on loopback only (the Host check).
+func Guard(cfg Config, next http.Handler, loopback bool) http.Handler {
+	if cfg.MaxRequestBytes == 0 {
+		cfg.MaxRequestBytes = defaultMaxRequestBytes
+	}
+	cfg.readTimeout, cfg.writeTimeout = defaultReadTimeout, defaultWriteTimeout
+	return newGuard(&cfg, next, loopback)
+}
