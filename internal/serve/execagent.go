@@ -76,11 +76,11 @@ func (b execBackend) Setup(e *Env) (*Parts, error) {
 	// No process left behind: what a command leaves outside its group is ours to stop, and a watchdog stops
 	// the commands if we are killed. Without it (an odd system) commands still run, less contained.
 	if err := exec.Guard(); err != nil {
-		e.log.Printf("warning: %v\n", err)
+		e.Log.Printf("warning: %v\n", err)
 	}
 	drop, set := execEnv(b.cfg.Env)
-	a := &execAgent{cfg: b.cfg, drop: drop, env: set, sem: tasks.NewFIFOSem(b.cfg.MaxConcurrent), log: e.log, verbose: e.Config.Verbose}
-	parts := taskBackend(e, a)
+	a := &execAgent{cfg: b.cfg, drop: drop, env: set, sem: tasks.NewFIFOSem(b.cfg.MaxConcurrent), log: e.Log, verbose: e.Config.Verbose}
+	_, parts := e.TaskParts(a)
 	stopTasks := parts.Shutdown
 	parts.Shutdown = func(ctx context.Context) error {
 		err := stopTasks(ctx)

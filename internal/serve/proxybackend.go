@@ -26,7 +26,7 @@ func (b proxyBackend) Setup(e *Env) (*Parts, error) {
 		fallback.Name = "proxy for " + b.cfg.Upstream
 	}
 	p, err := proxy.New(b.cfg, proxy.Env{
-		Log: proxyLog{e.log}, Routes: proxyRoutes{frontsOf(e.Config)}, Fallback: fallback, Bytes: !e.Recording,
+		Log: proxyLog{e.Log}, Routes: proxyRoutes{e.Routes}, Fallback: fallback, Bytes: !e.Recording,
 	})
 	if err != nil {
 		return nil, err
@@ -65,22 +65,15 @@ func (p proxyLog) End(c *proxy.Call, err error) {
 }
 
 // proxyRoutes is the route table as package proxy reads it.
-type proxyRoutes struct{ fronts httpFronts }
+type proxyRoutes struct{ Routes }
 
-var proxyKinds = [...]proxy.Kind{frontOurs: proxy.Ours, frontA2A: proxy.A2A, frontOther: proxy.Other}
+var proxyKinds = [...]proxy.Kind{RouteOurs: proxy.Ours, RouteA2A: proxy.A2A, RouteOther: proxy.Other}
 
 func (r proxyRoutes) Classify(req *http.Request) proxy.Route {
-	fr := r.fronts.classify(req)
-	kind := proxyKinds[fr.kind]
-	if !fr.exact {
+	rt := r.Routes.Classify(req)
+	kind := proxyKinds[rt.Kind]
+	if !rt.Exact {
 		kind = proxy.Unrouted
 	}
-	return proxy.Route{
-		Kind:    kind,
-		Binding: proxy.Binding{Protocol: fr.key.binding, Version: fr.key.version},
-		Method:  fr.method,
-		TaskID:  fr.taskID,
-	}
+	return proxy.Route{Kind: kind, Binding: proxy.Binding{Protocol: rt.Binding, Version: rt.Version}, Method: rt.Method, TaskID: rt.TaskID}
 }
-
-func (proxyRoutes) RPCMethod(method string) string { return rpcMethodName(method) }

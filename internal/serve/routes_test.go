@@ -53,7 +53,7 @@ func TestRoutesAgree(t *testing.T) {
 				if err := cfg.normalize(); err != nil {
 					t.Fatal(err)
 				}
-				parts := taskBackend(&Env{Config: &cfg, Store: tasks.NewStore(0, 0, nil)}, echoAgent{})
+				_, parts := (&Env{Config: &cfg, Store: tasks.NewStore(0, 0, nil), Log: traffic.New(traffic.Config{Quiet: true})}).TaskParts(echoAgent{})
 				srv := buildServers(&cfg, host, parts, traffic.New(traffic.Config{Quiet: true}), false)
 				fronts := frontsOf(&cfg)
 				name := fmt.Sprintf("%v protocol=%q compat=%v", trs, proto, compat)
@@ -65,7 +65,7 @@ func TestRoutesAgree(t *testing.T) {
 					}
 					fr := fronts.classify(r)
 					// The proxy reads the same table through its adapter (proxybackend.go).
-					if pr := (proxyRoutes{fronts}).Classify(r); pr.Binding.Protocol != fr.key.binding || pr.Binding.Version != fr.key.version ||
+					if pr := (proxyRoutes{Routes{fronts}}).Classify(r); pr.Binding.Protocol != fr.key.binding || pr.Binding.Version != fr.key.version ||
 						(pr.Kind == proxy.A2A) != (fr.kind == frontA2A) || pr.Method != fr.method || pr.TaskID != fr.taskID {
 						t.Errorf("%s: %s %s: the proxy's route %+v, classify's %+v", name, p.method, p.path, pr, fr)
 					}

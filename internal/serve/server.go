@@ -192,7 +192,7 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	hostport := advertisedHost(ln.Addr())
 	exposed := !isLoopback(ln.Addr())
-	e := &Env{Config: &cfg, Store: store, Logf: tl.Printf, log: tl, FlushHints: flushHints, exposed: exposed}
+	e := &Env{Config: &cfg, Store: store, Log: tl, Routes: Routes{frontsOf(&cfg)}, FlushHints: flushHints, exposed: exposed}
 	parts, err := cfg.Backend.Setup(e)
 	if err != nil {
 		ln.Close()
