@@ -10,8 +10,6 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
-
-	"github.com/a2acli/a2a/internal/serve/proxy"
 )
 
 // Routes is the server's route table over HTTP as a backend reads it (Env.Routes): Run mounts its mux from the
@@ -261,5 +259,15 @@ func rpcMethodName(m string) string {
 	return m
 }
 
-// majorMinor reduces "0.3.0" to "0.3" and "1" to "1.0", as the proxy keys its upstream's interfaces.
-func majorMinor(v string) string { return proxy.MajorMinor(v) }
+// MajorMinor reduces a protocol version to the form a Route's Version carries: "0.3.0" to "0.3", "1" to "1.0",
+// "v1.0" to "1.0"; "" stays "". The proxy keys its upstream's interfaces by it too.
+func MajorMinor(v string) string {
+	parts := strings.SplitN(strings.TrimPrefix(strings.TrimSpace(v), "v"), ".", 3)
+	switch {
+	case parts[0] == "":
+		return ""
+	case len(parts) == 1:
+		return parts[0] + ".0"
+	}
+	return parts[0] + "." + parts[1]
+}

@@ -16,6 +16,8 @@ import (
 
 	"github.com/a2acli/a2a/internal/client"
 	"github.com/a2acli/a2a/internal/serve"
+	"github.com/a2acli/a2a/internal/serve/execbackend"
+	"github.com/a2acli/a2a/internal/serve/proxy"
 )
 
 // Deps is what the serve verb takes from the CLI's run.
@@ -276,7 +278,7 @@ func (o *serveOptions) config(cmd *cobra.Command) (serve.Config, error) {
 				return cfg, usage("invalid --exec-env %q: want NAME or NAME=VALUE, NAME letters, digits and _", name)
 			}
 		}
-		ec := serve.ExecConfig{Command: o.execCmd, InputJSON: o.input == "json", Timeout: o.execTimeout, MaxConcurrent: o.maxConcurrent, Env: o.execEnv}
+		ec := execbackend.Config{Command: o.execCmd, InputJSON: o.input == "json", Timeout: o.execTimeout, MaxConcurrent: o.maxConcurrent, Env: o.execEnv}
 		if !cmd.Flags().Changed("max-concurrent") {
 			// Bounded by default: a burst of messages queues instead of forking a process each.
 			ec.MaxConcurrent = defaultMaxConcurrent()
@@ -284,7 +286,7 @@ func (o *serveOptions) config(cmd *cobra.Command) (serve.Config, error) {
 		if o.chunkSet {
 			ec.Chunk = []byte(o.chunk)
 		}
-		cfg.Backend = serve.Exec(ec)
+		cfg.Backend = execbackend.New(ec)
 	default:
 		if _, err := client.ParseRef(o.proxy); err != nil {
 			return cfg, usage("invalid --proxy: %v", err)
@@ -299,9 +301,9 @@ func (o *serveOptions) config(cmd *cobra.Command) (serve.Config, error) {
 		o.d.Opts.NoRefusedRetry = true // a proxy answers its callers at once when the upstream is down
 		// Both of the proxy's paths reach the upstream through the run's dialer: the decoding path connects with it,
 		// the byte path's transport is its Upstream's.
-		pc := serve.ProxyConfig{Connect: o.connectUpstream, AuthInjected: o.d.Opts.Auth != "", Headers: headers,
+		pc := proxy.Config{Connect: o.connectUpstream, AuthInjected: o.d.Opts.Auth != "", Headers: headers,
 			Upstream: o.proxy, Transport: o.d.Dialer().Upstream().Transport}
-		cfg.Backend = serve.Proxy(pc)
+		cfg.Backend = proxy.New(pc)
 		b, err := o.replay.wrapRecord(cfg.Backend)
 		if err != nil {
 			return cfg, usage("%v", err)
