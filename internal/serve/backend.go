@@ -14,16 +14,16 @@ import (
 	"github.com/a2acli/a2a/internal/serve/traffic"
 )
 
-// Backend produces the answers of the server: Echo (the reference), Exec, Proxy, or a package's own (serve/replay,
-// serve/a3sbackend). Every backend has the one shape: Setup reads what the server hands it (Env) and returns its
-// Parts; a backend whose tasks live here builds them with Env.TaskParts.
+// Backend produces the answers of the server: Echo (the reference, in this package), or a package of its own
+// (serve/execbackend, serve/proxy, serve/replay, serve/a3sbackend). Every backend has the one shape: Setup reads
+// what the server hands it (Env) and returns its Parts; a backend whose tasks live here builds them with
+// Env.TaskParts. docs/STYLE.md says how to add one.
 type Backend interface {
 	// Setup runs once in Run, before the server listens, and returns the backend's parts.
 	Setup(e *Env) (*Parts, error)
 }
 
-// Env is what Run hands a backend: the plug-in API, the same for the backends of this package and for those
-// of other packages.
+// Env is what Run hands a backend: the plug-in API, the same for echo and for every backend package.
 type Env struct {
 	Config *Config      // normalised: defaults filled in
 	Store  *tasks.Store // the task store of backends that keep tasks here (TaskParts)
