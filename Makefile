@@ -4,7 +4,7 @@ BIN     ?= bin/a2a
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X github.com/a2acli/a2a/internal/cli.version=$(VERSION)
 
-.PHONY: all build install test test-short bench fuzz lint vet-fmt cross release-snapshot man fmt clean conformance
+.PHONY: all build install test test-short bench fuzz lint vet-fmt cross release-snapshot man docs fmt clean conformance
 
 all: build
 
@@ -41,19 +41,27 @@ conformance: build
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -count 5 -timeout 60m ./...
 
-## fuzz: run every fuzz target for FUZZTIME (default 10s) each; go test -fuzz takes one target at a time
+## fuzz: run every fuzz target for FUZZTIME (default 10s) each; go test -fuzz takes one target at a time.
+## The targets are what `go test -list '^Fuzz'` finds (PKG:NAME, one per target), unless FUZZ_TARGETS names some;
+## a target that names no fuzz test is an error (go test -fuzz reports success when its pattern matches nothing).
 FUZZTIME ?= 10s
-FUZZ_TARGETS := \
-	./internal/exec:FuzzChunker ./internal/exec:FuzzLineSplitter \
-	./internal/serve/hotpath:FuzzWire ./internal/serve/hotpath:FuzzWireJSON ./internal/serve/hotpath:FuzzDecodeSend \
-	./internal/serve/hotpath:FuzzDecodeRPC ./internal/serve/hotpath:FuzzSubscribeID ./internal/serve:FuzzScanEvent \
-	./internal/client:FuzzParseCard ./internal/client:FuzzSSEEvents ./internal/client:FuzzStreamDecode ./internal/devtool:FuzzDecode \
-	./internal/output:FuzzArtifactUpdateJSON ./internal/redact:FuzzConn
+FUZZ_PKGS ?= ./...
+FUZZ_TARGETS ?=
 # A failed run that wrote no failing input while the committed corpus still passes is Go's own race at the
 # end of -fuzztime (golang/go#75804, fixed in Go 1.27), not a finding: it is reported and not counted.
 fuzz:
-	@set -e; for t in $(FUZZ_TARGETS); do \
+	@set -e; targets='$(FUZZ_TARGETS)'; \
+	if [ -z "$$targets" ]; then \
+		targets=$$($(GO) test -list '^Fuzz' $(FUZZ_PKGS) | \
+			awk '/^Fuzz/ { names[++n] = $$1; next } /^ok/ { for (i = 1; i <= n; i++) print $$2 ":" names[i] } { n = 0 }' | \
+			sed 's|^github.com/a2acli/a2a/|./|'); \
+	fi; \
+	[ -n "$$targets" ] || { echo "fuzz: no fuzz targets in $(FUZZ_PKGS)"; exit 1; }; \
+	for t in $$targets; do \
 		pkg=$${t%%:*}; name=$${t#*:}; dir=$$pkg/testdata/fuzz/$$name; \
+		if ! $(GO) test -list "^$$name\$$" $$pkg | grep -qx "$$name"; then \
+			echo "fuzz: $$pkg has no fuzz test $$name"; exit 1; \
+		fi; \
 		echo "fuzz $$pkg $$name ($(FUZZTIME))"; \
 		before=$$(ls $$dir 2>/dev/null | wc -l); \
 		if ! $(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) $$pkg; then \
@@ -95,12 +103,18 @@ release-snapshot:
 		$(GO) install github.com/goreleaser/goreleaser/v2@$(GORELEASER_VERSION)
 	$(GORELEASER) release --snapshot --clean --skip=publish
 
-## man: man pages of every command into man/ (gitignored); read with man -l man/a2a-send.1
+## docs: the command reference generated from the command tree: docs/reference (Markdown) and docs/man (man
+## pages; read with man -l docs/man/a2a-send.1). Run it after changing a command, flag or help text: a test fails
+## until the committed files match the commands.
+docs:
+	$(GO) run ./cmd/a2a-man -man docs/man -md docs/reference
+
+## man: the man pages alone (docs/man)
 man:
-	$(GO) run ./cmd/a2a-man man
+	$(GO) run ./cmd/a2a-man -man docs/man
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')
 
 clean:
-	rm -rf bin dist man
+	rm -rf bin dist

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# make conformance: run the A2A TCK (both protocol versions, every transport) against `a2a serve --echo` built from
-# this checkout, and fail on any failure that conformance/known-failures.txt does not list.
+# make conformance: run the A2A TCK (both protocol versions, every transport) against `a2a serve --reference` built
+# from this checkout (the reference agent plays the TCK's scenarios, chosen by message id; anything else is echoed), and fail on any failure that conformance/known-failures.txt does not list.
 #
 # The suite lives beside the checkout, in ../shared/conformance/tck (see its README.md): it is not part of the
 # repository. PORT_BASE (first of 6 ports) and TCK_WORK (scratch dir) pass through to its run.sh.
@@ -25,10 +25,10 @@ done
 # The suites create push configs with webhooks on https://example.com; serve sends notifications only to hosts its
 # --push-allow names (loopback by default), so the conformance servers allow that one host.
 if [ -z "${SERVE_V1:-}" ]; then
-  export SERVE_V1='{bin} serve --echo --port {port} --transport {transport} --push-allow example.com'
+  export SERVE_V1='{bin} serve --reference --reference-long 5s --port {port} --transport {transport} --push-allow example.com'
 fi
 if [ -z "${SERVE_V03:-}" ]; then
-  export SERVE_V03='{bin} serve --echo --port {port} --transport {transport} --protocol 0.3 --card-compat --push-allow example.com'
+  export SERVE_V03='{bin} serve --reference --reference-long 5s --port {port} --transport {transport} --protocol 0.3 --card-compat --push-allow example.com'
 fi
 
 LOGS="$TCK_WORK/logs"

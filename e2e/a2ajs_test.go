@@ -196,7 +196,7 @@ func TestA2AJSClientAgainstServe(t *testing.T) {
 		{"echo-both-prefer-jsonrpc", "client03.mjs", []string{"--echo", "--protocol", "0.3", "--card-compat", "--transport", "rest,jsonrpc"}, "JSONRPC", "", func(s string) string { return s }},
 		{"exec-rest", "client03.mjs", []string{"--exec", "tr a-z A-Z", "--protocol", "0.3", "--card-compat"}, "HTTP+JSON", "", strings.ToUpper},
 		{"exec-jsonrpc-token", "client03.mjs", []string{"--exec", "tr a-z A-Z", "--protocol", "0.3", "--card-compat", "--transport", "jsonrpc", "--token", "s3cret"}, "JSONRPC", "s3cret", strings.ToUpper},
-		// a2a-js 0.3 dials the card's GRPC url as its gRPC target, as it stands (issue 21: "Name resolution failed
+		// a2a-js 0.3 dials the card's GRPC url as its gRPC target, as it stands ("Name resolution failed
 		// for target dns:http://127.0.0.1:P" when the card named it http://host:port).
 		{"echo-grpc", "client03.mjs", []string{"--echo", "--protocol", "0.3", "--card-compat", "--transport", "grpc"}, "GRPC", "", func(s string) string { return s }},
 		{"exec-grpc", "client03.mjs", []string{"--exec", "tr a-z A-Z", "--protocol", "0.3", "--transport", "grpc"}, "GRPC", "", strings.ToUpper},
@@ -295,7 +295,7 @@ func TestA2AJSServerDrivenByClient(t *testing.T) {
 				t.Fatalf("get task: want the completed task %s\n%s", task.ID, r)
 			}
 
-			// A task longer than --timeout, silent while it works: a plain send waits for it (issue 13 #1); one
+			// A task longer than --timeout, silent while it works: a plain send waits for it; one
 			// blocking SendMessage (--blocking) is bounded by --timeout.
 			r = run(t, "", "send", u, "slow 1500", "--timeout", "500ms", "-o", "json")
 			wantCode(t, r, 0)

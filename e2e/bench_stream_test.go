@@ -16,7 +16,7 @@ import (
 // --chunk=$'\n'` over a 50 MB file of 1 KiB lines. Every round runs curl (reading the raw SSE bytes of the REST
 // stream), then send --stream with -o raw, -o json and -o text, one after the other, so all four see the same
 // machine load; the figures are medians over the rounds: MB/s of the command's output, the client's peak RSS, and
-// each format's speed as a share of curl's. Targets (issue 8): RSS under 40 MiB in every format, raw at least 50%
+// each format's speed as a share of curl's. Targets: RSS under 40 MiB in every format, raw at least 50%
 // of curl, json at least 35%.
 func BenchmarkStreamClient(b *testing.B) {
 	curl, err := exec.LookPath("curl")

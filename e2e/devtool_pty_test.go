@@ -240,7 +240,7 @@ func TestChatCtrlCCancelsTurn(t *testing.T) {
 	}
 }
 
-// TestChatHeaderOncePerTask (issue 13 #10): a task that takes several chat turns shows its header (Task ID,
+// TestChatHeaderOncePerTask: a task that takes several chat turns shows its header (Task ID,
 // Context ID) once, even from an agent that sends the whole task at the start of every answer; its later turns
 // show its state only.
 func TestChatHeaderOncePerTask(t *testing.T) {

@@ -71,8 +71,8 @@ func (h *headerAgent) last(key string) string {
 	return v
 }
 
-// Issue 13 #3: credentials and defaults without the command line: environment, dotenv files, a file or stdin,
-// with flag > environment > file > default.
+// TestCredentialsOutOfTheCommandLine: credentials and defaults without the command line: environment, dotenv files, a
+// file or stdin, with flag > environment > file > default.
 func TestCredentialsOutOfTheCommandLine(t *testing.T) {
 	t.Parallel()
 	h := startHeaderAgent(t)

@@ -70,7 +70,7 @@ func helpExamples(t *testing.T) []string {
 	return cmds
 }
 
-// Issue 13 #9: every example that --help shows runs as shown (send --help's jq example used to print null).
+// TestHelpExamples: every example that --help shows runs as shown (send --help's jq example used to print null).
 func TestHelpExamples(t *testing.T) {
 	cmds := helpExamples(t)
 	if len(cmds) < 30 {

@@ -5,8 +5,8 @@ import (
 	"testing"
 )
 
-// Issue 13 #4: a blocking send on a terminal shows a spinner with the elapsed time on stderr, and nothing of it
-// reaches a pipe or -o json.
+// TestSpinnerOnTerminalOnly: a blocking send on a terminal shows a spinner with the elapsed time on stderr, and nothing
+// of it reaches a pipe or -o json.
 func TestSpinnerOnTerminalOnly(t *testing.T) {
 	t.Parallel()
 	srv := startServe(t, "--exec", "sleep 1; echo slow-answer")
@@ -33,7 +33,7 @@ func TestSpinnerOnTerminalOnly(t *testing.T) {
 	}
 }
 
-// Issue 13 #8: -o json writes the same bytes on a terminal as in a pipe (one compact line), colour only with
+// TestOutputControls: -o json writes the same bytes on a terminal as in a pipe (one compact line), colour only with
 // --color always; CLICOLOR=0, FORCE_COLOR and --color steer text colour.
 func TestOutputControls(t *testing.T) {
 	t.Parallel()
@@ -120,7 +120,7 @@ func TestJQ(t *testing.T) {
 	wantContains(t, "stderr", mixed.stderr, "--jq filters JSON")
 }
 
-// Issue 13 #9: help names the nouns of a mistyped one, lists the environment, keeps global flags out of version,
+// TestHelpEveryday: help names the nouns of a mistyped one, lists the environment, keeps global flags out of version,
 // and send --help's jq example prints the state rather than null.
 func TestHelpEveryday(t *testing.T) {
 	t.Parallel()
@@ -147,9 +147,9 @@ func TestHelpEveryday(t *testing.T) {
 	}
 }
 
-// Issue 13 #10: after a turn, what is typed at the prompt is drawn where it is typed: x/term moved the cursor as
-// if the prompt were not there, so "third" came out as "> t  hird". The echo agent's turns end the task, so each
-// turn shows its own header.
+// TestChatRedrawsAfterATurn: after a turn, what is typed at the prompt is drawn where it is typed: x/term moved the
+// cursor as if the prompt were not there, so "third" came out as "> t  hird". The echo agent's turns end the task, so
+// each turn shows its own header.
 func TestChatRedrawsAfterATurn(t *testing.T) {
 	t.Parallel()
 	srv := startServe(t, "--echo")
@@ -172,7 +172,7 @@ func TestChatRedrawsAfterATurn(t *testing.T) {
 	}
 }
 
-// Issue 13 #8: list tasks in text is an aligned table, one row per task, the ids in the first column.
+// TestListTasksTable: list tasks in text is an aligned table, one row per task, the ids in the first column.
 func TestListTasksTable(t *testing.T) {
 	t.Parallel()
 	srv := startServe(t, "--echo")

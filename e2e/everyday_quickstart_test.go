@@ -40,8 +40,8 @@ func quickStart(t *testing.T) string {
 	return strings.Join(lines, "\n")
 }
 
-// Issue 13 #2: the README's quick start pasted as one block (serve in the background, then send at once) works
-// every time: the client waits a moment for a loopback agent that refuses connections while it starts.
+// TestQuickStartCannotRace: the README's quick start pasted as one block (serve in the background, then send at once)
+// works every time: the client waits a moment for a loopback agent that refuses connections while it starts.
 func TestQuickStartCannotRace(t *testing.T) {
 	t.Parallel()
 	block := quickStart(t)

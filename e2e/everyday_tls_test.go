@@ -117,8 +117,8 @@ func startTLSAgent(t *testing.T, cert tls.Certificate, clientCAs *x509.CertPool)
 	return srv.URL
 }
 
-// Issue 13 #6: TLS on the client: --cacert, mutual TLS, and TLS mix-ups and certificate errors as exit 3 with a
-// hint that names the cause and the flag.
+// TestClientTLS: TLS on the client: --cacert, mutual TLS, and TLS mix-ups and certificate errors as exit 3 with a hint
+// that names the cause and the flag.
 func TestClientTLS(t *testing.T) {
 	t.Parallel()
 	ca := newTestCA(t)

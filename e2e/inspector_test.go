@@ -369,7 +369,7 @@ func TestInspectorTLS(t *testing.T) {
 	wantContains(t, "curl command", d.Commands.Curl, srv.url+"/message:send")
 }
 
-// TestInspectorCommandTextIsNoFlag (issue 22, item 12c): a message whose text looks like flags ("-v --fail") comes
+// TestInspectorCommandTextIsNoFlag: a message whose text looks like flags ("-v --fail") comes
 // back from the inspector as an a2a command that, pasted into a shell, sends that same text: the text follows "--".
 // Before the fix the pasted command failed on an unknown shorthand flag.
 func TestInspectorCommandTextIsNoFlag(t *testing.T) {

@@ -13,7 +13,7 @@ import (
 // non-joiner and joiner, the bidi marks, an override, an isolate, the byte-order mark and the line separator.
 const invisibleName = "Pay\u200bPal ad\u200dm\u200cin \u200elrm\u200f rlo\u202eexe.txt\u202c iso\u2066x\u2069 bom\ufeff ls\u2028next"
 
-// TestInvisibleCardNameShownEscaped (issue 22, item 12e): zero-width and bidi characters in a card's name reach
+// TestInvisibleCardNameShownEscaped: zero-width and bidi characters in a card's name reach
 // neither discover's card (stdout) nor its -v log (stderr) raw; each is shown as an escape, like other control
 // characters. The agent is a hand-written net/http server.
 func TestInvisibleCardNameShownEscaped(t *testing.T) {

@@ -53,7 +53,7 @@ function form(body) {
 })();
 </script></body></html>`
 
-// TestListenBrowserCannotFakeNotifications (issue 22, item 8): a real headless Chromium opens a page on another
+// TestListenBrowserCannotFakeNotifications: a real headless Chromium opens a page on another
 // loopback port that POSTs fake "working" and "completed" notifications to `a2a listen --until-final` (no token) in
 // every form a page can. listen prints none of them and keeps running; it says on stderr that it refused them.
 // Raw requests show the other rules (a rebinding Host, a text/plain body without an Origin), and a real

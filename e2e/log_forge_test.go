@@ -28,7 +28,7 @@ func logForgeRequests(t *testing.T, s *server, token string) {
 	rawHTTP(t, hp, "POST", "/jsonrpc", auth, string(rpc))
 }
 
-// TestLogLinesCannotBeForged (issue 22, item 7): a line break a client puts in a path, a task id or a method
+// TestLogLinesCannotBeForged: a line break a client puts in a path, a task id or a method
 // (%0a, %0d%0a, U+2028 raw or encoded) shows escaped in the traffic log, on refused requests (no token) and on calls
 // alike, in text and JSON logs: no line of the log starts with the forged one and no U+2028 passes raw. Before the fix
 // the 401 line of a %0a path carried the forged line on a line of its own.

@@ -95,7 +95,7 @@ func (u *recordingUpstream) requests() []string {
 	return append([]string(nil), u.seen...)
 }
 
-// TestProxyForwardsOnlyA2ARoutes (issue 22, item 6): the proxy forwards with the operator's --auth only what an A2A
+// TestProxyForwardsOnlyA2ARoutes: the proxy forwards with the operator's --auth only what an A2A
 // binding routes. Admin paths, other methods, dotfiles and paths that clean to another route are answered 404 and
 // never reach the upstream; the A2A calls of each binding still do, with the operator's credential. Requests are
 // written by hand, so no client cleans their paths.

@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// TestPushLoopbackOffLoopback (issue 22, item 9): a serve reachable from other machines (--host 0.0.0.0 --token)
+// TestPushLoopbackOffLoopback: a serve reachable from other machines (--host 0.0.0.0 --token)
 // refuses webhooks to this machine (127.0.0.1, localhost, 0.0.0.0) even with --push-allow '*', so a token holder
 // cannot reach the host's own admin endpoint; naming a loopback host in --push-allow lets them through. Before the
 // fix the admin endpoint got the POST, with the caller's path, query and Authorization.
@@ -49,7 +49,7 @@ func TestPushLoopbackOffLoopback(t *testing.T) {
 	eventually(t, 30*time.Second, "a notification to the named loopback host", func() bool { return hits.Load() > 0 })
 }
 
-// TestPushConfigsCapped (issue 22, item 9): a task takes at most 10 push notification configs; the 11th is refused
+// TestPushConfigsCapped: a task takes at most 10 push notification configs; the 11th is refused
 // with InvalidParams naming the cap, and replacing one (same ID) still works. Before the fix 1000 configs turned one
 // message into 2000 POSTs.
 func TestPushConfigsCapped(t *testing.T) {

@@ -12,10 +12,25 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 )
 
-// readmeCommands returns the shell commands of README.md's sh blocks that run a2a, continuation lines joined.
-func readmeCommands(t *testing.T) []string {
+// docCommands returns the shell commands of the sh blocks that run a2a in README.md and the guides in docs/, file
+// by file, continuation lines joined.
+func docCommands(t *testing.T) []string {
 	t.Helper()
-	f, err := os.Open("../README.md")
+	guides, err := filepath.Glob("../docs/*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cmds []string
+	for _, file := range append([]string{"../README.md"}, guides...) {
+		cmds = append(cmds, shCommands(t, file)...)
+	}
+	return cmds
+}
+
+// shCommands returns the shell commands of file's sh blocks that run a2a, continuation lines joined.
+func shCommands(t *testing.T, file string) []string {
+	t.Helper()
+	f, err := os.Open(file)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,23 +61,26 @@ func readmeCommands(t *testing.T) []string {
 			cmds = append(cmds, strings.TrimSpace(line))
 		}
 	}
+	if err := sc.Err(); err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
 	return cmds
 }
 
 var portFlag = regexp.MustCompile(`--port \d+`)
 
-// TestReadmeExamples runs every a2a command the README shows, against a2a serve --echo standing in for
+// TestReadmeExamples runs every a2a command the README and the guides in docs/ show, against a2a serve --echo standing in for
 // localhost:8080, with placeholders filled from real tasks. Examples that need the outside world (agent.example
 // hosts) or write outside the test directory are skipped; serve examples are started on a free port and stopped.
 func TestReadmeExamples(t *testing.T) {
-	cmds := readmeCommands(t)
+	cmds := docCommands(t)
 	if len(cmds) < 40 {
-		t.Fatalf("found only %d README commands: is the parser still right?", len(cmds))
+		t.Fatalf("found only %d commands in README.md and docs/*.md: is the parser still right?", len(cmds))
 	}
 	runExamples(t, cmds)
 }
 
-// runExamples runs documented a2a commands (the README's, --help's) as TestReadmeExamples describes.
+// runExamples runs documented a2a commands (the README's and the guides', --help's) as TestReadmeExamples describes.
 func runExamples(t *testing.T, cmds []string) {
 	srv := startServe(t, "--echo", "--transport", "rest,jsonrpc,grpc")
 	host := strings.TrimPrefix(srv.url, "http://")

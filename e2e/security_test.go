@@ -20,8 +20,8 @@ import (
 	"github.com/a2acli/a2a/internal/testagent"
 )
 
-// The client's side of issue 16: credentials stay on the named origin, nothing raw from the network reaches the
-// terminal, replies are capped. The agents here are hand-written net/http servers with literal JSON, built neither
+// The client's side of the security rules: credentials stay on the named origin, nothing raw from the network
+// reaches the terminal, replies are capped. The agents here are hand-written net/http servers with literal JSON, built neither
 // from a2a-go's server nor from our serve code.
 
 // fakeAgent is a JSON-RPC agent: a card naming iface (its own /rpc by default), an endpoint answering every call with

@@ -46,9 +46,9 @@ var (
 	refusedLine = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\S+ 127\.0\.0\.1:\d+ (\S+ \S+|SendMessage|SendStreamingMessage) task=- state=refused \S+ 0B status=(\S+) reason="(.*)"$`)
 )
 
-// Issue 13 #7: one log line per call with time, client address, method, task, state, duration and size, on every
-// transport; requests refused before any handler (token, content type, a body that is no JSON, gRPC without the
-// token) get a line with the reason too; credentials and escape sequences never reach the log.
+// TestServeLogText: one log line per call with time, client address, method, task, state, duration and size, on every
+// transport; requests refused before any handler (token, content type, a body that is no JSON, gRPC without the token)
+// get a line with the reason too; credentials and escape sequences never reach the log.
 func TestServeLogText(t *testing.T) {
 	t.Parallel()
 	s := startServe(t, "--echo", "--transport", "rest,jsonrpc,grpc", "--token", "s3cret-token")
@@ -101,7 +101,7 @@ func TestServeLogText(t *testing.T) {
 	}
 }
 
-// Issue 13 #7: --log-format json writes one JSON object per line (the "listening on" line stays plain: scripts
+// TestServeLogJSON: --log-format json writes one JSON object per line (the "listening on" line stays plain: scripts
 // wait for it), calls and refusals with the same fields as the text form.
 func TestServeLogJSON(t *testing.T) {
 	t.Parallel()
@@ -192,8 +192,8 @@ next:
 	return 0
 }
 
-// Issue 13 #7: GET /healthz answers without the token (Host and Origin still checked); GET /metrics needs it and
-// counts calls by method and outcome, their latency, the open streams and the running --exec processes; the
+// TestServeHealthzMetrics: GET /healthz answers without the token (Host and Origin still checked); GET /metrics needs
+// it and counts calls by method and outcome, their latency, the open streams and the running --exec processes; the
 // counters move by exactly what the test did.
 func TestServeHealthzMetrics(t *testing.T) {
 	t.Parallel()
@@ -268,7 +268,7 @@ func TestServeHealthzMetrics(t *testing.T) {
 	}
 }
 
-// Issue 13 #7: --no-metrics turns /metrics off; /healthz stays.
+// TestServeNoMetrics: --no-metrics turns /metrics off; /healthz stays.
 func TestServeNoMetrics(t *testing.T) {
 	t.Parallel()
 	s := startServe(t, "--echo", "--no-metrics")
@@ -280,9 +280,9 @@ func TestServeNoMetrics(t *testing.T) {
 	}
 }
 
-// Issue 13 #7: a --proxy counts the calls its byte path forwards (its own records, not a2asrv's) like any
-// backend, streams included, and a call it hands to the A2A handler (the upstream gone) once, leaving no open
-// stream behind.
+// TestServeProxyMetrics: a --proxy counts the calls its byte path forwards (its own records, not a2asrv's) like any
+// backend, streams included, and a call it hands to the A2A handler (the upstream gone) once, leaving no open stream
+// behind.
 func TestServeProxyMetrics(t *testing.T) {
 	t.Parallel()
 	up := startServe(t, "--echo", "--transport", "rest,jsonrpc")

@@ -38,8 +38,8 @@ func startTLSServe(t *testing.T, args ...string) (*server, *testCA) {
 	return s, ca
 }
 
-// Issue 13 #7: serve --tls-cert/--tls-key speaks TLS on every transport of its one port, and its card says
-// https://; our client (with --cacert) and a2a-go's reach it on each binding.
+// TestServeTLS: serve --tls-cert/--tls-key speaks TLS on every transport of its one port, and its card says https://;
+// our client (with --cacert) and a2a-go's reach it on each binding.
 func TestServeTLS(t *testing.T) {
 	t.Parallel()
 	s, ca := startTLSServe(t)
@@ -115,7 +115,7 @@ func TestServeTLS(t *testing.T) {
 	}
 }
 
-// Issue 13 #6/#7 against our own TLS serve: plain http:// to its TLS port, https:// to a plain serve and a
+// TestServeTLSMixUps, against our own TLS serve: plain http:// to its TLS port, https:// to a plain serve and a
 // certificate the client does not trust each exit 3 with the hint that names the fix.
 func TestServeTLSMixUps(t *testing.T) {
 	t.Parallel()

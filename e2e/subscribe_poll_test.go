@@ -12,7 +12,7 @@ import (
 )
 
 // TestSubscribePollsAgentWithoutStreaming: subscribe to an agent whose card says it does not stream waits for the
-// task by polling GetTask (CONTRACT.md, Time), printing each change it sees, and never calls SubscribeToTask; an
+// task by polling GetTask (docs/CONTRACT.md, "Time"), printing each change it sees, and never calls SubscribeToTask; an
 // unknown task fails with the agent's TaskNotFoundError. subscribe used to fail at once with the agent's "streaming
 // is not supported", whatever the task.
 func TestSubscribePollsAgentWithoutStreaming(t *testing.T) {

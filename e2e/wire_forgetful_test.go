@@ -8,7 +8,7 @@ import (
 	"github.com/a2acli/a2a/internal/testagent/wire"
 )
 
-// TestSilentForgottenTaskBounded (issue 22, item 12d): a stream that goes silent, on an agent whose GetTask answers
+// TestSilentForgottenTaskBounded: a stream that goes silent, on an agent whose GetTask answers
 // "task not found" (a hand-written agent, like a replica that never saw the task), ends the command about --timeout
 // after the silence began, as a lost stream naming the task: no resubscription, since the agent does not know the
 // task. Before the fix it resubscribed 10 times, each after another --timeout of silence: --timeout 3s exited after

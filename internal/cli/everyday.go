@@ -7,7 +7,8 @@ import (
 	"github.com/a2acli/a2a/internal/output"
 )
 
-// everyday are the global options of issue 13: credentials beside --auth, dotenv files, client TLS, output controls.
+// everyday are the global options beyond the protocol's own: credentials beside --auth, dotenv files, client TLS,
+// output controls.
 type everyday struct {
 	config string
 	color  string

@@ -12,33 +12,16 @@ import (
 	"github.com/a2acli/a2a/internal/config"
 )
 
-// Command groups of the root's help.
-var helpGroups = []*cobra.Group{
-	{ID: "agents", Title: "Agents:"},
-	{ID: "tasks", Title: "Tasks:"},
-	{ID: "coding", Title: "Coding agents:"},
-	{ID: "serve", Title: "Serving:"},
-	{ID: "other", Title: "Other:"},
-}
-
-var commandGroup = map[string]string{
-	"discover": "agents", "send": "agents", "get": "tasks", "list": "tasks", "cancel": "tasks", "subscribe": "tasks",
-	"run": "coding", "chat": "coding", "serve": "serve", "version": "other", "config": "other",
-	"completion": "other", "help": "other",
-}
-
-// setupHelp groups the root's commands, adds the `help environment` topic, keeps the global flags out of version
+// setupHelp adds the root's help groups (its commands carry theirs, from verbs), puts cobra's help and completion in
+// "other", adds the `help environment` topic, keeps the global flags out of version
 // and completion, and suggests nouns for a mistyped one (`a2a list task`).
 func (f *factory) setupHelp(root *cobra.Command) {
 	root.AddGroup(helpGroups...)
+	root.SetHelpCommandGroupID("other") // before cobra makes the commands, which take the group when made
+	root.SetCompletionCommandGroupID("other")
 	root.InitDefaultCompletionCmd()
 	root.InitDefaultHelpCmd()
-	root.SetHelpCommandGroupID("other")
-	root.SetCompletionCommandGroupID("other")
 	for _, c := range root.Commands() {
-		if g, ok := commandGroup[c.Name()]; ok && c.GroupID == "" {
-			c.GroupID = g
-		}
 		if c.Name() == "version" || c.Name() == "completion" {
 			noGlobals(c)
 		}

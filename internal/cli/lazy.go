@@ -8,44 +8,30 @@ import (
 
 // A run builds only the commands its arguments reach. `a2a --help` lists every command but runs none, and
 // building a command's flags, flag groups and completions was most of what main did before printing that help.
-// So the root gets a stand-in per command (its name and summary, from commandIndex) and the one command the
-// arguments name is built for real. Anything else (help, completion, an unknown command, `__complete`) gets the
-// whole tree, as before. lazy_test.go holds the stand-ins to the real commands: the same help, byte for byte.
-
-// commandIndex is each top-level command's name and summary, in topCommands' order.
-var commandIndex = []struct{ name, short string }{
-	{"discover", "Fetch and show an agent's card"},
-	{"send", "Send a message to an agent and print the response"},
-	{"get", "Get a resource: task or card"},
-	{"list", "List resources: tasks, commands"},
-	{"create", "Create a resource: push-config"},
-	{"delete", "Delete a resource: push-config"},
-	{"cancel", "Cancel a task and print its updated status"},
-	{"subscribe", "Stream a task's events until it ends"},
-	{"listen", "Receive push notifications: a webhook that prints what agents POST to it"},
-	{"run", "Run something on an agent: command"},
-	{"chat", "Talk to an agent interactively on a terminal"},
-	{"serve", "Serve an A2A agent: echo, a proxy to another agent, or any command"},
-	{"version", "Print the version of a2a"},
-	{"config", "Show the configuration: flags, environment, dotenv files"},
-}
+// So the root gets a stand-in per verb (its name, summary and group, from verbs) and the one command the
+// arguments name is built for real; a shell's completion request (`__complete VERB ...`, on every Tab) builds the
+// verb it completes. Anything else (help, completion, an unknown command) gets the whole tree, as before. lazy_test.go holds the stand-ins to the real commands: the same help, byte for byte.
 
 // newRootCmdFor is the command tree a run with args needs: the root with stand-ins, and the real command args
 // name; the whole tree when args name none of the root's own commands.
 func newRootCmdFor(f *factory, args []string) *cobra.Command {
 	root := newRootShell(f)
-	for _, c := range commandIndex {
-		root.AddCommand(&cobra.Command{Use: c.name, Short: c.short, RunE: standIn})
+	for _, v := range verbs {
+		root.AddCommand(v.standIn())
 	}
-	c, _, err := root.Find(args)
+	find := args
+	if len(args) > 0 && (args[0] == cobra.ShellCompRequestCmd || args[0] == cobra.ShellCompNoDescRequestCmd) {
+		find = args[1:]
+	}
+	c, _, err := root.Find(find)
 	if err != nil {
 		return newRootCmd(f)
 	}
 	if c != root {
 		root.RemoveCommand(c)
-		for _, t := range topCommands {
-			if t.name == c.Name() {
-				root.AddCommand(t.build(f))
+		for _, v := range verbs {
+			if v.name == c.Name() {
+				root.AddCommand(v.buildIn(f))
 			}
 		}
 	}
@@ -53,7 +39,7 @@ func newRootCmdFor(f *factory, args []string) *cobra.Command {
 	return root
 }
 
-// standIn is the RunE of a command's stand-in, which newRootCmdFor replaces before anything can run it.
-func standIn(cmd *cobra.Command, _ []string) error {
+// standInRun is the RunE of a verb's stand-in, which newRootCmdFor replaces before anything can run it.
+func standInRun(cmd *cobra.Command, _ []string) error {
 	return fmt.Errorf("internal error: %s ran before it was built", cmd.CommandPath())
 }

@@ -10,25 +10,52 @@ import (
 	"github.com/a2acli/a2a/internal/client"
 )
 
-// TestCommandIndexMatchesCommands holds the stand-ins to the commands they stand for: the same names and summaries
-// in the same order, and nothing else the root's help or command lookup reads (aliases, hidden, deprecated).
-func TestCommandIndexMatchesCommands(t *testing.T) {
+// TestVerbsMatchCommands holds each verb to the command its builder builds: the same name and summary, in a help
+// group the root has, and nothing else the root's help or command lookup reads (aliases, hidden, deprecated).
+func TestVerbsMatchCommands(t *testing.T) {
 	s, _, _, _ := TestStreams()
 	f := &factory{io: s, opts: &globalOptions{}}
-	if len(topCommands) != len(commandIndex) {
-		t.Fatalf("topCommands has %d commands, commandIndex %d: add the new one to both", len(topCommands), len(commandIndex))
+	groups := map[string]bool{}
+	for _, g := range helpGroups {
+		groups[g.ID] = true
 	}
-	for i, tc := range topCommands {
-		c := tc.build(f)
-		want := commandIndex[i]
-		if c.Name() != tc.name || want.name != tc.name || c.Short != want.short {
-			t.Errorf("command %d: built %q (%q), topCommands says %q, commandIndex says {%q, %q}: want {%q, %q} in both",
-				i, c.Name(), c.Short, tc.name, want.name, want.short, c.Name(), c.Short)
+	seen := map[string]bool{}
+	for _, v := range verbs {
+		c := v.build(f)
+		if c.Name() != v.name || c.Short != v.short {
+			t.Errorf("verb %q (%q): its builder built %q (%q): want the same in both", v.name, v.short, c.Name(), c.Short)
 		}
+		if !groups[v.group] {
+			t.Errorf("verb %s: group %q is none of helpGroups", v.name, v.group)
+		}
+		if seen[v.name] {
+			t.Errorf("verb %s is in verbs twice", v.name)
+		}
+		seen[v.name] = true
 		if len(c.Aliases) > 0 || len(c.SuggestFor) > 0 || c.Hidden || c.Deprecated != "" || !c.Runnable() {
 			t.Errorf("%s: aliases %q, suggest-for %q, hidden %v, deprecated %q, runnable %v: its stand-in has none of these; teach newRootCmdFor",
 				c.Name(), c.Aliases, c.SuggestFor, c.Hidden, c.Deprecated, c.Runnable())
 		}
+	}
+}
+
+// TestEveryCommandInAGroup: `a2a --help` lists every command under a group of its own (cobra puts one with no
+// group under "Additional Commands"), on the whole tree and on a lazy run's.
+func TestEveryCommandInAGroup(t *testing.T) {
+	s, _, _, _ := TestStreams()
+	for name, root := range map[string]*cobra.Command{
+		"whole tree": newRootCmd(&factory{io: s, opts: &globalOptions{}}),
+		"lazy tree":  newRootCmdFor(&factory{io: s, opts: &globalOptions{}}, []string{"--help"}),
+	} {
+		for _, c := range root.Commands() {
+			if c.IsAvailableCommand() && c.GroupID == "" {
+				t.Errorf("%s: %s is in no help group: give its verb one", name, c.Name())
+			}
+		}
+	}
+	out, _ := execTree(newRootCmdFor, []string{"--help"})
+	if strings.Contains(out, "Additional Commands") {
+		t.Errorf("a2a --help lists commands outside the groups:\n%s", out)
 	}
 }
 
@@ -51,9 +78,11 @@ func TestLazyTreeHelpIsTheFullTreeHelp(t *testing.T) {
 	cases := [][]string{{}, {"--help"}, {"-h"}, {"--version"}, {"-o", "json", "--help"}, {"--bogus"},
 		{"help"}, {"help", "send"}, {"help", "environment"}, {"sned"}, {"completion", "bash"}, {"get"}, {"get", "tsk"},
 		{"get", "task", "--help"}, {"list", "push-configs", "--help"}, {"-o", "json", "send", "--help"},
-		{"__complete", "send", "--"}, {"__complete", ""}}
-	for _, c := range commandIndex {
-		cases = append(cases, []string{c.name, "--help"})
+		{"__complete", "send", "--"}, {"__complete", ""}, {"__complete", "se"}, {"__complete", "send"},
+		{"__complete", "get", "task", ""}, {"__complete", "get", "task", "--"}, {"__complete", "-o", ""},
+		{"__completeNoDesc", "list", ""}, {"__complete", "help", ""}, {"__complete", "completion", ""}}
+	for _, v := range verbs {
+		cases = append(cases, []string{v.name, "--help"}, []string{"__complete", v.name, ""}, []string{"__complete", v.name, "--"})
 	}
 	full := func(f *factory, _ []string) *cobra.Command { return newRootCmd(f) }
 	for _, args := range cases {
@@ -65,7 +94,8 @@ func TestLazyTreeHelpIsTheFullTreeHelp(t *testing.T) {
 	}
 }
 
-// TestHelpBuildsNoCommand: `a2a --help` builds no command (a stand-in has no flags), and `a2a send` builds send only.
+// TestHelpBuildsNoCommand: `a2a --help` builds no command (a stand-in has no flags), and `a2a send` builds send only,
+// as does the shell's completion of its flags and arguments.
 func TestHelpBuildsNoCommand(t *testing.T) {
 	s, _, _, _ := TestStreams()
 	root := newRootCmdFor(&factory{io: s, opts: &globalOptions{}}, []string{"--help"})
@@ -74,13 +104,15 @@ func TestHelpBuildsNoCommand(t *testing.T) {
 			t.Errorf("a2a --help built %s (it has flags)", c.Name())
 		}
 	}
-	root = newRootCmdFor(&factory{io: s, opts: &globalOptions{}}, []string{"-o", "json", "send", "x", "hi"})
-	for _, c := range root.Commands() {
-		if c.Name() == "completion" || c.Name() == "help" {
-			continue // cobra's own, built by setupHelp on every run
-		}
-		if built := c.HasLocalFlags(); built != (c.Name() == "send") {
-			t.Errorf("a2a send: %s built: %v", c.Name(), built)
+	for _, args := range [][]string{{"-o", "json", "send", "x", "hi"}, {"__complete", "send", "--"}, {"__complete", "send", "x", ""}} {
+		root = newRootCmdFor(&factory{io: s, opts: &globalOptions{}}, args)
+		for _, c := range root.Commands() {
+			if c.Name() == "completion" || c.Name() == "help" {
+				continue // cobra's own, built by setupHelp on every run
+			}
+			if built := c.HasLocalFlags(); built != (c.Name() == "send") {
+				t.Errorf("a2a %s: %s built: %v", strings.Join(args, " "), c.Name(), built)
+			}
 		}
 	}
 }

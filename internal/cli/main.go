@@ -13,7 +13,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/a2acli/a2a/internal/cli/servecmd"
 	"github.com/a2acli/a2a/internal/client"
 	"github.com/a2acli/a2a/internal/config"
 	"github.com/a2acli/a2a/internal/exec"
@@ -216,43 +215,11 @@ Exit codes: 0 done, 1 failure, 2 usage, 3 unreachable or no card, 4 authenticati
 // newRootCmd is the whole command tree: the root and every command (lazy.go builds only what a run needs).
 func newRootCmd(f *factory) *cobra.Command {
 	root := newRootShell(f)
-	for _, c := range topCommands {
-		root.AddCommand(c.build(f))
+	for _, v := range verbs {
+		root.AddCommand(v.buildIn(f))
 	}
 	f.setupHelp(root)
 	return root
-}
-
-// topCommands are the root's commands, each with its builder; lazy.go's commandIndex summarises them.
-var topCommands = []struct {
-	name  string
-	build func(*factory) *cobra.Command
-}{
-	{"discover", func(f *factory) *cobra.Command { return newDiscoverCmd(f, nil) }},
-	{"send", func(f *factory) *cobra.Command { return newSendCmd(f, nil) }},
-	{"get", func(f *factory) *cobra.Command {
-		get := &cobra.Command{Use: "get", Short: "Get a resource: task or card", RunE: nounArgs}
-		get.AddCommand(newGetTaskCmd(f, nil), newGetCardCmd(f, nil), newPushConfigCmd(f, "get", nil))
-		return get
-	}},
-	{"list", func(f *factory) *cobra.Command {
-		list := &cobra.Command{Use: "list", Short: "List resources: tasks, commands", RunE: nounArgs}
-		list.AddCommand(newListTasksCmd(f, nil), newListCommandsCmd(f, nil), newPushConfigCmd(f, "list", nil))
-		return list
-	}},
-	{"create", func(f *factory) *cobra.Command { return pushNoun(f, "create", "Create a resource: push-config") }}, // pushconfig.go
-	{"delete", func(f *factory) *cobra.Command { return pushNoun(f, "delete", "Delete a resource: push-config") }},
-	{"cancel", func(f *factory) *cobra.Command { return newCancelCmd(f, nil) }},
-	{"subscribe", func(f *factory) *cobra.Command { return newSubscribeCmd(f, nil) }},
-	{"listen", func(f *factory) *cobra.Command { return newListenCmd(f, nil) }},
-	{"run", newRunCmd},
-	{"chat", func(f *factory) *cobra.Command { return newChatCmd(f, nil) }},
-	{"serve", func(f *factory) *cobra.Command {
-		return servecmd.New(servecmd.Deps{Err: f.io.Err, Getenv: f.io.getenv, Opts: &f.opts.Options, Verbose: &f.opts.verbose, Dialer: f.dialer,
-			Given: func(flag string) bool { return f.sources[flag].Kind == "flag" }})
-	}},
-	{"version", newVersionCmd},
-	{"config", newConfigCmd},
 }
 
 // nounArgs rejects a verb used without its noun ("a2a get"), naming the nouns it takes.

@@ -43,8 +43,8 @@ func (f *factory) outcome(agentURL string, t *a2a.Task) error {
 }
 
 // failReplacesResult reports whether the result t is not printed because, under --fail with -o json, its outcome is
-// a failure: the error document is printed instead (CONTRACT.md: one document, the error instead of a result, as
-// curl --fail prints no body).
+// a failure: the error document is printed instead (docs/CONTRACT.md, "Errors and exit codes": one document, the
+// error instead of a result, as curl --fail prints no body).
 // A stream (--stream, subscribe) is not replaced: its last line already carries the state, --fail sets the exit code.
 func (f *factory) failReplacesResult(t *a2a.Task) bool {
 	if t == nil || !f.opts.fail || f.opts.output != string(output.JSON) {

@@ -25,7 +25,7 @@ type pushConfigOptions struct {
 }
 
 // pushNoun is the "create" or "delete" verb with its push-config noun ("get" and "list" have theirs beside their
-// other nouns, in main.go).
+// other nouns, in verbs.go).
 func pushNoun(f *factory, verb, short string) *cobra.Command {
 	c := &cobra.Command{Use: verb, Short: short, RunE: nounArgs}
 	c.AddCommand(newPushConfigCmd(f, verb, nil))

@@ -180,7 +180,7 @@ func runSend(ctx context.Context, o *sendOptions) error {
 		if o.waitsByStream(c) && !o.blocking {
 			// The stream names the task at once and follows it in one call: a wait that ends early (--wait, Ctrl-C,
 			// a lost agent) can say which task goes on, and silence longer than --timeout is a question, not a
-			// verdict (CONTRACT.md, Time). A blocking SendMessage would name no task until it answered, and a
+			// verdict (docs/CONTRACT.md, "Time"). A blocking SendMessage would name no task until it answered, and a
 			// non-blocking one followed by SubscribeToTask costs two calls (three when the task is done by then).
 			o.quietStream = true
 			sp := o.f.startSpinner("waiting for the agent")
@@ -223,7 +223,7 @@ func streamRefused(err error) bool {
 func (o *sendOptions) sendUnary(ctx context.Context, c *client.Conn, req *a2a.SendMessageRequest) error {
 	if !o.immediate && !o.blocking {
 		// A blocking call would name no task until it answers and would fail a task longer than --timeout, so ask
-		// for the task at once and poll it (CONTRACT.md, Time); --wait and Ctrl-C then give up on a task they can
+		// for the task at once and poll it (docs/CONTRACT.md, "Time"); --wait and Ctrl-C then give up on a task they can
 		// name.
 		immediately(req)
 	}

@@ -42,7 +42,7 @@ func (o *sendOptions) streamsTurn(c *client.Conn) bool {
 	return o.dt.any() || devtool.CardDeclares(c.Card)
 }
 
-// waitsByStream reports whether a send without --stream waits for its task by streaming (CONTRACT.md, Time): a
+// waitsByStream reports whether a send without --stream waits for its task by streaming (docs/CONTRACT.md, "Time"): a
 // blocking call would name no task until it answers and would fail a task longer than --timeout. That is when the
 // agent streams and the user did not ask for --immediate. A stream carries no history length: with --history, the
 // settled task is read once more with it (withHistory).

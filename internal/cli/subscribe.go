@@ -54,7 +54,7 @@ func runSubscribe(ctx context.Context, o *subscribeOptions) error {
 		id := a2a.TaskID(o.id)
 		if c.Card != nil && !c.Card.Capabilities.Streaming {
 			// Nothing to subscribe to: wait for the task by polling GetTask, as a stream that cannot be resumed is
-			// (CONTRACT.md, Time).
+			// (docs/CONTRACT.md, "Time").
 			o.f.log.Printf("the agent's card says it does not stream: polling task %s", id)
 			return o.f.followTask(ctx, c, o.url, o.save, func(t *follow.Turn) error { return t.Poll(ctx, id) })
 		}

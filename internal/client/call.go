@@ -21,7 +21,7 @@ func TimeoutContext(ctx context.Context, d time.Duration) (context.Context, cont
 	return context.WithTimeoutCause(ctx, d, ErrTimeout)
 }
 
-// timeoutCause turns a failure caused by our own deadline, or by an interrupt, into that cause.
+// TimeoutCause turns a failure caused by our own deadline, or by an interrupt, into that cause.
 func TimeoutCause(ctx context.Context, err error) error {
 	if err == nil {
 		return nil
@@ -38,7 +38,7 @@ func TimeoutCause(ctx context.Context, err error) error {
 	return err
 }
 
-// causedError reports cause (timeout, interrupt) while keeping what the transport said.
+// CausedError reports cause (timeout, interrupt) while keeping what the transport said.
 type CausedError struct {
 	Cause error
 	Err   error
@@ -52,7 +52,7 @@ func (e *CausedError) Error() string {
 }
 func (e *CausedError) Unwrap() []error { return []error{e.Cause, e.Err} }
 
-// unary runs one call bounded by --timeout.
+// Unary runs one call bounded by --timeout.
 func Unary[T any](ctx context.Context, c *Conn, call func(context.Context) (T, error)) (T, error) {
 	cctx, cancel := c.callContext(ctx)
 	defer cancel()
@@ -60,7 +60,7 @@ func Unary[T any](ctx context.Context, c *Conn, call func(context.Context) (T, e
 	return v, TimeoutCause(cctx, err)
 }
 
-// stream consumes a streaming call. --timeout bounds the silence between events, never the stream's length.
+// Stream consumes a streaming call. --timeout bounds the silence between events, never the stream's length.
 // each is called for every event; returning errStop ends the stream without error.
 func Stream(ctx context.Context, c *Conn, open func(context.Context) iter.Seq2[a2a.Event, error], each func(a2a.Event) error) error {
 	sctx, cancel := context.WithCancelCause(ctx)

@@ -24,7 +24,7 @@ const (
 	maxCardBytes     = 4 << 20
 )
 
-// agentRef is what the user's <url> argument turned out to be.
+// Ref is what the user's <url> argument turned out to be.
 type Ref struct {
 	Raw     string
 	File    string // a local card file
@@ -32,7 +32,8 @@ type Ref struct {
 	CardURL string // set when the argument names the card itself
 }
 
-// parseRef reads the forms CONTRACT.md allows: a base URL, a bare host:port, a card URL, or a local card file.
+// ParseRef reads the forms docs/CONTRACT.md, "Reaching an agent" allows: a base URL, a bare host:port, a card URL,
+// or a local card file.
 func ParseRef(raw string) (*Ref, error) {
 	if raw == "" {
 		return nil, Usagef("missing agent URL")
@@ -241,7 +242,7 @@ func looksLikeHTML(b []byte) bool {
 	return len(t) > 0 && t[0] == '<'
 }
 
-// parseCard reads a v1.0 card or a v0.3 card (including one without preferredTransport, meaning JSON-RPC at url).
+// ParseCard reads a v1.0 card or a v0.3 card (including one without preferredTransport, meaning JSON-RPC at url).
 func ParseCard(body []byte) (*a2a.AgentCard, error) {
 	var probe map[string]json.RawMessage
 	if err := json.Unmarshal(body, &probe); err != nil {

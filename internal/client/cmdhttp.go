@@ -43,17 +43,17 @@ func (e *rpcError) Unwrap() error {
 	return nil
 }
 
-// errNoCommands says the agent offers no slash commands in a shape we know.
+// ErrNoCommands says the agent offers no slash commands in a shape we know.
 var ErrNoCommands = errors.New("the agent offers no slash commands (neither commands/get nor /listCommands)")
 
-// methodMissing reports whether err says the agent lacks a JSON-RPC method (or the endpoint).
+// MethodMissing reports whether err says the agent lacks a JSON-RPC method (or the endpoint).
 func MethodMissing(err error) bool {
 	var re *rpcError
 	var he *HTTPError
 	return errors.As(err, &re) && re.Code == -32601 || errors.As(err, &he) && (he.Code == http.StatusNotFound || he.Code == http.StatusMethodNotAllowed)
 }
 
-// httpError is a non-2xx answer of a plain HTTP call.
+// HTTPError is a non-2xx answer of a plain HTTP call.
 type HTTPError struct {
 	Code int
 	Msg  string
@@ -61,12 +61,12 @@ type HTTPError struct {
 
 func (e *HTTPError) Error() string { return fmt.Sprintf("HTTP %d: %s", e.Code, e.Msg) }
 
-// speaksJSONRPC reports whether the chosen interface is JSON-RPC: only there can the RFC's methods live.
+// SpeaksJSONRPC reports whether the chosen interface is JSON-RPC: only there can the RFC's methods live.
 func (c *Conn) SpeaksJSONRPC() bool {
 	return c.Iface != nil && c.Iface.ProtocolBinding == a2a.TransportProtocolJSONRPC
 }
 
-// rpc calls a JSON-RPC method on the agent's endpoint, bounded by --timeout, and returns its result.
+// RPC calls a JSON-RPC method on the agent's endpoint, bounded by --timeout, and returns its result.
 func (c *Conn) RPC(ctx context.Context, method string, params any) (json.RawMessage, error) {
 	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
 	if err != nil {
@@ -89,7 +89,7 @@ func (c *Conn) RPC(ctx context.Context, method string, params any) (json.RawMess
 	return resp.Result, nil
 }
 
-// httpCall makes one plain HTTP call bounded by --timeout and returns the whole body and its content type.
+// HTTPCall makes one plain HTTP call bounded by --timeout and returns the whole body and its content type.
 func (c *Conn) HTTPCall(ctx context.Context, method, u string, body []byte) ([]byte, string, error) {
 	cctx, cancel := c.callContext(ctx)
 	defer cancel()
@@ -108,7 +108,7 @@ func (c *Conn) HTTPCall(ctx context.Context, method, u string, body []byte) ([]b
 	return raw, resp.Header.Get("Content-Type"), nil
 }
 
-// do sends a request with the command's headers; the caller closes the body.
+// Do sends a request with the command's headers; the caller closes the body.
 func (c *Conn) Do(ctx context.Context, method, u string, body []byte) (*http.Response, error) {
 	var rd io.Reader
 	if body != nil {
@@ -130,7 +130,7 @@ func (c *Conn) Do(ctx context.Context, method, u string, body []byte) (*http.Res
 	return c.HC.Do(req)
 }
 
-// errorText is the agent's own error message from a JSON body ({"error":"…"} or {"error":{"message":"…"}}).
+// ErrorText is the agent's own error message from a JSON body ({"error":"…"} or {"error":{"message":"…"}}).
 func ErrorText(raw []byte, status string) string {
 	var v struct {
 		Error json.RawMessage `json:"error"`
@@ -151,7 +151,7 @@ func ErrorText(raw []byte, status string) string {
 	return status
 }
 
-// hostURL is path on the host of the agent's endpoint, where the Gemini CLI server has its own endpoints.
+// HostURL is path on the host of the agent's endpoint, where the Gemini CLI server has its own endpoints.
 func (c *Conn) HostURL(path string) string {
 	base := c.Iface.URL
 	if c.Ref != nil && c.Ref.Base != nil && base == "" {
@@ -164,7 +164,7 @@ func (c *Conn) HostURL(path string) string {
 	return (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: path}).String()
 }
 
-// sseEvents reads an SSE body of JSON-RPC answers (or bare events) in the v0.3 or v1 shape, to its end.
+// SSEEvents reads an SSE body of JSON-RPC answers (or bare events) in the v0.3 or v1 shape, to its end.
 func SSEEvents(body io.Reader) iter.Seq2[a2a.Event, error] {
 	return func(yield func(a2a.Event, error) bool) {
 		sc := bufio.NewScanner(body)
@@ -197,7 +197,7 @@ func SSEEvents(body io.Reader) iter.Seq2[a2a.Event, error] {
 	}
 }
 
-// decodeEvent reads one event: a JSON-RPC envelope or a bare event, v0.3 (kind) or v1 (StreamResponse) JSON.
+// DecodeEvent reads one event: a JSON-RPC envelope or a bare event, v0.3 (kind) or v1 (StreamResponse) JSON.
 func DecodeEvent(raw []byte) (a2a.Event, error) {
 	var env struct {
 		Result json.RawMessage `json:"result"`

@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// connTracker counts the TCP connections the process's one HTTP transport holds open, so that a command can wait
+// ConnTracker counts the TCP connections the process's one HTTP transport holds open, so that a command can wait
 // until the server has closed them.
 //
 // Why: the Gemini CLI A2A server aborts a turn (cancelling the tools that wait for permission) when the TCP
@@ -53,7 +53,7 @@ func (t *ConnTracker) Open() int {
 	return t.open
 }
 
-// waitClosed waits until no tracked connection is open, at most bound. It reports whether they all closed.
+// WaitClosed waits until no tracked connection is open, at most bound. It reports whether they all closed.
 func (t *ConnTracker) WaitClosed(ctx context.Context, bound time.Duration) bool {
 	timer := time.NewTimer(bound)
 	defer timer.Stop()

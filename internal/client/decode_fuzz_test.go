@@ -62,7 +62,7 @@ func FuzzSSEEvents(f *testing.F) {
 	})
 }
 
-// readSSE returns each event sseEvents yields as JSON, or its error.
+// readSSE returns each event SSEEvents yields as JSON, or its error.
 func readSSE(r io.Reader) []string {
 	var out []string
 	for ev, err := range SSEEvents(r) {

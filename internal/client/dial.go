@@ -125,7 +125,7 @@ func ParseTransport(name string) (a2a.TransportProtocol, error) {
 	return "", Usagef("invalid --transport %q: want rest, jsonrpc or grpc", name)
 }
 
-// serviceParams turns --svc-param and --auth into the parameters sent with every request.
+// ServiceParams turns --svc-param and --auth into the parameters sent with every request.
 func (o *Options) ServiceParams() (map[string][]string, error) {
 	params := map[string][]string{}
 	for _, kv := range o.SvcParams {
@@ -167,7 +167,7 @@ func (d *Dialer) httpClient() *http.Client {
 	return d.st.hc
 }
 
-// resolved is an agent reference with its card, before any client exists.
+// Resolved is an agent reference with its card, before any client exists.
 type Resolved struct {
 	ref     *Ref
 	Card    *a2a.AgentCard // nil when --transport forced an endpoint that has no card
@@ -177,7 +177,7 @@ type Resolved struct {
 	hc      *http.Client
 }
 
-// resolve reads the reference and fetches the agent card, bounded by --timeout.
+// Resolve reads the reference and fetches the agent card, bounded by --timeout.
 func (d *Dialer) Resolve(ctx context.Context, rawURL string) (*Resolved, error) {
 	ref, err := ParseRef(rawURL)
 	if err != nil {
@@ -213,15 +213,14 @@ func (d *Dialer) Resolve(ctx context.Context, rawURL string) (*Resolved, error) 
 	return r, nil
 }
 
-// connect resolves the agent named by rawURL and opens a client on the chosen interface.
+// Connect resolves the agent named by rawURL and opens a client on the chosen interface.
 func (d *Dialer) Connect(ctx context.Context, rawURL string) (*Conn, error) {
 	r, err := d.Resolve(ctx, rawURL)
 	if err != nil {
 		return nil, err
 	}
-	card, ref, forced, params, hc := r.Card, r.ref, r.forced, r.params, r.hc
+	card, ref, forced, params := r.Card, r.ref, r.forced, r.params
 	d.requiredExtensions(card, params)
-	c := &Conn{Ref: ref, Timeout: d.opts.Timeout, MaxResponse: d.opts.MaxResponseBytes, Card: card, CardURL: r.cardURL, Params: params, HC: hc}
 	version, err := forcedVersion(params)
 	if err != nil {
 		return nil, err
@@ -234,6 +233,25 @@ func (d *Dialer) Connect(ctx context.Context, rawURL string) (*Conn, error) {
 	if card == nil && iface.ProtocolBinding == a2a.TransportProtocolGRPC && version == "" {
 		iface.ProtocolVersion = d.grpcVersion(ctx, iface.URL, params)
 	}
+	return d.open(ctx, r, iface, why)
+}
+
+// CardURL is where the card was read from ("" when none was).
+func (r *Resolved) CardURL() string { return r.cardURL }
+
+// Params are the headers every request to the agent carries (--svc-param, --auth and the other credentials).
+func (r *Resolved) Params() map[string][]string { return r.params }
+
+// ConnectTo opens a client on one interface of a resolved card, whatever the card's order or --transport say:
+// the conformance verb tests every interface. The connection shares the run's HTTP client and credential guard.
+func (d *Dialer) ConnectTo(ctx context.Context, r *Resolved, iface *a2a.AgentInterface) (*Conn, error) {
+	return d.open(ctx, r, grpcOverTLS(iface, r.cardURL), "named by the caller")
+}
+
+// open builds the client on iface, the interface chosen for r.
+func (d *Dialer) open(ctx context.Context, r *Resolved, iface *a2a.AgentInterface, why string) (*Conn, error) {
+	card, ref, params, hc := r.Card, r.ref, r.params, r.hc
+	c := &Conn{Ref: ref, Timeout: d.opts.Timeout, MaxResponse: d.opts.MaxResponseBytes, Card: card, CardURL: r.cardURL, Params: params, HC: hc}
 	c.Iface = iface
 	if ref.File != "" {
 		// A card file names no origin: the interface the user's own file points at is the one.

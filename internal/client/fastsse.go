@@ -17,7 +17,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2aclient"
 )
 
-// The fast stream reader of the v1.0 JSON-RPC and REST bindings (issue 8, wire speed). a2a-go decodes every event
+// The fast stream reader of the v1.0 JSON-RPC and REST bindings (at wire speed). a2a-go decodes every event
 // of a stream by reflection (a JSON-RPC envelope, then a StreamResponse union, then each part's union), which was
 // most of the client's CPU on a stream of small chunks. fastStreams keeps a2a-go for everything it does right and
 // replaces only that decoding:

@@ -13,12 +13,12 @@ import (
 	"google.golang.org/grpc/status"
 )
 
-// defaultMaxResponseBytes bounds a reply (a unary answer, a card) unless --max-response-bytes says otherwise: above
+// DefaultMaxResponseBytes bounds a reply (a unary answer, a card) unless --max-response-bytes says otherwise: above
 // the answers agents give in practice (a 20 MB artifact passes), and low enough that the JSON decoder's buffers
 // (about three times the reply while it grows) keep a hostile reply's cost near 100 MB.
 const DefaultMaxResponseBytes = 32 << 20
 
-// responseTooLargeError is a reply cut off at --max-response-bytes.
+// ResponseTooLargeError is a reply cut off at --max-response-bytes.
 type ResponseTooLargeError struct{ limit int64 }
 
 func (e *ResponseTooLargeError) Error() string {

@@ -107,7 +107,7 @@ func (g *credGuard) withhold(origin string, names []string) {
 	}
 }
 
-// withheldFrom lists the origins credentials were kept from, in order.
+// WithheldFrom lists the origins credentials were kept from, in order.
 func (g *credGuard) WithheldFrom() []string {
 	if g == nil {
 		return nil

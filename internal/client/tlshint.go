@@ -9,7 +9,7 @@ import (
 	"strings"
 )
 
-// plainToTLSError is an http:// request answered by a server that speaks TLS on that port.
+// PlainToTLSError is an http:// request answered by a server that speaks TLS on that port.
 type PlainToTLSError struct{ url string }
 
 func (e *PlainToTLSError) Error() string {
@@ -27,7 +27,7 @@ func tlsMismatch(u string, resp *http.Response, body []byte) error {
 	return &PlainToTLSError{url: u}
 }
 
-// tlsHint names the TLS problem behind err and the flag that fixes it; ok is false when err is no TLS problem.
+// TLSHint names the TLS problem behind err and the flag that fixes it; ok is false when err is no TLS problem.
 func TLSHint(err error) (hint string, ok bool) {
 	var pt *PlainToTLSError
 	var rec tls.RecordHeaderError
@@ -66,7 +66,7 @@ func errString(err error) string {
 	return err.Error()
 }
 
-// tlsProblem reports whether err is a TLS mix-up or certificate problem (exit 3, with tlsHint's hint).
+// TLSProblem reports whether err is a TLS mix-up or certificate problem (exit 3, with TLSHint's hint).
 func TLSProblem(err error) bool {
 	_, ok := TLSHint(err)
 	return ok

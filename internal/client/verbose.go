@@ -19,7 +19,7 @@ import (
 	"google.golang.org/grpc/status"
 )
 
-// verboseLog writes -v diagnostics to stderr. A nil or disabled log writes nothing. Every line goes through the
+// Log writes -v diagnostics to stderr. A nil or disabled log writes nothing. Every line goes through the
 // sanitiser text output uses: card names, headers, bodies and error messages come from the network.
 type Log struct {
 	mu      sync.Mutex
@@ -216,4 +216,25 @@ func grpcConnErr(err error) error {
 		p.Message += " (gRPC status " + st.Code().String() + ")"
 	}
 	return status.ErrorProto(p)
+}
+
+// GRPCCode is the gRPC status an error of a gRPC call came back with, when grpcConnErr named it: a2a-go turns a
+// status into an a2a.Error that keeps only its message (and reads the code through its own table, which differs
+// from the specification's for UnsupportedOperationError), so the code survives only in that message.
+func GRPCCode(err error) (codes.Code, bool) {
+	if err == nil {
+		return codes.OK, false
+	}
+	msg := err.Error()
+	i := strings.LastIndex(msg, "gRPC status ")
+	if i < 0 {
+		return codes.OK, false
+	}
+	name := strings.TrimSuffix(strings.Fields(msg[i+len("gRPC status "):] + " ")[0], ")")
+	for c := codes.OK; c <= codes.Unauthenticated; c++ {
+		if c.String() == name {
+			return c, true
+		}
+	}
+	return codes.OK, false
 }

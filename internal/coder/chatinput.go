@@ -11,7 +11,7 @@ import (
 	"golang.org/x/term"
 )
 
-// chatInput reads the chat's terminal in raw mode. In raw mode Ctrl-C is not a signal but byte 0x03 on stdin,
+// ChatInput reads the chat's terminal in raw mode. In raw mode Ctrl-C is not a signal but byte 0x03 on stdin,
 // which a filter under the terminal turns into an empty line that it notes as a Ctrl-C.
 //
 // One goroutine calls ReadLine, once per request on want (carrying the prompt to draw): x/term lets output be
@@ -60,7 +60,7 @@ func NewChatInput(in io.Reader, out io.Writer) *ChatInput {
 	}
 }
 
-// loop reads one line per request until the input ends. It runs in its own goroutine for the whole session and
+// Loop reads one line per request until the input ends. It runs in its own goroutine for the whole session and
 // ends when want is closed or the input ends.
 func (ci *ChatInput) Loop() {
 	for prompt := range ci.Want {
@@ -89,7 +89,7 @@ func (ci *ChatInput) Loop() {
 	}
 }
 
-// prompt makes sure a read is outstanding with prompt p showing. A read already outstanding has the empty prompt
+// Prompt makes sure a read is outstanding with prompt p showing. A read already outstanding has the empty prompt
 // (it was started for a turn) and drew nothing: p is written in its place as plain output. The read keeps its empty
 // prompt: x/term moves the cursor relative to where it believes the line starts, and it never saw p drawn, so
 // setting p as the prompt made every typed key jump right by p's width ("> t  hird").
@@ -102,7 +102,7 @@ func (ci *ChatInput) Prompt(p string) {
 	ci.Want <- p
 }
 
-// next waits for the next input event.
+// Next waits for the next input event.
 func (ci *ChatInput) Next(ctx context.Context) (InputEvent, error) {
 	select {
 	case ev := <-ci.lines:
@@ -113,7 +113,7 @@ func (ci *ChatInput) Next(ctx context.Context) (InputEvent, error) {
 	}
 }
 
-// ask implements asker for permission prompts inside a turn. A line typed during the turn, before the question
+// Ask implements asker for permission prompts inside a turn. A line typed during the turn, before the question
 // showed, is not its answer (an Enter pressed early would approve): it is dropped, and said so.
 func (ci *ChatInput) Ask(ctx context.Context, question string) (string, error) {
 	select {

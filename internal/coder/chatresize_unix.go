@@ -10,10 +10,10 @@ import (
 	"golang.org/x/term"
 )
 
-// sizer is what followResize resizes: the chat's line editor.
+// sizer is what FollowResize resizes: the chat's line editor.
 type sizer interface{ SetSize(width, height int) error }
 
-// followResize keeps t as wide as the terminal fd while the chat runs (x/term wraps and redraws the input line by
+// FollowResize keeps t as wide as the terminal fd while the chat runs (x/term wraps and redraws the input line by
 // that width), until stop is called.
 func FollowResize(fd int, t sizer) (stop func()) {
 	ch := make(chan os.Signal, 1)

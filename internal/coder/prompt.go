@@ -47,7 +47,7 @@ func NewLineAsker(r io.Reader, w io.Writer) *LineAsker {
 	return a
 }
 
-// ask asks prompt and reads the answer. What was typed on the terminal before the question showed is not its
+// Ask asks prompt and reads the answer. What was typed on the terminal before the question showed is not its
 // answer (an Enter pressed early would approve): it is dropped first.
 func (a *LineAsker) Ask(ctx context.Context, prompt string) (string, error) {
 	if !a.busy {

@@ -11,7 +11,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 )
 
-// Exit codes, as the README and CONTRACT.md state them.
+// Exit codes, as docs/CONTRACT.md, "Errors and exit codes" states them.
 const (
 	OK          = 0
 	Failure     = 1
@@ -41,6 +41,12 @@ const (
 	// CodeTooLarge is ours, not the specification's: the A2ACLI_ namespace is closed to new codes.
 	CodeTooLarge = "A2ANC_ERR_RESPONSE_TOO_LARGE"
 )
+
+// Reported is a failure whose report is already on stdout (a conformance run in which a MUST failed): exit 1, and
+// nothing more is printed.
+type Reported struct{ Msg string }
+
+func (e *Reported) Error() string { return e.Msg }
 
 // TaskOutcome is the error of --fail when the task ended badly (exit TaskFailed) or stopped for input (TaskPaused).
 type TaskOutcome struct {

@@ -14,7 +14,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 )
 
-// A streamed task is followed to a terminal or interrupted state whatever the stream does (CONTRACT.md, "Time"):
+// A streamed task is followed to a terminal or interrupted state whatever the stream does (docs/CONTRACT.md, "Time"):
 //
 //   - A stream that ends, or breaks, before that state is resumed: SubscribeToTask, and when that fails, GetTask
 //     polling. Only when neither reaches the agent does the command fail, with A2ANC_ERR_STREAM_LOST, the task id and
@@ -106,7 +106,7 @@ func (t *Turn) poll(ctx context.Context, task *a2a.Task, cause error) error {
 	return t.pollFrom(ctx, task, cause)
 }
 
-// Poll follows task id on an agent that does not stream (CONTRACT.md, Time): the task as GetTask reads it, then
+// Poll follows task id on an agent that does not stream (docs/CONTRACT.md, "Time"): the task as GetTask reads it, then
 // every change polling sees, until it settles; each is rendered as a stream's event would be. The agent's error on
 // the first GetTask (an unknown task, say) is returned as it is.
 func (t *Turn) Poll(ctx context.Context, id a2a.TaskID) error {
@@ -144,7 +144,7 @@ func (t *Turn) pollFrom(ctx context.Context, task *a2a.Task, cause error) error 
 }
 
 // giveUpIfLive wraps err with the task's follow-up commands when the task still runs: whatever ended the command
-// (--wait, Ctrl-C, an answer too large, an agent's error), the user learns which task goes on (CONTRACT.md, Time).
+// (--wait, Ctrl-C, an answer too large, an agent's error), the user learns which task goes on (docs/CONTRACT.md, "Time").
 func giveUpIfLive(ctx context.Context, agentURL string, task *a2a.Task, err error) error {
 	err = Cause(ctx, err)
 	if task == nil || task.ID == "" || Settled(task.Status.State) {

@@ -17,7 +17,7 @@ import (
 // Backend produces the answers of the server: Echo (the reference, in this package), or a package of its own
 // (serve/execbackend, serve/proxy, serve/replay, serve/a3sbackend). Every backend has the one shape: Setup reads
 // what the server hands it (Env) and returns its Parts; a backend whose tasks live here builds them with
-// Env.TaskParts. docs/STYLE.md says how to add one.
+// Env.TaskParts. docs/development.md says how to add one.
 type Backend interface {
 	// Setup runs once in Run, before the server listens, and returns the backend's parts.
 	Setup(e *Env) (*Parts, error)

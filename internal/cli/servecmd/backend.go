@@ -28,7 +28,7 @@ type backendFlags interface {
 // backends are serve's backends, in the order help and usage errors name them. A new backend is one package
 // under internal/serve and one file here, named in this list.
 func backends() []backendFlags {
-	return []backendFlags{&echoFlags{}, &proxyFlags{}, &execFlags{}, &replayFlags{}, &a3sFlags{}}
+	return []backendFlags{&echoFlags{}, &proxyFlags{}, &execFlags{}, &replayFlags{}, &a3sFlags{}, &referenceFlags{}}
 }
 
 // backendAbout is how help and usage errors name a backend.

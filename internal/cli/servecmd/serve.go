@@ -239,14 +239,6 @@ func (o *serveOptions) config(cmd *cobra.Command) (serve.Config, error) {
 	return cfg, nil
 }
 
-// noArgs rejects positional arguments with a usage error (as the CLI's exactArgs() does).
-func noArgs(cmd *cobra.Command, args []string) error {
-	if len(args) > 0 {
-		return &client.UsageError{Msg: fmt.Sprintf("unexpected argument %q", args[0]), Cmd: cmd.CommandPath()}
-	}
-	return nil
-}
-
 func fixedCompletion(values ...string) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 	return func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return values, cobra.ShellCompDirectiveNoFileComp

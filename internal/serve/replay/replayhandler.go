@@ -36,7 +36,7 @@ type Config struct {
 
 const defaultReplayIdle = 5 * time.Second
 
-// Replay returns a backend that serves recorded sessions turn by turn: it streams the recorded
+// New returns a backend that serves recorded sessions turn by turn: it streams the recorded
 // events up to the next user message and waits there for the client's matching answer.
 func New(c Config) serve.Backend { return replayBackend{cfg: c} }
 

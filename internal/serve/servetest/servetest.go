@@ -1,7 +1,8 @@
 // Package servetest holds what the tests of serve and of its backends share: a server run in-process on a free
 // loopback port and stopped with the test, a2a-go clients connected to it on a chosen transport, and small
 // helpers for messages, streams and logs. It is imported only from tests; it imports no package of this
-// repository (serve's own internal tests use it too), so the server to run is handed in as a function.
+// repository but syncbuf (the log a server writes while a test reads it): serve's own internal tests use it too,
+// so the server to run is handed in as a function.
 package servetest
 
 import (

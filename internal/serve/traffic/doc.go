@@ -8,6 +8,6 @@
 // Package serve builds the Log from its Config, mounts Front, Handler and Metrics, and hands it to
 // its backends (serve.Env.Log: the proxy's byte path records with it); the routes are serve's, so
 // what it knows of a request reaches the log as plain values (WithFront, the JSON-RPC test given to
-// Front). It must not import serve
-// or any of its other subpackages but tasks (task state names), cobra or the CLI.
+// Front). It must not import serve or any of its other subpackages but tasks (task state names) and
+// promtext (the metrics' text format), cobra or the CLI.
 package traffic

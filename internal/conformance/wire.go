@@ -1,0 +1,268 @@
+package conformance
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+)
+
+// rawCall sends one plain HTTP request with the run's headers and A2A-Version version ("" for none).
+func (r *runner) rawCall(ctx context.Context, method, u, version string, body []byte) (*http.Response, []byte, error) {
+	ctx, cancel := r.callCtx(ctx)
+	defer cancel()
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u, rd)
+	if err != nil {
+		return nil, nil, err
+	}
+	for k, vs := range r.t.Params {
+		if strings.EqualFold(k, "A2A-Version") {
+			continue
+		}
+		for _, v := range vs {
+			req.Header.Add(k, v)
+		}
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if version != "" {
+		req.Header.Set("A2A-Version", version)
+	}
+	resp, err := r.t.HC.Do(req)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	return resp, data, err
+}
+
+// isJSON: the bindings (§9.1, §11.1) name application/json; the specification's own examples (§6) and its media
+// type registration (§14.1.1) use application/a2a+json, and problem documents are application/problem+json.
+func isJSON(resp *http.Response) bool { return jsonType(mediaType(resp)) }
+
+func jsonType(mt string) bool {
+	return mt == "application/json" || (strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json"))
+}
+
+func mediaType(resp *http.Response) string {
+	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")) //nolint:errcheck // "" when unreadable
+	return mt
+}
+
+// wire: the error mapping and content types of b's wire format, on plain requests.
+func (r *runner) wire(ctx context.Context, b *binding) {
+	switch b.iface.ProtocolBinding {
+	case a2a.TransportProtocolJSONRPC:
+		r.wireJSONRPC(ctx, b)
+	case a2a.TransportProtocolHTTPJSON:
+		r.wireREST(ctx, b)
+	case a2a.TransportProtocolGRPC:
+		r.wireGRPC(ctx, b)
+	}
+}
+
+type rpcReply struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Result  json.RawMessage `json:"result"`
+	Error   *struct {
+		Code    *int            `json:"code"`
+		Message *string         `json:"message"`
+		Data    json.RawMessage `json:"data"`
+	} `json:"error"`
+}
+
+func (r *runner) wireJSONRPC(ctx context.Context, b *binding) {
+	if !r.want("JSONRPC-FMT-002", "JSONRPC-ERR-001", "JSONRPC-SSE-002", "VER-SERVER-002") {
+		return
+	}
+	getTask, version := "GetTask", string(b.iface.ProtocolVersion)
+	if b.v03 {
+		getTask = "tasks/get"
+	}
+	missing := "a2a-conformance-missing-" + r.runID
+	call := func(method, ver string) (string, *http.Response, *rpcReply, error) {
+		params := map[string]any{"id": missing}
+		if b.iface.Tenant != "" && !b.v03 {
+			params["tenant"] = b.iface.Tenant
+		}
+		body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 7, "method": method, "params": params}) //nolint:errcheck // plain values
+		sent := fmt.Sprintf("POST %s A2A-Version: %s %s", b.iface.URL, ver, body)
+		if !r.spend(1) {
+			return sent, nil, nil, errors.New(budgetSpent)
+		}
+		resp, data, err := r.rawCall(ctx, http.MethodPost, b.iface.URL, ver, body)
+		if err != nil {
+			return sent, nil, nil, err
+		}
+		var rep rpcReply
+		if err := json.Unmarshal(data, &rep); err != nil {
+			return sent, resp, nil, fmt.Errorf("HTTP %d, not a JSON-RPC response: %.120s", resp.StatusCode, data)
+		}
+		return sent, resp, &rep, nil
+	}
+	sent, resp, rep, err := call(getTask, version)
+	switch {
+	case err != nil:
+		r.record("JSONRPC-SSE-002", b.name, fail(sent, errText(err), "want error -32001"))
+	case rep.Error == nil || rep.Error.Code == nil:
+		r.record("JSONRPC-SSE-002", b.name, fail(sent, "no error object", "want error -32001 (TaskNotFoundError)"))
+	case *rep.Error.Code != -32001:
+		r.record("JSONRPC-SSE-002", b.name, fail(sent, fmt.Sprintf("error code %d", *rep.Error.Code), "TaskNotFoundError is -32001"))
+	default:
+		r.record("JSONRPC-SSE-002", b.name, pass("error -32001"))
+	}
+	if resp != nil {
+		if isJSON(resp) {
+			r.record("JSONRPC-FMT-002", b.name, pass("Content-Type: "+resp.Header.Get("Content-Type")))
+		} else {
+			r.record("JSONRPC-FMT-002", b.name, fail(sent, "Content-Type: "+resp.Header.Get("Content-Type"), "want application/json (or application/a2a+json)"))
+		}
+	}
+	sent, _, rep, err = call("a2a.conformance/NoSuchMethod", version)
+	switch {
+	case err != nil:
+		r.record("JSONRPC-ERR-001", b.name, fail(sent, errText(err), "want a JSON-RPC error object"))
+	case rep.JSONRPC != "2.0" || rep.Error == nil || rep.Error.Code == nil || rep.Error.Message == nil:
+		r.record("JSONRPC-ERR-001", b.name, fail(sent, fmt.Sprintf("jsonrpc %q error %v", rep.JSONRPC, rep.Error != nil), "want {jsonrpc: 2.0, error: {code, message}}"))
+	case *rep.Error.Code != -32601:
+		r.record("JSONRPC-ERR-001", b.name, fail(sent, fmt.Sprintf("error code %d", *rep.Error.Code), "an unknown method is -32601"))
+	default:
+		r.record("JSONRPC-ERR-001", b.name, pass("error object, -32601 for an unknown method"))
+	}
+	if b.v03 {
+		return
+	}
+	sent, _, rep, err = call(getTask, "99.0")
+	switch {
+	case err != nil:
+		r.record("VER-SERVER-002", b.name, fail(sent, errText(err), "want VersionNotSupportedError"))
+	case rep.Error == nil || rep.Error.Code == nil || *rep.Error.Code != -32009:
+		r.record("VER-SERVER-002", b.name, fail(sent, rpcErrText(rep), "want error -32009 (VersionNotSupportedError)"))
+	default:
+		r.record("VER-SERVER-002", b.name, pass("error -32009"))
+	}
+}
+
+func rpcErrText(rep *rpcReply) string {
+	if rep.Error == nil {
+		return "a result: " + clip(string(rep.Result))
+	}
+	if rep.Error.Code == nil {
+		return "an error with no code"
+	}
+	return fmt.Sprintf("error code %d", *rep.Error.Code)
+}
+
+type aipError struct {
+	Error *struct {
+		Code    int    `json:"code"`
+		Status  string `json:"status"`
+		Message string `json:"message"`
+		Details []struct {
+			Type   string `json:"@type"`
+			Reason string `json:"reason"`
+		} `json:"details"`
+	} `json:"error"`
+}
+
+func (e *aipError) reason() string {
+	if e.Error == nil {
+		return ""
+	}
+	for _, d := range e.Error.Details {
+		if d.Type == "type.googleapis.com/google.rpc.ErrorInfo" {
+			return d.Reason
+		}
+	}
+	return ""
+}
+
+func (r *runner) wireREST(ctx context.Context, b *binding) {
+	if !r.want("HTTP_JSON-SVC-001", "HTTP_JSON-STATUS-001", "HTTP_JSON-ERR-001", "HTTP_JSON-ERR-002", "VER-SERVER-002") {
+		return
+	}
+	base := strings.TrimSuffix(b.iface.URL, "/")
+	missing := "a2a-conformance-missing-" + r.runID
+	u := base + "/tasks/" + missing
+	if b.v03 {
+		u = base + "/v1/tasks/" + missing
+	} else if b.iface.Tenant != "" {
+		u = base + "/" + b.iface.Tenant + "/tasks/" + missing
+	}
+	version := string(b.iface.ProtocolVersion)
+	get := func(ver string) (string, *http.Response, []byte, error) {
+		sent := "GET " + u + " A2A-Version: " + ver
+		if !r.spend(1) {
+			return sent, nil, nil, errors.New(budgetSpent)
+		}
+		resp, data, err := r.rawCall(ctx, http.MethodGet, u, ver, nil)
+		return sent, resp, data, err
+	}
+	sent, resp, data, err := get(version)
+	if err != nil {
+		r.record("HTTP_JSON-STATUS-001", b.name, fail(sent, errText(err), "want 404"))
+		return
+	}
+	if resp.StatusCode != http.StatusNotFound {
+		r.record("HTTP_JSON-STATUS-001", b.name, fail(sent, resp.Status+" "+string(data), "TaskNotFoundError is 404"))
+	} else {
+		r.record("HTTP_JSON-STATUS-001", b.name, pass("404"))
+	}
+	if isJSON(resp) {
+		r.record("HTTP_JSON-SVC-001", b.name, pass("Content-Type: "+resp.Header.Get("Content-Type")))
+	} else {
+		r.record("HTTP_JSON-SVC-001", b.name, fail(sent, "Content-Type: "+resp.Header.Get("Content-Type"), "want application/json (or application/a2a+json)"))
+	}
+	if b.v03 {
+		return // v0.3's REST errors have no fixed shape (JSON; RFC 9457 problem documents are common)
+	}
+	var e aipError
+	switch {
+	case json.Unmarshal(data, &e) != nil || e.Error == nil:
+		r.record("HTTP_JSON-ERR-001", b.name, fail(sent, string(data), `want {"error": {"code", "status", "message"}}`))
+	case e.Error.Code != resp.StatusCode || e.Error.Status == "" || e.Error.Message == "":
+		r.record("HTTP_JSON-ERR-001", b.name, fail(sent, string(data), "error.code must be the HTTP status, with status and message"))
+	default:
+		r.record("HTTP_JSON-ERR-001", b.name, pass(fmt.Sprintf("error %d %s", e.Error.Code, e.Error.Status)))
+	}
+	if reason := e.reason(); reason != "TASK_NOT_FOUND" {
+		r.record("HTTP_JSON-ERR-002", b.name, fail(sent, string(data), `want a google.rpc.ErrorInfo with reason "TASK_NOT_FOUND"`))
+	} else {
+		r.record("HTTP_JSON-ERR-002", b.name, pass("ErrorInfo reason TASK_NOT_FOUND"))
+	}
+	sent, resp, data, err = get("99.0")
+	e = aipError{}
+	switch {
+	case err != nil:
+		r.record("VER-SERVER-002", b.name, fail(sent, errText(err), "want VersionNotSupportedError"))
+	case resp.StatusCode < 400 || json.Unmarshal(data, &e) != nil || e.reason() != "VERSION_NOT_SUPPORTED":
+		r.record("VER-SERVER-002", b.name, fail(sent, resp.Status+" "+string(data), `want an error whose ErrorInfo reason is "VERSION_NOT_SUPPORTED"`))
+	default:
+		r.record("VER-SERVER-002", b.name, pass(resp.Status+" VERSION_NOT_SUPPORTED"))
+	}
+}
+
+// wireGRPC: a2a-go's gRPC client reads TaskNotFoundError only from the NOT_FOUND status, so CORE-GET-002's outcome
+// on this binding is GRPC-ERR-002's.
+func (r *runner) wireGRPC(_ context.Context, b *binding) {
+	for _, x := range r.results {
+		if x.ID == "CORE-GET-002" && x.Binding == b.name {
+			r.record("GRPC-ERR-002", b.name, outcome{verdict: x.Verdict, evidence: x.Evidence, sent: x.Sent, got: x.Got})
+			return
+		}
+	}
+}
