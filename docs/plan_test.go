@@ -49,6 +49,7 @@ var thirdParty = map[string][]string{
 	"go-jose":      {"github.com/go-jose/go-jose/"},
 	"jwx":          {"github.com/lestrrat-go/jwx/"},
 	"yaml":         {"go.yaml.in/yaml/", "gopkg.in/yaml."},
+	"x/text":       {"golang.org/x/text/"},
 }
 
 // styleRow is one package's row of STYLE.md's table.

@@ -39,6 +39,7 @@ func TestMain(m *testing.M) {
 	bin = filepath.Join(dir, "a2a")
 	// Built as `make build` builds it, so the start-up benchmark measures the binary users get.
 	build := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", bin, "../cmd/a2a")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if prebuilt := os.Getenv("A2A_E2E_BIN"); prebuilt != "" {
 		// Test an already built binary instead (e.g. an installed one).
 		build = exec.Command("cp", prebuilt, bin)

@@ -132,8 +132,8 @@ func TestCredentialsStayOnNamedOrigin(t *testing.T) {
 		if got := authOn(b.requests(), "/rpc"); len(got) != 1 {
 			t.Fatalf("B saw %d calls, want 1", len(got))
 		}
-		if got := authOn(a.requests(), "/.well-known/agent-card.json"); len(got) != 1 || got[0] != "Bearer s3cret" {
-			t.Fatalf("the card fetch from the named origin carried %q, want the credentials", got)
+		if got := authOn(a.requests(), "/.well-known/agent-card.json"); len(got) != 1 || got[0] != "" {
+			t.Fatalf("the public card's fetch carried %q, want no credentials (they go per request, a2a-cli §12.1)", got)
 		}
 		wantContains(t, "stderr", r.stderr, withheldNote+bURL+": it is not the origin you named ("+a.URL+")")
 		if strings.Count(r.stderr, withheldNote) != 1 {

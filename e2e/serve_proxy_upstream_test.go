@@ -55,8 +55,9 @@ func TestProxyAuthStaysOnUpstreamOrigin(t *testing.T) {
 			t.Fatalf("the other origin got Authorization %q", a)
 		}
 	}
-	if card := authOn(named.requests(), "/.well-known/agent-card.json"); len(card) == 0 || card[0] != "Bearer upstream-s3cret" {
-		t.Fatalf("the named upstream's card fetch got Authorization %q, want the proxy's --auth", card)
+	// The public card is fetched bare: credentials go per request (the a2a-cli specification, §12.1).
+	if card := authOn(named.requests(), "/.well-known/agent-card.json"); len(card) == 0 || card[0] != "" {
+		t.Fatalf("the named upstream's card fetch got Authorization %q, want none", card)
 	}
 	wantContains(t, "serve's stderr", proxy.Log(), withheldNote+elsewhere.URL)
 }

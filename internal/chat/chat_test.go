@@ -80,7 +80,7 @@ func runChatAt(t *testing.T, url, keys string, edit func(*Session)) *chatRun {
 	s := &Session{
 		URL: url, In: ci, Err: ci.Term, Log: log,
 		NewTurn: func(c *client.Conn) (*follow.Turn, *output.Printer) {
-			p := output.New(ci.Term, output.Options{Width: 80})
+			p := output.New(ci.Term, output.Options{Width: 80, NoRestate: true})
 			return follow.New(&follow.Env{Log: log}, c, url, follow.Answers{Timeout: 10 * time.Second}, p), p
 		},
 	}

@@ -33,7 +33,7 @@ func newChatCmd(f *factory, runF func(context.Context, *chatOptions) error) *cob
 		Long: `An interactive session with an agent on a terminal: each line you type is a message; the context and the task
 carry over between turns. Replies render as send --stream does, coding agents included: permission prompts are
 asked inline. Line editing and history (arrow keys) work. Ctrl-C cancels the running turn, a second Ctrl-C (or
-Ctrl-D, or /quit) leaves. Needs a terminal on stdin and stdout; scripts use 'a2a send'.
+Ctrl-D, or /quit) leaves. Without a terminal (a pipe, a script) it sends what stdin holds once, as send does.
 
 ` + chat.Help,
 		Example: `  a2a chat localhost:8080
@@ -42,8 +42,12 @@ Ctrl-D, or /quit) leaves. Needs a terminal on stdin and stdout; scripts use 'a2a
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.url = args[0]
 			if !f.io.InTTY || !f.io.OutTTY {
-				return client.WithHint(&client.UsageError{Msg: "chat needs a terminal on stdin and stdout", Cmd: cmd.CommandPath()},
-					"use 'a2a send' in scripts and pipes")
+				if f.io.InTTY {
+					// Reading the terminal would block on interactive input the replies cannot show.
+					return client.WithHint(&client.UsageError{Msg: "chat needs a terminal on stdout (in a pipe it sends what stdin holds, once)", Cmd: cmd.CommandPath()},
+						"use 'a2a send' in scripts and pipes")
+				}
+				return runChatOnce(cmd.Context(), o) // canonical_cmds.go: the a2a-cli specification's degraded mode
 			}
 			if err := o.dt.check(o.taskID); err != nil {
 				return err
@@ -81,6 +85,7 @@ func runChat(ctx context.Context, o *chatOptions) error {
 	cf := *o.f
 	cf.io = &Streams{In: in, Out: ci.Term, Err: ci.Term, InTTY: true, OutTTY: true, ErrTTY: true, Getenv: o.f.io.Getenv, Width: o.f.io.Width}
 	cf.log = &client.Log{W: ci.Term, Enabled: o.f.log != nil && o.f.log.Enabled}
+	cf.inChat = true
 	cf.term = nil // the chat draws no spinner: its terminal writer owns the screen
 	cf.dial = nil // the chat's own dialer logs and warns through the terminal writer
 	cs := &chat.Session{

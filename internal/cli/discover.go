@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/a2acli/a2a/internal/client"
+	"github.com/a2acli/a2a/internal/output"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/spf13/cobra"
 )
@@ -14,6 +15,7 @@ type discoverOptions struct {
 	withClient withClientFunc
 	url        string
 	extended   bool
+	validate   bool
 }
 
 func newDiscoverCmd(f *factory, runF func(context.Context, *discoverOptions) error) *cobra.Command {
@@ -26,7 +28,9 @@ and show it. <url> may also be the card's own URL or a local card file. With --e
 authenticated extended card.`,
 		Example: `  a2a discover localhost:8080
   a2a discover https://agent.example -o json | jq .supportedInterfaces
-  a2a discover https://agent.example --extended --auth "Bearer $TOKEN"`,
+  a2a discover https://agent.example --extended --auth "Bearer $TOKEN"
+  a2a discover https://agent.example --validate
+  a2a discover https://agent.example --verify --trust-keys agent-jwks.json`,
 		Args: exactArgs("<url>"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.url = args[0]
@@ -37,6 +41,8 @@ authenticated extended card.`,
 		},
 	}
 	cmd.Flags().BoolVar(&o.extended, "extended", false, "fetch the authenticated extended card (needs --auth)")
+	cmd.Flags().BoolVar(&o.validate, "validate", false, "check the card against the A2A JSON Schema of its version and lint it (exit 1 on an error)")
+	cmd.MarkFlagsMutuallyExclusive("extended", "validate")
 	return cmd
 }
 
@@ -52,13 +58,26 @@ func newGetCardCmd(f *factory, runF func(context.Context, *discoverOptions) erro
 func runDiscover(ctx context.Context, o *discoverOptions) error {
 	if !o.extended {
 		r, err := o.f.dialer().Resolve(ctx, o.url)
+		var ce *client.CardError
+		if o.validate && errors.As(err, &ce) && ce.Body != nil {
+			// A card a2a-go cannot read is the one a validation explains best.
+			return o.f.validateUnreadable(ctx, ce)
+		}
 		if err != nil {
 			return err
 		}
 		if r.Card == nil {
 			return &client.CardError{URL: o.url, NotFound: true, Err: errors.New("no card at this URL")}
 		}
-		return o.f.printer().Card(r.Card)
+		sig, err := o.f.verifyCard(ctx, r.CardBytes, r.CardURL())
+		if err != nil {
+			return err
+		}
+		notes := []output.CardNote{signatureNote(sig)}
+		if o.validate {
+			return o.f.validateCard(ctx, r.Card, r.CardBytes, r.CardURL(), notes)
+		}
+		return o.f.printer().CardNotes(r.Card, notes...)
 	}
 	return o.withClient(ctx, o.url, func(ctx context.Context, c *client.Conn) error {
 		card := c.Card

@@ -22,8 +22,13 @@ type globalOptions struct {
 	fail    bool
 	// wait is --poll-interval and --wait of the verbs that wait for a task (send, subscribe); zero elsewhere.
 	wait follow.Wait
+	// verify is --verify: a card whose signatures are not verified is an error; trustKeys are --trust-keys.
+	verify    bool
+	trustKeys []string
 	// everyday holds --config, --color and --jq (see everyday.go).
 	everyday
+	// canon holds the a2a-cli specification's global flags (canonical.go).
+	canon canonicalOptions
 }
 
 // factory is the state of one run: the streams, the parsed options, the -v log and the run's one Dialer. Every verb
@@ -48,6 +53,14 @@ type factory struct {
 	// idleClose bounds the wait for the agent to close idle connections after a turn stopped at a prompt (0:
 	// idleCloseBound); tests shorten it.
 	idleClose time.Duration
+	// inChat: the printer renders for the interactive chat (see printer).
+	inChat bool
+	// agentURL is the agent the run reached through withClient, and storedToken whether a token of `auth login`
+	// went with it: a refusal's hint names `a2a auth login` for it.
+	agentURL    string
+	storedToken bool
+	// agentOAuth: the agent's card declares an oauth2 or openIdConnect scheme.
+	agentOAuth bool
 	// catchSignals starts delivering SIGINT and SIGTERM to run; called once flags parsed, so that `--help` and
 	// `--version` start no signal handling.
 	catchSignals func()
@@ -70,11 +83,21 @@ func (f *factory) withClient(ctx context.Context, rawURL string, fn func(ctx con
 	if f.opts.Tenant != "" {
 		ctx = a2a.AttachTenant(ctx, f.opts.Tenant)
 	}
+	f.agentURL = rawURL
+	if err := f.useStoredToken(ctx, rawURL); err != nil {
+		return err
+	}
 	c, err := f.dialer().Connect(ctx, rawURL)
 	if err != nil {
 		return err
 	}
 	defer c.Destroy() //nolint:errcheck // closing a client has nothing useful to report
+	f.agentOAuth = declaresOAuth(c.Card)
+	if f.opts.verify && c.Card != nil {
+		if _, err := f.verifyCard(ctx, c.CardBytes, c.CardURL); err != nil {
+			return err
+		}
+	}
 	return fn(ctx, c)
 }
 
@@ -85,6 +108,8 @@ func (f *factory) printer() *output.Printer {
 		Color:  f.outputColor(),
 		Indent: false, // -o json: the same bytes on a terminal and in a pipe
 		Width:  f.io.Width,
+		// The chat's header names the task once per task: its stream need not restate it.
+		NoRestate: f.inChat,
 	})
 }
 

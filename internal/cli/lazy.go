@@ -34,6 +34,8 @@ func newRootCmdFor(f *factory, args []string) *cobra.Command {
 				root.AddCommand(v.buildIn(f))
 			}
 		}
+		addFlagAliases(root)
+		f.acceptEnvAgent(root)
 	}
 	f.setupHelp(root)
 	return root

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -32,7 +33,7 @@ func TestVerbsMatchCommands(t *testing.T) {
 			t.Errorf("verb %s is in verbs twice", v.name)
 		}
 		seen[v.name] = true
-		if len(c.Aliases) > 0 || len(c.SuggestFor) > 0 || c.Hidden || c.Deprecated != "" || !c.Runnable() {
+		if !slices.Equal(c.Aliases, commandAliases[c.Name()]) || len(c.SuggestFor) > 0 || c.Hidden || c.Deprecated != "" || !c.Runnable() {
 			t.Errorf("%s: aliases %q, suggest-for %q, hidden %v, deprecated %q, runnable %v: its stand-in has none of these; teach newRootCmdFor",
 				c.Name(), c.Aliases, c.SuggestFor, c.Hidden, c.Deprecated, c.Runnable())
 		}

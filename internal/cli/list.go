@@ -141,6 +141,15 @@ func runListTasks(ctx context.Context, o *listTasksOptions) error {
 			all.NextPageToken = ""
 			all.PageSize = len(all.Tasks)
 		}
+		if o.f.opts.canon.jsonl {
+			p := o.f.printer() // -o jsonl: one Task per line
+			for _, t := range all.Tasks {
+				if err := p.Task(t); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
 		return o.f.printer().TaskList(all)
 	})
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/a2acli/a2a/internal/exec"
 	"github.com/a2acli/a2a/internal/exitcode"
 	"github.com/a2acli/a2a/internal/output"
+	"github.com/a2acli/a2a/internal/termsafe"
 )
 
 // Main runs the a2a command line with args and returns the process exit code. It owns signal handling: the first
@@ -39,8 +40,8 @@ func run(ctx context.Context, args []string, s *Streams, setup func(*factory)) i
 	if setup != nil {
 		setup(f)
 	}
-	root := newRootCmdFor(f, args) // lazy.go
-	root.SetArgs(args)
+	root := newRootCmdFor(f, args)         // lazy.go
+	root.SetArgs(withAgentRef(root, args)) // canonical.go
 	done := make(chan error, 1)
 	go func() { done <- root.ExecuteContext(ctx) }()
 
@@ -93,6 +94,12 @@ func (f *factory) report(err error) int {
 	}
 	if c.Code == exitcode.CodeAuthFailed && !f.opts.hasCredentials() {
 		c.Code, c.Hint = exitcode.CodeCredentialsMissing, "the agent wants credentials: pass them with --auth \"Bearer <token>\""
+		if f.agentOAuth {
+			c.Hint = "the agent wants an OAuth token: log in with: a2a auth login " + termsafe.ShellQuote(f.agentURL)
+		}
+	}
+	if c.Code == exitcode.CodeAuthFailed && f.storedToken {
+		c.Hint = "the agent refused the token of `a2a auth login`: log in again with: a2a auth login " + termsafe.ShellQuote(f.agentURL)
 	}
 	if from := f.dialer().WithheldFrom(); c.Exit == exitcode.Auth && len(from) > 0 {
 		c.Hint = fmt.Sprintf("the credentials were not sent to %s, not the origin you named: pass --auth-all-origins if you trust it",
@@ -150,17 +157,20 @@ Exit codes: 0 done, 1 failure, 2 usage, 3 unreachable or no card, 4 authenticati
 		SilenceUsage:      true,
 		Version:           cmp.Or(version, "dev"), // the switch for --version; versionTemplate prints the line
 		CompletionOptions: cobra.CompletionOptions{HiddenDefaultCmd: false},
-		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
 			if f.catchSignals != nil {
 				f.catchSignals()
 			}
 			f.cmdPath = cmd.CommandPath()
-			sources, err := config.Apply(cmd.Flags(), f.io.getenv, f.io.In)
+			sources, err := config.ApplyFor(cmd.Flags(), f.io.getenv, f.io.In, agentOf(cmd, args)) // canonical.go
 			if err != nil {
 				return withCmd(err, f.cmdPath)
 			}
 			f.sources = sources
 			if err := f.prepareEveryday(cmd.Flags()); err != nil {
+				return withCmd(err, f.cmdPath)
+			}
+			if err := f.applyCanonical(cmd); err != nil {
 				return withCmd(err, f.cmdPath)
 			}
 			switch f.opts.output {
@@ -177,7 +187,7 @@ Exit codes: 0 done, 1 failure, 2 usage, 3 unreachable or no card, 4 authenticati
 			if err := cmd.ValidateFlagGroups(); err != nil {
 				return &client.UsageError{Msg: err.Error(), Cmd: f.cmdPath}
 			}
-			f.log.Enabled = f.opts.verbose
+			f.log.Enabled = f.opts.verbose || f.opts.canon.debug
 			if f.opts.Insecure {
 				fmt.Fprintln(f.io.Err, "warning: --insecure: TLS certificates are not verified")
 			}
@@ -195,7 +205,7 @@ Exit codes: 0 done, 1 failure, 2 usage, 3 unreachable or no card, 4 authenticati
 
 	pf := root.PersistentFlags()
 	pf.StringVarP(&f.opts.output, "output", "o", "text", "output format: text, json, or raw (only the agent's content, byte for byte)")
-	pf.StringVar(&f.opts.Transport, "transport", "", "force a transport: rest, jsonrpc or grpc (default: from the card)")
+	pf.StringArrayVar(&f.opts.canon.transports, "transport", nil, "force a transport: rest, jsonrpc or grpc; repeat (or a comma list) for an order of preference, bindings the card lacks skipped (default: from the card)")
 	pf.StringArrayVar(&f.opts.SvcParams, "svc-param", nil, "service parameter `key=value`, sent as a header or gRPC metadata (repeatable)")
 	pf.StringVar(&f.opts.Auth, "auth", "", "credentials, shorthand for --svc-param \"Authorization=<creds>\"")
 	pf.StringVar(&f.opts.Tenant, "tenant", "", "tenant id, passed on every request")
@@ -205,9 +215,12 @@ Exit codes: 0 done, 1 failure, 2 usage, 3 unreachable or no card, 4 authenticati
 	pf.BoolVar(&f.opts.AuthAllOrigins, "auth-all-origins", false, "send credentials to every origin, not only the one <url> names (a card's interface elsewhere, a redirect)")
 	pf.Int64Var(&f.opts.MaxResponseBytes, "max-response-bytes", client.DefaultMaxResponseBytes, "refuse a reply (or card) larger than `n` bytes; streams are bounded per event (0: no limit)")
 	pf.StringArrayVar(&f.opts.Extensions, "extension", nil, "activate an extension by `URI` (A2A-Extensions header, repeatable); the card's required ones are always on")
+	pf.BoolVar(&f.opts.verify, "verify", false, "refuse an agent card whose signature is not verified (exit 8)")
+	pf.StringArrayVar(&f.opts.trustKeys, "trust-keys", nil, "verify card signatures with this key set: a JWKS or PEM public key, a `FILE` or https URL (repeatable)")
 	f.addEverydayFlags(pf)
-	_ = root.RegisterFlagCompletionFunc("output", fixedCompletion("text", "json"))               // cannot fail: the flag exists
-	_ = root.RegisterFlagCompletionFunc("transport", fixedCompletion("rest", "jsonrpc", "grpc")) // cannot fail: the flag exists
+	f.addCanonicalGlobals(pf)
+	_ = root.RegisterFlagCompletionFunc("output", fixedCompletion("text", "json", "jsonl", "raw")) // cannot fail: the flag exists
+	_ = root.RegisterFlagCompletionFunc("transport", fixedCompletion("rest", "jsonrpc", "grpc"))   // cannot fail: the flag exists
 
 	return root
 }
@@ -218,6 +231,8 @@ func newRootCmd(f *factory) *cobra.Command {
 	for _, v := range verbs {
 		root.AddCommand(v.buildIn(f))
 	}
+	addFlagAliases(root)
+	f.acceptEnvAgent(root)
 	f.setupHelp(root)
 	return root
 }

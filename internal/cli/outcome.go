@@ -32,6 +32,8 @@ func (f *factory) outcome(agentURL string, t *a2a.Task) error {
 		what := "input"
 		if t.Status.State == a2a.TaskStateAuthRequired {
 			what = "authentication"
+			fmt.Fprintf(f.io.Err, "hint: the task needs authentication: if the agent's card asks for OAuth, log in with:\n  a2a auth login %s\n",
+				termsafe.ShellQuote(agentURL))
 		}
 		fmt.Fprintf(f.io.Err, "hint: the task needs %s; continue it with:\n  a2a send %s --task %s \"…\"\n",
 			what, termsafe.ShellQuote(agentURL), termsafe.ShellQuote(string(t.ID)))

@@ -97,6 +97,9 @@ func runPushConfig(ctx context.Context, verb string, o *pushConfigOptions) error
 	tenant := o.f.opts.Tenant
 	task := a2a.TaskID(o.taskID)
 	return o.withClient(ctx, o.url, func(ctx context.Context, c *client.Conn) error {
+		if err := requirePush(c); err != nil { // canonical_cmds.go
+			return err
+		}
 		p := o.f.printer()
 		switch verb {
 		case "create":

@@ -101,6 +101,9 @@ or an agent card that declares the extension, send streams the turn.`,
 			if err := o.f.opts.wait.Check(cmd.CommandPath()); err != nil {
 				return err
 			}
+			if o.f.opts.canon.jsonl && !o.immediate && !o.blocking {
+				o.stream = true // -o jsonl is -o json --stream
+			}
 			if runF != nil {
 				return runF(cmd.Context(), o)
 			}
@@ -114,9 +117,7 @@ or an agent card that declares the extension, send streams the turn.`,
 	fl.StringVar(&o.msg.JSON, "json", "", "the whole Message as JSON")
 	fl.StringVar(&o.msg.Parts, "parts", "", "a JSON array of parts; the message is built with ROLE_USER")
 	fl.StringVarP(&o.msg.File, "message-file", "f", "", "read the Message (or a parts array) from a JSON file, - for stdin")
-	fl.StringArrayVar(&o.msg.Files, "file", nil, "attach a file as a file part (repeatable)")
-	fl.StringVar(&o.msg.MediaType, "media-type", "", "media type of --file parts (default: from the name or content)")
-	fl.StringVar(&o.msg.Data, "data", "", "attach JSON from a file, or - for stdin, as a data part")
+	addPartFlags(fl, &o.msg) // canonical.go: --file, --data, --text-part, --file-part, --data-part, --media-type, --metadata
 	fl.StringVar(&o.msg.TaskID, "task", "", "continue an existing task")
 	fl.StringVar(&o.msg.ContextID, "context", "", "group the message under a context id")
 	fl.IntVar(&o.history, "history", -1, "ask for n history messages in the response")
@@ -169,6 +170,11 @@ func runSend(ctx context.Context, o *sendOptions) error {
 	return o.withClient(ctx, o.url, func(ctx context.Context, c *client.Conn) error {
 		ctx, cancel := o.f.waits().Context(ctx)
 		defer cancel()
+		if o.push.own || o.push.url != "" {
+			if err := requirePush(c); err != nil { // canonical_cmds.go
+				return err
+			}
+		}
 		if o.push.own {
 			return o.sendPush(ctx, c, req)
 		}

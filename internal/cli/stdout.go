@@ -30,13 +30,15 @@ func (f *factory) writeJSON(b []byte) error {
 	return err
 }
 
-// outputColor decides colour for what goes to stdout: text follows the terminal and environment (colorOn); JSON is
-// coloured only with --color always, so its bytes do not change between a terminal and a pipe.
+// outputColor decides colour for what goes to stdout. The text contract (the a2a-cli specification, §11.2) carries
+// no control sequences: text is coloured only when asked for (--color always, CLICOLOR_FORCE, FORCE_COLOR), never
+// for being on a terminal, so its bytes are the same on a terminal and in a pipe. JSON is coloured only with
+// --color always.
 func (f *factory) outputColor() bool {
 	if f.opts.output == string(output.JSON) {
 		return f.io.ColorMode == "always" && f.jq == nil
 	}
-	return f.io.ColorEnabled()
+	return f.io.colorOn(false)
 }
 
 // withCmd gives a usage error the command it concerns, for the help hint.

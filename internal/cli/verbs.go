@@ -30,8 +30,11 @@ var helpGroups = []*cobra.Group{
 var verbs = []verb{
 	{"discover", "Fetch and show an agent's card", "agents",
 		func(f *factory) *cobra.Command { return newDiscoverCmd(f, nil) }},
+	{"auth", "Log in to agents with OAuth 2 / OpenID Connect; tokens for later calls", "agents", newAuthCmd},
 	{"send", "Send a message to an agent and print the response", "agents",
 		func(f *factory) *cobra.Command { return newSendCmd(f, nil) }},
+	{"bench", "Measure an agent under load: throughput, latency percentiles, errors", "agents",
+		func(f *factory) *cobra.Command { return newBenchCmd(f, nil) }},
 	{"get", "Get a resource: task or card", "tasks", func(f *factory) *cobra.Command {
 		get := &cobra.Command{Use: "get", Short: "Get a resource: task or card", RunE: nounArgs}
 		get.AddCommand(newGetTaskCmd(f, nil), newGetCardCmd(f, nil), newPushConfigCmd(f, "get", nil))
@@ -58,9 +61,12 @@ var verbs = []verb{
 	{"chat", "Talk to an agent interactively on a terminal", "coding",
 		func(f *factory) *cobra.Command { return newChatCmd(f, nil) }},
 	{"serve", "Serve an A2A agent: echo, a proxy to another agent, or any command", "serve", func(f *factory) *cobra.Command {
-		return servecmd.New(servecmd.Deps{Err: f.io.Err, Getenv: f.io.getenv, Opts: &f.opts.Options, Verbose: &f.opts.verbose, Dialer: f.dialer,
-			Given: func(flag string) bool { return f.sources[flag].Kind == "flag" }})
+		return serverAlias(servecmd.New(servecmd.Deps{Err: f.io.Err, Getenv: f.io.getenv, Opts: &f.opts.Options, Verbose: &f.opts.verbose, Dialer: f.dialer,
+			Given: func(flag string) bool { return f.sources[flag].Kind == "flag" }}))
 	}},
+	// the a2a-cli specification's resource nouns (canonical_cmds.go)
+	{"card", "Agent cards, in the a2a-cli grammar: card get (same as discover)", "agents", newCardCmd},
+	{"task", "Tasks, in the a2a-cli grammar: get, list, cancel, subscribe, push-config, download", "tasks", newTaskCmd},
 	{"version", "Print the version of a2a", "other", newVersionCmd},
 	{"config", "Show the configuration: flags, environment, dotenv files", "other", newConfigCmd},
 }
@@ -74,5 +80,5 @@ func (v verb) buildIn(f *factory) *cobra.Command {
 
 // standIn is v's stand-in on a lazy run's root: its name, summary and group, and nothing that costs building.
 func (v verb) standIn() *cobra.Command {
-	return &cobra.Command{Use: v.name, Short: v.short, GroupID: v.group, RunE: standInRun}
+	return &cobra.Command{Use: v.name, Short: v.short, GroupID: v.group, RunE: standInRun, Aliases: commandAliases[v.name]}
 }

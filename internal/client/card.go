@@ -30,6 +30,9 @@ type Ref struct {
 	File    string // a local card file
 	Base    *url.URL
 	CardURL string // set when the argument names the card itself
+	// Catalog is an RFC 9727 API catalog (a /.well-known/api-catalog URL, #name choosing an entry) the card is
+	// looked up in first (catalog.go).
+	Catalog string
 }
 
 // ParseRef reads the forms docs/CONTRACT.md, "Reaching an agent" allows: a base URL, a bare host:port, a card URL,
@@ -58,6 +61,13 @@ func ParseRef(raw string) (*Ref, error) {
 	case "http", "https", "grpc", "grpcs":
 	default:
 		return nil, Usagef("invalid agent URL %q: unsupported scheme %q", ref.Raw, u.Scheme)
+	}
+	if strings.HasSuffix(u.Path, wellKnownCatalog) {
+		ref.Catalog = u.String()
+		base := *u
+		base.Path, base.Fragment, base.RawQuery = "", "", ""
+		ref.Base = &base
+		return ref, nil
 	}
 	if strings.HasSuffix(u.Path, ".json") {
 		ref.CardURL = u.String()
@@ -140,32 +150,41 @@ func (r *Ref) cardCandidates() []string {
 }
 
 // fetchCard GETs the card from the first candidate that answers 200. A 404 everywhere is a cardError with notFound.
-func fetchCard(ctx context.Context, hc *http.Client, ref *Ref, headers http.Header) (*a2a.AgentCard, string, error) {
+// It returns the card's bytes too, as they arrived: a signature covers those, not what a2a-go made of them.
+func fetchCard(ctx context.Context, hc *http.Client, ref *Ref, headers http.Header) (*a2a.AgentCard, []byte, string, error) {
 	if ref.File != "" {
 		body, err := readCardFile(ref.File)
 		if err != nil {
-			return nil, ref.File, err
+			return nil, nil, ref.File, err
 		}
 		card, err := ParseCard(body)
 		if err != nil {
-			return nil, ref.File, &CardError{URL: ref.File, Err: err}
+			return nil, nil, ref.File, &CardError{URL: ref.File, Err: err, Body: body}
 		}
-		return card, ref.File, nil
+		return card, body, ref.File, nil
+	}
+	if ref.Catalog != "" {
+		u, err := fromCatalog(ctx, hc, ref.Catalog, headers) // catalog.go
+		if err != nil {
+			return nil, nil, ref.Catalog, err
+		}
+		card, body, err := getCard(ctx, hc, u, headers)
+		return card, body, u, err
 	}
 	var lastErr error
 	for _, u := range ref.cardCandidates() {
-		card, err := getCard(ctx, hc, u, headers)
+		card, body, err := getCard(ctx, hc, u, headers)
 		if err == nil {
-			return card, u, nil
+			return card, body, u, nil
 		}
 		var ce *CardError
 		if errors.As(err, &ce) && ce.NotFound {
 			lastErr = err
 			continue
 		}
-		return nil, u, err
+		return nil, nil, u, err
 	}
-	return nil, "", lastErr
+	return nil, nil, "", lastErr
 }
 
 // readCardFile reads a local card file, at most maxCardBytes of it.
@@ -193,10 +212,10 @@ func readCardFile(name string) ([]byte, error) {
 	return body, nil
 }
 
-func getCard(ctx context.Context, hc *http.Client, u string, headers http.Header) (*a2a.AgentCard, error) {
+func getCard(ctx context.Context, hc *http.Client, u string, headers http.Header) (*a2a.AgentCard, []byte, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
-		return nil, fmt.Errorf("card request: %w", err)
+		return nil, nil, fmt.Errorf("card request: %w", err)
 	}
 	for k, v := range headers {
 		req.Header[k] = v
@@ -205,36 +224,39 @@ func getCard(ctx context.Context, hc *http.Client, u string, headers http.Header
 	resp, err := hc.Do(req)
 	if err != nil {
 		if re := asResolveError(err); re != nil {
-			return nil, re
+			return nil, nil, re
 		}
-		return nil, fmt.Errorf("fetch agent card: %w", err)
+		return nil, nil, fmt.Errorf("fetch agent card: %w", err)
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxCardBytes+1))
 	if err != nil {
-		return nil, fmt.Errorf("read agent card: %w", err)
+		return nil, nil, fmt.Errorf("read agent card: %w", err)
 	}
 	switch {
 	case resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusMethodNotAllowed:
-		return nil, &CardError{URL: u, NotFound: true, Err: fmt.Errorf("HTTP %s", resp.Status),
+		return nil, nil, &CardError{URL: u, NotFound: true, Err: fmt.Errorf("HTTP %s", resp.Status),
 			Hint: "is this an A2A agent? pass --transport to treat the URL as the endpoint"}
 	case tlsMismatch(u, resp, body) != nil:
-		return nil, tlsMismatch(u, resp, body)
+		return nil, nil, tlsMismatch(u, resp, body)
+	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
+		return nil, nil, &CardError{URL: u, Unauthorized: true, Err: fmt.Errorf("HTTP %s", resp.Status),
+			Hint: "the agent's card is behind authentication: pass --bearer, --api-key or --auth"}
 	case resp.StatusCode != http.StatusOK:
-		return nil, &CardError{URL: u, Err: fmt.Errorf("HTTP %s", resp.Status)}
+		return nil, nil, &CardError{URL: u, Err: fmt.Errorf("HTTP %s", resp.Status)}
 	case len(body) > maxCardBytes:
-		return nil, &CardError{URL: u, Err: fmt.Errorf("card larger than %d bytes", maxCardBytes)}
+		return nil, nil, &CardError{URL: u, Err: fmt.Errorf("card larger than %d bytes", maxCardBytes)}
 	}
 	card, err := ParseCard(body)
 	if err != nil {
-		ce := &CardError{URL: u, Err: err}
+		ce := &CardError{URL: u, Err: err, Body: body}
 		if looksLikeHTML(body) || strings.Contains(resp.Header.Get("Content-Type"), "html") {
 			ce.Err = errors.New("got an HTML page, not JSON")
 			ce.Hint = "this URL serves a web page: point a2a at the agent's base URL or its card"
 		}
-		return nil, ce
+		return nil, nil, ce
 	}
-	return card, nil
+	return card, body, nil
 }
 
 func looksLikeHTML(b []byte) bool {

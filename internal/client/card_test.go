@@ -94,7 +94,7 @@ func TestCardFileErrors(t *testing.T) {
 		if err != nil {
 			t.Fatalf("ParseRef(%q): %v", tt.in, err)
 		}
-		_, _, err = fetchCard(context.Background(), http.DefaultClient, ref, nil)
+		_, _, _, err = fetchCard(context.Background(), http.DefaultClient, ref, nil)
 		var ce *CardError
 		if !errors.As(err, &ce) || ce.NotFound != tt.notFound || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("fetchCard(%q) = %v, want a CardError (not found %v) saying %q", tt.in, err, tt.notFound, tt.want)
@@ -110,7 +110,7 @@ func TestResolveError(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, _, err = fetchCard(context.Background(), http.DefaultClient, ref, nil)
+	_, _, _, err = fetchCard(context.Background(), http.DefaultClient, ref, nil)
 	var re *ResolveError
 	if !errors.As(err, &re) || re.Host != "nosuch.invalid" || !strings.Contains(err.Error(), "the host name nosuch.invalid ") || !IsUnreachable(err) {
 		t.Errorf("fetchCard(nosuch.invalid) = %v, want a ResolveError naming the host", err)
@@ -200,12 +200,14 @@ func TestChooseInterface(t *testing.T) {
 	}}
 	ref, _ := ParseRef("http://h")
 	tests := []struct {
-		forced a2a.TransportProtocol
+		forced []a2a.TransportProtocol
 		want   string
 	}{
-		{"", "http://h/rest"},
-		{a2a.TransportProtocolGRPC, "h:9"},
-		{a2a.TransportProtocolHTTPJSON, "http://h/rest"},
+		{nil, "http://h/rest"},
+		{[]a2a.TransportProtocol{a2a.TransportProtocolGRPC}, "h:9"},
+		{[]a2a.TransportProtocol{a2a.TransportProtocolHTTPJSON}, "http://h/rest"},
+		// Repeatable and ordered: a binding the card lacks is skipped, the next one asked for is taken.
+		{[]a2a.TransportProtocol{a2a.TransportProtocolJSONRPC, a2a.TransportProtocolGRPC, a2a.TransportProtocolHTTPJSON}, "h:9"},
 	}
 	for _, tt := range tests {
 		iface, _, err := chooseInterface(card, ref, tt.forced, "")
@@ -217,12 +219,12 @@ func TestChooseInterface(t *testing.T) {
 			t.Errorf("chooseInterface(forced %q) = %s, want %s", tt.forced, iface.URL, tt.want)
 		}
 	}
-	_, _, err := chooseInterface(card, ref, a2a.TransportProtocolJSONRPC, "")
+	_, _, err := chooseInterface(card, ref, []a2a.TransportProtocol{a2a.TransportProtocolJSONRPC}, "")
 	var ue *UsageError
 	if !errors.As(err, &ue) {
 		t.Errorf("chooseInterface(forced JSONRPC not in card) = %v, want a usage error", err)
 	}
-	iface, _, err := chooseInterface(nil, ref, a2a.TransportProtocolJSONRPC, "")
+	iface, _, err := chooseInterface(nil, ref, []a2a.TransportProtocol{a2a.TransportProtocolJSONRPC}, "")
 	if err != nil || iface.URL != "http://h" || iface.ProtocolBinding != a2a.TransportProtocolJSONRPC {
 		t.Errorf("chooseInterface(no card, forced) = %+v, %v; want the URL as a JSONRPC endpoint", iface, err)
 	}
@@ -248,7 +250,7 @@ func TestChooseInterfaceVersion(t *testing.T) {
 		{&a2a.AgentCard{SupportedInterfaces: []*a2a.AgentInterface{v03}}, "1.0", "http://h/v03", "1.0"},
 		{&a2a.AgentCard{SupportedInterfaces: []*a2a.AgentInterface{v10}}, "0.3", "http://h/v10", "0.3"},
 	} {
-		iface, _, err := chooseInterface(tt.card, ref, "", tt.version)
+		iface, _, err := chooseInterface(tt.card, ref, nil, tt.version)
 		if err != nil || iface.URL != tt.wantURL || iface.ProtocolVersion != tt.wantVer {
 			t.Errorf("chooseInterface(version %q) = %+v, %v; want %s in %s", tt.version, iface, err, tt.wantURL, tt.wantVer)
 		}
@@ -269,16 +271,17 @@ func TestChooseInterfaceVersion(t *testing.T) {
 
 func TestServiceParams(t *testing.T) {
 	t.Parallel()
-	o := &Options{SvcParams: []string{"x-trace=a=b", "X-Trace=c", "k="}, Auth: "Bearer t"}
+	// key=value (seed) and key:value (a2a-cli specification); the first of = and : separates.
+	o := &Options{SvcParams: []string{"x-trace=a=b", "X-Trace=c", "k=", "x-span:a:b=c", "X-Trace:d"}, Auth: "Bearer t"}
 	got, err := o.ServiceParams()
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string][]string{"X-Trace": {"a=b", "c"}, "K": {""}, "Authorization": {"Bearer t"}}
+	want := map[string][]string{"X-Trace": {"a=b", "c", "d"}, "X-Span": {"a:b=c"}, "K": {""}, "Authorization": {"Bearer t"}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("serviceParams mismatch (-want +got):\n%s", diff)
 	}
-	for _, bad := range []string{"novalue", "=v", " =v"} {
+	for _, bad := range []string{"novalue", "=v", " =v", ":v"} {
 		_, err := (&Options{SvcParams: []string{bad}}).ServiceParams()
 		var ue *UsageError
 		if !errors.As(err, &ue) {

@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -27,7 +28,7 @@ import (
 
 // Options say how a run reaches agents: the global flags every client verb shares.
 type Options struct {
-	Transport  string   // --transport: rest, jsonrpc, grpc, or "" for the card's choice
+	Transport  string   // --transport: rest, jsonrpc, grpc, a comma list in preference order, or "" for the card's choice
 	SvcParams  []string // --svc-param key=value
 	Auth       string   // --auth
 	Bearer     string   // --bearer
@@ -46,6 +47,8 @@ type Options struct {
 	// NoRefusedRetry fails a refused loopback connection at once (a proxy's upstream: its callers wait on it); the
 	// retry of retryRefused is for a person starting an agent and a client in one shell line.
 	NoRefusedRetry bool
+	// NoCard (-e/--endpoint) uses the reference as the endpoint of the one --transport, without fetching a card.
+	NoCard bool
 }
 
 // Dialer connects to agents for one run of the CLI. Every connection of the run shares its state: one HTTP client
@@ -65,6 +68,7 @@ type dialState struct {
 	conns   *ConnTracker
 	guard   *credGuard
 	reached sync.Map // addresses a connection succeeded to: only a never-reached loopback agent is waited for
+	query   queryKey // --api-key as a query parameter, when the card's apiKey scheme says so
 }
 
 // NewDialer returns the run's dialer. log may be nil (no -v); warn receives the guard's warnings (nil: discarded).
@@ -98,9 +102,11 @@ type Conn struct {
 	*a2aclient.Client
 	Card    *a2a.AgentCard
 	CardURL string
-	Iface   *a2a.AgentInterface
-	Ref     *Ref
-	Timeout time.Duration
+	// CardBytes is the card as it arrived, for its signatures (nil without a card).
+	CardBytes []byte
+	Iface     *a2a.AgentInterface
+	Ref       *Ref
+	Timeout   time.Duration
 	// MaxResponse is --max-response-bytes: what a client may hold of one answer (0: no bound).
 	MaxResponse int64
 	// params are the headers every request carries; hc is the process's HTTP client. Plain HTTP calls beside the
@@ -125,15 +131,35 @@ func ParseTransport(name string) (a2a.TransportProtocol, error) {
 	return "", Usagef("invalid --transport %q: want rest, jsonrpc or grpc", name)
 }
 
+// ParseTransports reads a --transport preference list: bindings separated by commas, highest preference first.
+func ParseTransports(list string) ([]a2a.TransportProtocol, error) {
+	var out []a2a.TransportProtocol
+	for _, name := range strings.Split(list, ",") {
+		if name = strings.TrimSpace(name); name == "" {
+			continue
+		}
+		t, err := ParseTransport(name)
+		if err != nil {
+			return nil, err
+		}
+		if !slices.Contains(out, t) {
+			out = append(out, t)
+		}
+	}
+	return out, nil
+}
+
 // ServiceParams turns --svc-param and --auth into the parameters sent with every request.
 func (o *Options) ServiceParams() (map[string][]string, error) {
 	params := map[string][]string{}
 	for _, kv := range o.SvcParams {
-		k, v, ok := strings.Cut(kv, "=")
-		k = strings.TrimSpace(k)
-		if !ok || k == "" {
-			return nil, Usagef("invalid --svc-param %q: want key=value", kv)
+		// key=value (the seed's form) or key:value (the a2a-cli specification's): a header name holds neither
+		// character, so the first of the two is the separator.
+		i := strings.IndexAny(kv, "=:")
+		if i < 0 || strings.TrimSpace(kv[:i]) == "" {
+			return nil, Usagef("invalid --svc-param %q: want key=value or key:value", kv)
 		}
+		k, v := strings.TrimSpace(kv[:i]), kv[i+1:]
 		params[http.CanonicalHeaderKey(k)] = append(params[http.CanonicalHeaderKey(k)], v)
 	}
 	if o.Auth != "" {
@@ -162,19 +188,22 @@ func (d *Dialer) httpClient() *http.Client {
 		dialer := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
 		base.DialContext = d.st.conns.wrapDial(d.retryRefused(resolveErrors(dialer.DialContext)))
 		d.st.guard = newCredGuard(d.opts.AuthAllOrigins, d.warn, d.log)
-		d.st.hc = &http.Client{Transport: &roundTripper{base: base, log: d.log, guard: d.st.guard, maxBody: d.opts.MaxResponseBytes}}
+		d.st.hc = &http.Client{Transport: &roundTripper{base: base, log: d.log, guard: d.st.guard, maxBody: d.opts.MaxResponseBytes, query: &d.st.query}}
 	})
 	return d.st.hc
 }
 
 // Resolved is an agent reference with its card, before any client exists.
 type Resolved struct {
-	ref     *Ref
-	Card    *a2a.AgentCard // nil when --transport forced an endpoint that has no card
-	cardURL string
-	forced  a2a.TransportProtocol
-	params  map[string][]string
-	hc      *http.Client
+	ref  *Ref
+	Card *a2a.AgentCard // nil when --transport forced an endpoint that has no card
+	// CardBytes is the card as it arrived (what its signatures cover); nil with Card.
+	CardBytes []byte
+	cardURL   string
+	forced    a2a.TransportProtocol   // the first --transport: the binding of an endpoint with no card
+	prefs     []a2a.TransportProtocol // every --transport, highest preference first
+	params    map[string][]string
+	hc        *http.Client
 }
 
 // Resolve reads the reference and fetches the agent card, bounded by --timeout.
@@ -183,19 +212,34 @@ func (d *Dialer) Resolve(ctx context.Context, rawURL string) (*Resolved, error) 
 	if err != nil {
 		return nil, err
 	}
-	forced, err := ParseTransport(d.opts.Transport)
+	prefs, err := ParseTransports(d.opts.Transport)
 	if err != nil {
 		return nil, err
+	}
+	var forced a2a.TransportProtocol
+	if len(prefs) > 0 {
+		forced = prefs[0]
 	}
 	params, err := d.opts.ServiceParams()
 	if err != nil {
 		return nil, err
 	}
-	r := &Resolved{ref: ref, forced: forced, params: params, hc: d.httpClient()}
+	r := &Resolved{ref: ref, forced: forced, prefs: prefs, params: params, hc: d.httpClient()}
 	d.st.guard.name(refOrigin(ref))
+	if d.opts.NoCard && forced != "" && ref.Base != nil {
+		d.log.Printf("--endpoint: using %s as the %s endpoint, no card fetched", ref.Raw, forced)
+		return r, nil
+	}
 	cctx, cancel := TimeoutContext(ctx, d.opts.Timeout)
 	defer cancel()
-	card, cardURL, err := fetchCard(cctx, r.hc, ref, cardHeaders(params))
+	// The public card is fetched without credentials: they go out per request once the agent declared how it wants
+	// them (the a2a-cli specification, §12.1). A card behind authentication (401, 403) is asked for again with them.
+	public, withheld := withoutCredentials(params)
+	card, raw, cardURL, err := fetchCard(cctx, r.hc, ref, cardHeaders(public))
+	if withheld && cardUnauthorized(err) {
+		d.log.Printf("the card wants credentials (%v): asking again with them", err)
+		card, raw, cardURL, err = fetchCard(cctx, r.hc, ref, cardHeaders(params))
+	}
 	if err != nil {
 		if ce, ok := asCardError(err); ok && ce.NotFound && forced != "" && ref.Base != nil {
 			d.log.Printf("no agent card (%v): using %s as the %s endpoint", ce.Err, ref.Raw, forced)
@@ -206,7 +250,7 @@ func (d *Dialer) Resolve(ctx context.Context, rawURL string) (*Resolved, error) 
 		}
 		return r, nil
 	}
-	r.Card, r.cardURL = card, cardURL
+	r.Card, r.CardBytes, r.cardURL = card, raw, cardURL
 	d.log.Printf("card: %s (%s)", cardURL, termsafe.Line(card.Name))
 	d.apiKeyHeader(card, params)
 	fixLocalhost(card, ref)
@@ -219,13 +263,13 @@ func (d *Dialer) Connect(ctx context.Context, rawURL string) (*Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	card, ref, forced, params := r.Card, r.ref, r.forced, r.params
+	card, ref, params := r.Card, r.ref, r.params
 	d.requiredExtensions(card, params)
 	version, err := forcedVersion(params)
 	if err != nil {
 		return nil, err
 	}
-	iface, why, err := chooseInterface(card, ref, forced, version)
+	iface, why, err := chooseInterface(card, ref, r.prefs, version)
 	if err != nil {
 		return nil, err
 	}
@@ -251,7 +295,7 @@ func (d *Dialer) ConnectTo(ctx context.Context, r *Resolved, iface *a2a.AgentInt
 // open builds the client on iface, the interface chosen for r.
 func (d *Dialer) open(ctx context.Context, r *Resolved, iface *a2a.AgentInterface, why string) (*Conn, error) {
 	card, ref, params, hc := r.Card, r.ref, r.params, r.hc
-	c := &Conn{Ref: ref, Timeout: d.opts.Timeout, MaxResponse: d.opts.MaxResponseBytes, Card: card, CardURL: r.cardURL, Params: params, HC: hc}
+	c := &Conn{Ref: ref, Timeout: d.opts.Timeout, MaxResponse: d.opts.MaxResponseBytes, Card: card, CardURL: r.cardURL, CardBytes: r.CardBytes, Params: params, HC: hc}
 	c.Iface = iface
 	if ref.File != "" {
 		// A card file names no origin: the interface the user's own file points at is the one.
@@ -293,47 +337,68 @@ func asCardError(err error) (*CardError, bool) {
 	return ce, ok
 }
 
-// chooseInterface picks the first interface of the card we support, or the one --transport forces. A version the
-// user forces (--svc-param A2A-Version) picks an interface of that version where the card has one, and is otherwise
-// the version the chosen interface is spoken in: the A2A-Version header and the body always agree.
-func chooseInterface(card *a2a.AgentCard, ref *Ref, forced a2a.TransportProtocol, version a2a.ProtocolVersion) (*a2a.AgentInterface, string, error) {
+// chooseInterface picks the first interface of the card we support, or, with --transport, the first the card
+// offers of the bindings asked for, in the order they were asked for (a binding the card lacks is skipped). A
+// version the user forces (--svc-param A2A-Version, --a2a-version) picks an interface of that version where the
+// card has one, and is otherwise the version the chosen interface is spoken in: the A2A-Version header and the body
+// always agree.
+func chooseInterface(card *a2a.AgentCard, ref *Ref, prefs []a2a.TransportProtocol, version a2a.ProtocolVersion) (*a2a.AgentInterface, string, error) {
 	if card == nil {
 		u := *ref.Base
 		v, why := a2a.Version, "forced by --transport, no card"
 		if version != "" {
 			v, why = version, why+", version forced by A2A-Version"
 		}
-		return &a2a.AgentInterface{URL: u.String(), ProtocolBinding: forced, ProtocolVersion: v}, why, nil
+		var binding a2a.TransportProtocol
+		if len(prefs) > 0 {
+			binding = prefs[0]
+		}
+		return &a2a.AgentInterface{URL: u.String(), ProtocolBinding: binding, ProtocolVersion: v}, why, nil
 	}
 	var offered []string
-	var first *a2a.AgentInterface
-	firstWhy := ""
 	for _, iface := range card.SupportedInterfaces {
 		offered = append(offered, string(iface.ProtocolBinding))
-		if !supported(iface) || (forced != "" && !strings.EqualFold(string(iface.ProtocolBinding), string(forced))) {
-			continue
-		}
-		why := "first supported interface in the card"
-		if forced != "" {
-			why = "forced by --transport"
-		}
-		if version == "" {
-			return iface, why, nil
-		}
-		if sameMajorMinor(iface.ProtocolVersion, version) {
-			return iface, why + ", of the version A2A-Version forces", nil
-		}
-		if first == nil {
-			first, firstWhy = iface, why
+	}
+	rounds := [][]a2a.TransportProtocol{nil} // nil: any binding, in the card's order
+	if len(prefs) > 0 {
+		rounds = rounds[:0]
+		for _, p := range prefs {
+			rounds = append(rounds, []a2a.TransportProtocol{p})
 		}
 	}
-	if first != nil {
-		cp := *first
-		cp.ProtocolVersion = version
-		return &cp, firstWhy + ", spoken in the version A2A-Version forces", nil
+	for _, want := range rounds {
+		var first *a2a.AgentInterface
+		firstWhy := ""
+		for _, iface := range card.SupportedInterfaces {
+			if !supported(iface) || (want != nil && !strings.EqualFold(string(iface.ProtocolBinding), string(want[0]))) {
+				continue
+			}
+			why := "first supported interface in the card"
+			if want != nil {
+				why = "forced by --transport"
+			}
+			if version == "" {
+				return iface, why, nil
+			}
+			if sameMajorMinor(iface.ProtocolVersion, version) {
+				return iface, why + ", of the version A2A-Version forces", nil
+			}
+			if first == nil {
+				first, firstWhy = iface, why
+			}
+		}
+		if first != nil {
+			cp := *first
+			cp.ProtocolVersion = version
+			return &cp, firstWhy + ", spoken in the version A2A-Version forces", nil
+		}
 	}
-	if forced != "" {
-		return nil, "", WithHint(Usagef("the agent does not offer --transport %s (card offers %s)", bindingFlag(forced), strings.Join(offered, ", ")),
+	if len(prefs) > 0 {
+		var asked []string
+		for _, p := range prefs {
+			asked = append(asked, bindingFlag(p))
+		}
+		return nil, "", WithHint(Usagef("the agent does not offer --transport %s (card offers %s)", strings.Join(asked, ", "), strings.Join(offered, ", ")),
 			"drop --transport to use what the card offers")
 	}
 	return nil, "", &CardError{URL: ref.Raw, Err: fmt.Errorf("no supported transport among %s", strings.Join(offered, ", "))}
@@ -378,6 +443,31 @@ func withoutVersion(params map[string][]string) map[string][]string {
 
 // cardHeaders are the headers of the card fetch: the service parameters, with the A2A-Version the user forces or
 // else the newest we speak (servers exist that choose the card's shape by it).
+// withoutCredentials is params without the credentials of --auth, --bearer and --api-key (and an Authorization
+// service parameter); withheld says whether there were any.
+func withoutCredentials(params map[string][]string) (map[string][]string, bool) {
+	out := make(map[string][]string, len(params))
+	withheld := false
+	for k, v := range params {
+		switch ck := http.CanonicalHeaderKey(k); {
+		case ck == "Authorization", ck == "Proxy-Authorization", ck == http.CanonicalHeaderKey(defaultAPIKeyHeader):
+			withheld = true
+			continue
+		}
+		out[k] = v
+	}
+	return out, withheld
+}
+
+// cardUnauthorized reports whether a card fetch failed for want of credentials (401 or 403).
+func cardUnauthorized(err error) bool {
+	if ce, ok := asCardError(err); ok && ce.Unauthorized {
+		return true
+	}
+	var he *HTTPStatusError
+	return errors.As(err, &he) && (he.Code == http.StatusUnauthorized || he.Code == http.StatusForbidden)
+}
+
 func cardHeaders(params map[string][]string) http.Header {
 	h := http.Header{}
 	for k, v := range params {

@@ -41,7 +41,25 @@ func (d *Dialer) apiKeyHeader(card *a2a.AgentCard, params map[string][]string) {
 		case *a2a.APIKeySecurityScheme:
 			k = v
 		}
-		if k == nil || k.Location != a2a.APIKeySecuritySchemeLocationHeader || k.Name == "" {
+		if k == nil || k.Name == "" {
+			continue
+		}
+		switch k.Location {
+		case a2a.APIKeySecuritySchemeLocationQuery:
+			// The scheme's query parameter, on each request to the named origin (the a2a-cli specification, §12.1).
+			delete(params, defaultAPIKeyHeader)
+			d.st.query.mu.Lock()
+			d.st.query.name, d.st.query.value = k.Name, d.opts.APIKey
+			d.st.query.mu.Unlock()
+			d.log.Printf("--api-key: sent as the query parameter %s, the card's apiKey scheme", k.Name)
+			return
+		case a2a.APIKeySecuritySchemeLocationCookie:
+			delete(params, defaultAPIKeyHeader)
+			params["Cookie"] = []string{(&http.Cookie{Name: k.Name, Value: d.opts.APIKey}).String()}
+			d.log.Printf("--api-key: sent as the cookie %s, the card's apiKey scheme", k.Name)
+			return
+		case a2a.APIKeySecuritySchemeLocationHeader:
+		default:
 			continue
 		}
 		name := http.CanonicalHeaderKey(k.Name)

@@ -36,8 +36,12 @@ type CardError struct {
 	URL      string
 	File     bool // URL is a local card file
 	NotFound bool
-	Err      error
-	Hint     string
+	// Unauthorized: the card's URL answered 401 or 403 (a card behind authentication).
+	Unauthorized bool
+	Err          error
+	Hint         string
+	// Body is the card's bytes when they arrived but did not parse (for --validate); nil otherwise.
+	Body []byte
 }
 
 func (e *CardError) Error() string {
@@ -196,3 +200,24 @@ var ProtocolErrors = []struct {
 	{a2a.ErrInternalError, "InternalError", -32603},
 	{a2a.ErrServerError, "ServerError", -32000},
 }
+
+// SignatureError is --verify refusing a card whose signatures are not verified (Status: unverifiable, invalid or
+// absent; Reason says why).
+type SignatureError struct {
+	URL, Status, Reason string
+}
+
+func (e *SignatureError) Error() string {
+	msg := fmt.Sprintf("card %s: signature %s", e.URL, e.Status)
+	if e.Reason != "" {
+		msg += ": " + e.Reason
+	}
+	return msg
+}
+
+// LoginError is a stored OAuth token that is missing or could not be renewed: the user must log in (again).
+type LoginError struct {
+	URL, Msg string
+}
+
+func (e *LoginError) Error() string { return e.Msg }

@@ -47,6 +47,24 @@ type roundTripper struct {
 	log     *Log
 	guard   *credGuard
 	maxBody int64
+	// query is --api-key as the query parameter the card's apiKey scheme names (in: query), added to each request
+	// the guard lets credentials go to, after the log line (which never shows it); nil when none.
+	query *queryKey
+}
+
+// queryKey is a credential carried as a query parameter, set once the card is read.
+type queryKey struct {
+	mu          sync.Mutex
+	name, value string
+}
+
+func (q *queryKey) get() (string, string) {
+	if q == nil {
+		return "", ""
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.name, q.value
 }
 
 func (rt *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -66,9 +84,17 @@ func (rt *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		rt.log.Printf("> %s %s\n%s%s", req.Method, req.URL, redactedHeaders(req.Header), payload(body))
 	}
+	shown := req.URL // what the log shows: never the query credential
+	if name, value := rt.query.get(); name != "" && rt.guard.allows(originOf(req.URL)) {
+		out := req.Clone(req.Context())
+		q := out.URL.Query()
+		q.Set(name, value)
+		out.URL.RawQuery = q.Encode()
+		req = out
+	}
 	resp, err := rt.base.RoundTrip(req)
 	if err != nil {
-		rt.log.Printf("< %s %s: %v (%s)", req.Method, req.URL, err, time.Since(start).Round(time.Microsecond))
+		rt.log.Printf("< %s %s: %v (%s)", req.Method, shown, err, time.Since(start).Round(time.Microsecond))
 		return nil, err
 	}
 	rt.log.Printf("< %s (%s)\n%s", resp.Status, time.Since(start).Round(time.Microsecond), redactedHeaders(resp.Header))
@@ -78,7 +104,7 @@ func (rt *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, &HTTPStatusError{Code: resp.StatusCode, Status: resp.Status, Body: strings.TrimSpace(string(bytes.ToValidUTF8(body, nil)))}
 	}
 	if resp, err = capResponse(req, resp, rt.maxBody); err != nil {
-		rt.log.Printf("< %s %s: %v", req.Method, req.URL, err)
+		rt.log.Printf("< %s %s: %v", req.Method, shown, err)
 		return nil, err
 	}
 	if verbose && !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {

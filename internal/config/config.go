@@ -34,7 +34,7 @@ var noEnvFlags = map[string]bool{"help": true, "version": true}
 func NoEnv(flag string) bool { return noEnvFlags[flag] }
 
 // secretFlags hold credentials: `config show` masks them, and "@FILE" or "-" reads them from a file or stdin.
-var secretFlags = map[string]bool{"auth": true, "bearer": true, "api-key": true}
+var secretFlags = map[string]bool{"auth": true, "bearer": true, "api-key": true, "client-secret": true}
 
 // Source says where an option's effective value came from.
 type Source struct {
@@ -54,6 +54,7 @@ type loader struct {
 	getenv  func(string) string
 	stdin   io.Reader
 	config  string // --config
+	agent   string // the agent the command names (its <url>, -a), for per-agent settings; "" when none
 	sources map[string]Source
 }
 
@@ -65,7 +66,12 @@ type dotenvValue struct{ value, path string }
 // command, over the command's whole flag set, so a new flag gets its variable without code. It then reads secrets
 // given as @FILE or - (stdin). It returns where each flag's value came from.
 func Apply(fs *pflag.FlagSet, getenv func(string) string, stdin io.Reader) (map[string]Source, error) {
-	f := &loader{getenv: getenv, stdin: stdin, sources: map[string]Source{}}
+	return ApplyFor(fs, getenv, stdin, "")
+}
+
+// ApplyFor is Apply for a command that names an agent: the settings scoped to that agent (files.go) count too.
+func ApplyFor(fs *pflag.FlagSet, getenv func(string) string, stdin io.Reader, agent string) (map[string]Source, error) {
+	f := &loader{getenv: getenv, stdin: stdin, agent: agent, sources: map[string]Source{}}
 	if err := f.apply(fs); err != nil {
 		return nil, err
 	}
@@ -135,7 +141,7 @@ func maskIf(flag, val string) string {
 // not appear in ps or the shell history.
 func (f *loader) readSecrets(fs *pflag.FlagSet) error {
 	stdinUsed := ""
-	for _, name := range []string{"auth", "bearer", "api-key"} {
+	for _, name := range []string{"auth", "bearer", "api-key", "client-secret"} {
 		fl := fs.Lookup(name)
 		if fl == nil {
 			continue
@@ -182,7 +188,10 @@ func (f *loader) dotenvPaths() []string {
 	}
 	paths = append(paths, ".env")
 	if dir := f.userConfigDir(); dir != "" {
-		paths = append(paths, filepath.Join(dir, "a2a", ".env"))
+		if key := agentKey(f.agent); key != "" {
+			paths = append(paths, filepath.Join(dir, "a2a", "agents", key+".env")) // files.go
+		}
+		paths = append(paths, filepath.Join(dir, "a2a", ".env"), filepath.Join(dir, "a2a", "config.yaml"), filepath.Join(dir, "a2a", "config.json"))
 	}
 	return paths
 }
@@ -213,7 +222,7 @@ func (f *loader) loadDotenv() (map[string]dotenvValue, error) {
 			}
 			return nil, client.Usagef("read config file: %v", err)
 		}
-		vals, err := parseDotenv(data)
+		vals, err := f.parseFile(p, data) // files.go: dotenv, or YAML/JSON with per-agent sections
 		if err != nil {
 			return nil, client.Usagef("config file %s: %v", p, err)
 		}

@@ -21,7 +21,9 @@ const (
 	Timeout     = 5
 	TaskFailed  = 6
 	TaskPaused  = 7
-	Interrupted = 130
+	// CardSignature is --verify refusing a card that is not verified.
+	CardSignature = 8
+	Interrupted   = 130
 )
 
 // Our own error codes for the JSON error document.
@@ -40,6 +42,8 @@ const (
 	CodeStreamLost         = "A2ANC_ERR_STREAM_LOST"
 	// CodeTooLarge is ours, not the specification's: the A2ACLI_ namespace is closed to new codes.
 	CodeTooLarge = "A2ANC_ERR_RESPONSE_TOO_LARGE"
+	// CodeCardSignature is --verify's refusal (ours too).
+	CodeCardSignature = "A2ANC_ERR_CARD_SIGNATURE"
 )
 
 // Reported is a failure whose report is already on stdout (a conformance run in which a MUST failed): exit 1, and
@@ -107,7 +111,13 @@ func Classify(err error) Meaning {
 	var te *TaskOutcome
 	var tl *client.ResponseTooLargeError
 	var re *client.ResolveError
+	var se *client.SignatureError
+	var le *client.LoginError
 	switch {
+	case errors.As(err, &le):
+		return set(Auth, CodeCredentialsMissing, "log in with: a2a auth login "+le.URL)
+	case errors.As(err, &se):
+		return set(CardSignature, CodeCardSignature, "pass --trust-keys with the agent's key set (JWKS file or URL) or public key, or drop --verify")
 	case errors.As(err, &ue):
 		cmd := "a2a"
 		if ue.Cmd != "" {
@@ -134,6 +144,8 @@ func Classify(err error) Meaning {
 		return set(Auth, CodeAuthFailed, "check the credentials given with --auth")
 	case errors.Is(err, a2a.ErrUnauthenticated), errors.Is(err, a2a.ErrUnauthorized):
 		return set(Auth, CodeAuthFailed, "check the credentials given with --auth")
+	case errors.As(err, &ce) && ce.Unauthorized:
+		return set(Auth, CodeAuthFailed, ce.Hint)
 	case errors.As(err, &ce):
 		if ce.NotFound {
 			return set(Unreachable, CodeCardNotFound, ce.Hint)

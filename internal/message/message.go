@@ -6,7 +6,9 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"net/url"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 
@@ -26,6 +28,17 @@ type Input struct {
 	Data      string   // --data FILE|-: a data part
 	TaskID    string   // --task
 	ContextID string   // --context
+	// Extra are the part flags in command-line order (--text-part, --file-part/--file, --data-part/--data, each
+	// with the --media-type that followed it): appended after the parts above, in that order.
+	Extra []PartSpec
+	// Metadata is --metadata: a JSON object put in the Message's metadata.
+	Metadata string
+}
+
+// PartSpec is one part flag: Kind "text" (Value is the text), "file" (a path, or a URL sent by reference) or
+// "data" (a JSON file, or - for stdin); MediaType is the --media-type given right after it.
+type PartSpec struct {
+	Kind, Value, MediaType string
 }
 
 const maxInputBytes = 256 << 20
@@ -41,7 +54,18 @@ func Build(o *Input, stdin io.Reader) (*a2a.Message, error) {
 	if sources > 1 {
 		return nil, client.Usagef("give the message one way only: text, --json, --parts or -f")
 	}
-	if o.HasText && o.Text == "-" && (o.File == "-" || o.Data == "-") || o.File == "-" && o.Data == "-" {
+	stdinReaders := 0
+	for _, used := range []bool{o.HasText && o.Text == "-", o.File == "-", o.Data == "-"} {
+		if used {
+			stdinReaders++
+		}
+	}
+	for _, p := range o.Extra {
+		if p.Kind == "data" && p.Value == "-" {
+			stdinReaders++
+		}
+	}
+	if stdinReaders > 1 {
 		return nil, client.Usagef("only one input can read stdin ('-')")
 	}
 	msg := &a2a.Message{Role: a2a.MessageRoleUser}
@@ -89,8 +113,27 @@ func Build(o *Input, stdin io.Reader) (*a2a.Message, error) {
 		}
 		msg.Parts = append(msg.Parts, a2a.NewDataPart(v))
 	}
+	for _, spec := range o.Extra {
+		p, err := specPart(spec, stdin)
+		if err != nil {
+			return nil, err
+		}
+		msg.Parts = append(msg.Parts, p)
+	}
 	if len(msg.Parts) == 0 {
 		return nil, client.Usagef("no message: give text, -, --json, --parts, -f, --file or --data")
+	}
+	if o.Metadata != "" {
+		var md map[string]any
+		if err := json.Unmarshal([]byte(o.Metadata), &md); err != nil || md == nil {
+			return nil, client.Usagef("--metadata must be a JSON object, like '{\"k\":\"v\"}'")
+		}
+		if msg.Metadata == nil {
+			msg.Metadata = map[string]any{}
+		}
+		for k, v := range md {
+			msg.Metadata[k] = v
+		}
 	}
 	if msg.ID == "" {
 		msg.ID = a2a.NewMessageID()
@@ -105,6 +148,37 @@ func Build(o *Input, stdin io.Reader) (*a2a.Message, error) {
 		msg.ContextID = o.ContextID
 	}
 	return msg, nil
+}
+
+// specPart builds the part one part flag asks for.
+func specPart(spec PartSpec, stdin io.Reader) (*a2a.Part, error) {
+	switch spec.Kind {
+	case "text":
+		p := a2a.NewTextPart(spec.Value)
+		p.MediaType = spec.MediaType
+		return p, nil
+	case "file":
+		if u, err := url.Parse(spec.Value); err == nil && u.Scheme != "" && u.Host != "" && len(u.Scheme) > 1 {
+			// A URL is sent by reference: the agent fetches it, the CLI neither fetches nor re-hosts it.
+			p := a2a.NewFileURLPart(a2a.URL(spec.Value), spec.MediaType)
+			p.Filename = path.Base(u.Path)
+			return p, nil
+		}
+		return filePart(spec.Value, spec.MediaType)
+	case "data":
+		body, err := readInput(spec.Value, stdin)
+		if err != nil {
+			return nil, err
+		}
+		var v any
+		if err := json.Unmarshal(body, &v); err != nil {
+			return nil, client.Usagef("--data-part %s is not JSON: %v", spec.Value, err)
+		}
+		p := a2a.NewDataPart(v)
+		p.MediaType = spec.MediaType
+		return p, nil
+	}
+	return nil, fmt.Errorf("internal error: part kind %q", spec.Kind)
 }
 
 func readInput(path string, stdin io.Reader) ([]byte, error) {
@@ -162,6 +236,9 @@ func parseMessageJSON(body []byte, what string) (*a2a.Message, error) {
 	var raw map[string]any
 	if err := json.Unmarshal(body, &raw); err != nil {
 		return nil, client.Usagef("%s is not a JSON Message object: %v", what, err)
+	}
+	if m, ok := raw["message"].(map[string]any); ok && raw["parts"] == nil {
+		raw = m // a SendMessageRequest's payload (--request-payload): its message
 	}
 	if role, ok := raw["role"].(string); ok {
 		raw["role"] = normalRole(role)

@@ -2,6 +2,7 @@ package message
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -67,6 +68,25 @@ func TestBuildMessage(t *testing.T) {
 			}
 			return ""
 		}},
+		// The a2a-cli specification's part flags: repeatable, order-preserving, --media-type bound to the part before.
+		{"ordered part flags", Input{Metadata: `{"k":"v"}`, Extra: []PartSpec{
+			{Kind: "data", Value: "-"}, {Kind: "text", Value: "one"}, {Kind: "file", Value: png, MediaType: "application/pdf"},
+			{Kind: "file", Value: png}, {Kind: "file", Value: "https://example.com/a/doc.pdf"}, {Kind: "text", Value: "two"},
+		}}, `{"rows":3}`, func(m *a2a.Message) string {
+			if len(m.Parts) != 6 || m.Parts[0].Data() == nil || m.Parts[1].Text() != "one" || m.Parts[5].Text() != "two" {
+				return fmt.Sprintf("want data, text, file, file, url, text in order; got %d parts", len(m.Parts))
+			}
+			if m.Parts[2].MediaType != "application/pdf" || m.Parts[3].MediaType != "image/png" {
+				return "want --media-type on the part before it only: " + m.Parts[2].MediaType + ", " + m.Parts[3].MediaType
+			}
+			if m.Parts[4].URL() != "https://example.com/a/doc.pdf" || m.Parts[4].Filename != "doc.pdf" {
+				return "want a URL as a file-with-uri part"
+			}
+			if m.Metadata["k"] != "v" {
+				return "want --metadata in the message's metadata"
+			}
+			return ""
+		}},
 	}
 	for _, tt := range tests {
 		m, err := Build(&tt.o, strings.NewReader(tt.stdin))
@@ -96,6 +116,8 @@ func TestBuildMessageErrors(t *testing.T) {
 		{"parts not array", Input{Parts: `{"text":"x"}`}, "not a JSON array"},
 		{"bad data", Input{Text: "x", HasText: true, Data: "-"}, "not JSON"},
 		{"two stdin readers", Input{Text: "-", HasText: true, Data: "-"}, "only one input"},
+		{"two stdin data parts", Input{Extra: []PartSpec{{Kind: "data", Value: "-"}, {Kind: "data", Value: "-"}}}, "only one input"},
+		{"metadata not an object", Input{Text: "x", HasText: true, Metadata: "[1]"}, "--metadata must be a JSON object"},
 	}
 	for _, tt := range tests {
 		_, err := Build(&tt.o, strings.NewReader("{not json"))

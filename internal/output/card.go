@@ -60,6 +60,7 @@ func (p *Printer) blockLines(b *bytes.Buffer, label string, lines []string) {
 		b.WriteString(indentLines(Sanitize(l), indent, true))
 		b.WriteByte('\n')
 	}
+	b.WriteByte('\n') // a block is closed by a blank line
 }
 
 func (p *Printer) cardInterfaces(b *bytes.Buffer, ifaces []*a2a.AgentInterface) {

@@ -50,6 +50,10 @@ type Options struct {
 	Indent bool
 	// Width wraps long text lines to min(Width, 120) columns; 0 never wraps (pipes).
 	Width int
+	// NoRestate: a streamed status that ends the wait (terminal or interrupted) shows only its state, not the task
+	// and context ids again (the chat, whose header shows them once per task). By default the last event restates
+	// them (the a2a-cli specification, §11.2: a reader of the tail alone has them).
+	NoRestate bool
 }
 
 // Printer writes rendered values to one writer. It is not safe for concurrent use; stream
@@ -189,7 +193,7 @@ func (p *Printer) Close() error {
 		return nil
 	}
 	var b bytes.Buffer
-	p.endPartial(&b)
+	p.closeBlock(&b)
 	return p.emit(b.Bytes())
 }
 

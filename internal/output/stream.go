@@ -26,7 +26,7 @@ func (p *Printer) event(b *bytes.Buffer, e a2a.Event) error {
 		p.artifactEvent(b, v)
 		return nil
 	}
-	p.endPartial(b)
+	p.closeBlock(b)
 	switch v := e.(type) {
 	case *a2a.Task:
 		p.task(b, v, false)
@@ -39,9 +39,14 @@ func (p *Printer) event(b *bytes.Buffer, e a2a.Event) error {
 			if len(parts) > 0 {
 				p.artifactLabel(b, a)
 				p.parts(b, parts, indent)
+				b.WriteByte('\n') // the block's end
 			}
 		}
 	case *a2a.TaskStatusUpdateEvent:
+		if s := v.Status.State; !p.o.NoRestate && (s.Terminal() || s == a2a.TaskStateInputRequired || s == a2a.TaskStateAuthRequired) {
+			p.field(b, "Task ID", string(v.TaskID))
+			p.field(b, "Context ID", v.ContextID)
+		}
 		p.styledField(b, "State", p.st.stateWord(v.Status.State))
 		if msg := messageText(v.Status.Message); msg != "" {
 			p.field(b, "Status Message", msg)
@@ -65,12 +70,12 @@ func (p *Printer) artifactEvent(b *bytes.Buffer, v *a2a.TaskArtifactUpdateEvent)
 	parts, cont := p.textArtifact(a.ID, a.Parts, v.Append)
 	if cont && len(parts) == 0 {
 		if v.LastChunk {
-			p.endPartial(b)
+			p.closeBlock(b)
 		}
 		return
 	}
 	if !cont || !p.stream.inArtifact || p.stream.artifact != a.ID {
-		p.endPartial(b)
+		p.closeBlock(b)
 		p.artifactLabel(b, a)
 		p.stream.inArtifact, p.stream.artifact = true, a.ID
 	}
@@ -82,12 +87,15 @@ func (p *Printer) artifactEvent(b *bytes.Buffer, v *a2a.TaskArtifactUpdateEvent)
 			p.streamText(b, Sanitize(string(t)))
 			continue
 		}
-		p.endPartial(b)
+		if !p.stream.atLineStart { // the line ends; the artifact's block goes on
+			b.WriteByte('\n')
+			p.stream.atLineStart, p.stream.col = true, 0
+		}
 		b.WriteString(indentLines(p.partText(part, len(indent)), indent, true))
 		b.WriteByte('\n')
 	}
 	if v.LastChunk {
-		p.endPartial(b)
+		p.closeBlock(b)
 	}
 }
 
@@ -164,6 +172,15 @@ func wordWidth(s string) int {
 		w += runewidth.RuneWidth(r)
 	}
 	return w
+}
+
+// closeBlock ends an open artifact block with a blank line (the a2a-cli specification, §11.2), and any partial line.
+func (p *Printer) closeBlock(b *bytes.Buffer) {
+	open := p.stream.inArtifact
+	p.endPartial(b)
+	if open {
+		b.WriteByte('\n')
+	}
 }
 
 // endPartial ends the current line if text was left on it, and forgets the open artifact.

@@ -60,9 +60,12 @@ func (p *Printer) task(b *bytes.Buffer, t *a2a.Task, full bool) {
 	if !full {
 		return
 	}
+	// A block (its label, its content) is closed by a blank line (the a2a-cli specification, §11.2): a reader can
+	// skip it whole.
 	for _, a := range t.Artifacts {
 		p.artifactLabel(b, a)
 		p.parts(b, a.Parts, indent)
+		b.WriteByte('\n')
 	}
 	if len(t.History) > 0 {
 		p.styledField(b, "History", "")
@@ -73,6 +76,7 @@ func (p *Printer) task(b *bytes.Buffer, t *a2a.Task, full bool) {
 			fmt.Fprintf(b, "%s%s (%s):\n", indent, shortRole(m.Role), Sanitize(m.ID))
 			p.parts(b, m.Parts, indent+indent)
 		}
+		b.WriteByte('\n')
 	}
 }
 
@@ -103,6 +107,7 @@ func (p *Printer) message(b *bytes.Buffer, m *a2a.Message) {
 	p.field(b, "Role", shortRole(m.Role))
 	p.styledField(b, "Content", "")
 	p.parts(b, m.Parts, indent)
+	b.WriteByte('\n')
 }
 
 // taskList writes an aligned table of the tasks, then the total and the next page token.

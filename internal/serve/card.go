@@ -92,7 +92,7 @@ func BaseCard(cfg *Config) *a2a.AgentCard {
 
 // cardProducer substitutes our interfaces into the backend's card on every request, so a proxy
 // card refreshed after the upstream came up is served at once.
-func cardProducer(base func(context.Context) (*a2a.AgentCard, error), ifaces func(context.Context) []*a2a.AgentInterface, streaming bool, push PushSupport) a2asrv.AgentCardProducer {
+func cardProducer(base func(context.Context) (*a2a.AgentCard, error), stale *dropStaleSignatures, ifaces func(context.Context) []*a2a.AgentInterface, streaming bool, push PushSupport) a2asrv.AgentCardProducer {
 	return a2asrv.AgentCardProducerFn(func(ctx context.Context) (*a2a.AgentCard, error) {
 		c, err := base(ctx)
 		if err != nil {
@@ -100,6 +100,9 @@ func cardProducer(base func(context.Context) (*a2a.AgentCard, error), ifaces fun
 		}
 		out := *c
 		out.SupportedInterfaces = ifaces(ctx)
+		if stale != nil {
+			stale.apply(&out)
+		}
 		out.Capabilities.Streaming = out.Capabilities.Streaming || streaming
 		if push != PushUpstream {
 			out.Capabilities.PushNotifications = push == PushOn

@@ -32,6 +32,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 	"google.golang.org/grpc"
 
+	"github.com/a2acli/a2a/internal/cardsig"
 	"github.com/a2acli/a2a/internal/serve/hotpath"
 	"github.com/a2acli/a2a/internal/serve/tasks"
 	"github.com/a2acli/a2a/internal/serve/traffic"
@@ -74,6 +75,8 @@ type Config struct {
 	// PublicURL is the URL clients reach the server at (behind a reverse proxy or a tunnel): the card advertises
 	// it, and its host and origin are accepted like the server's own. "" => the address it listens on.
 	PublicURL string
+	// CardSigner signs the card served (--sign-card) and publishes its key set at cardsig.JWKSPath; nil: unsigned.
+	CardSigner *cardsig.Signer
 	// AllowOrigins are the browser origins ("scheme://host:port", or "*") that may call besides the server's own;
 	// they get CORS headers. AllowHosts are the Host names accepted on a loopback listener besides loopback ones.
 	AllowOrigins, AllowHosts []string
@@ -253,7 +256,8 @@ func buildServers(cfg *Config, hostport string, parts *Parts, tl *traffic.Log, e
 		base = func(context.Context) (*a2a.AgentCard, error) { return card, nil }
 	}
 	caps := capsOf(cfg, parts)
-	producer := cardProducer(withSecurity(base, cfg.Token), httpsInterfaces(cfg, cardInterfaces(cfg, hostport, ver, exposed)), caps.streaming, caps.push)
+	stale := &dropStaleSignatures{log: cfg.Log, signed: cfg.CardSigner != nil}
+	producer := cardProducer(withSecurity(base, cfg.Token), stale, httpsInterfaces(cfg, cardInterfaces(cfg, hostport, ver, exposed)), caps.streaming, caps.push)
 	h := caps.gate(parts.Handler, producer) // what the card says the agent does not do is refused (cardcaps.go)
 	if tl.Records() {
 		h = tl.Handler(h)
@@ -261,6 +265,10 @@ func buildServers(cfg *Config, hostport string, parts *Parts, tl *traffic.Log, e
 	h = &a2asrv.InterceptedHandler{Handler: h, Logger: tl.Slogger()}
 	mux := http.NewServeMux()
 	ch := withRequestHost(cardHandler(producer, ver.v03))
+	if cfg.CardSigner != nil {
+		ch = withRequestHost(signedCard(cardHandler(producer, ver.v03), cfg.CardSigner, cfg.Log))
+		mux.Handle(cardsig.JWKSPath, jwksHandler(cfg.CardSigner))
+	}
 	mux.Handle(a2asrv.WellKnownAgentCardPath, ch)
 	mux.Handle(legacyCardPath, ch)
 	s := &servers{}

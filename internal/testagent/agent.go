@@ -50,10 +50,12 @@ const (
 	// UnnamedFiles completes with three artifacts whose file parts have no file name: two named
 	// ChartArtifact holding PNG bytes (image/png), one without a name holding text (text/plain).
 	UnnamedFiles
+	// AuthRequired stops the task at auth-required, status message "log in first".
+	AuthRequired
 )
 
 var behaviorNames = []string{"echo", "input-required", "chunks", "fail", "slow", "big",
-	"escapes", "message-only", "die-mid-stream", "files", "unnamed-files"}
+	"escapes", "message-only", "die-mid-stream", "files", "unnamed-files", "auth-required"}
 
 // String returns the behavior's name as used in the card name.
 func (b Behavior) String() string {
@@ -77,6 +79,11 @@ type Options struct {
 	// RequireAuth, if set, is the exact Authorization value every A2A call
 	// (not the card) must carry.
 	RequireAuth string
+	// Authorize, if set, decides whether an A2A call (not the card) with this Authorization value may go on (else
+	// 401), e.g. by asking an authorization server's introspection endpoint.
+	Authorize func(authorization string) bool
+	// EditCard, if set, changes the card before it is served (security schemes, say).
+	EditCard func(*a2a.AgentCard)
 	// ExtendedCard is served by GetExtendedAgentCard when set (and the card
 	// then declares it). Its empty fields are filled in from the public card.
 	ExtendedCard *a2a.AgentCard

@@ -21,7 +21,7 @@ func (a *Agent) buildCard(endpoint string) *a2a.AgentCard {
 	if a.opts.V03 {
 		version = v03Version
 	}
-	return &a2a.AgentCard{
+	card := &a2a.AgentCard{
 		Name:        "Test Agent " + a.opts.Behavior.String(),
 		Description: fmt.Sprintf("Reference agent (%s) for CLI tests.", a.opts.Behavior),
 		Version:     "0.0.1",
@@ -44,6 +44,10 @@ func (a *Agent) buildCard(endpoint string) *a2a.AgentCard {
 			Tags:        []string{"test"},
 		}},
 	}
+	if a.opts.EditCard != nil {
+		a.opts.EditCard(card)
+	}
+	return card
 }
 
 // v03Card is the JSON shape of a v0.3 agent card (only the fields served here).

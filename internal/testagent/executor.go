@@ -111,6 +111,9 @@ func (e *executor) script(ctx context.Context, ec *a2asrv.ExecutorContext, text 
 			return []a2a.Event{a2a.NewStatusUpdateEvent(ec, a2a.TaskStateInputRequired, ask)}
 		}
 		return []a2a.Event{a2a.NewArtifactEvent(ec, a2a.NewTextPart("hello, "+text)), done}
+	case AuthRequired:
+		ask := a2a.NewMessageForTask(a2a.MessageRoleAgent, ec, a2a.NewTextPart("log in first"))
+		return []a2a.Event{a2a.NewStatusUpdateEvent(ec, a2a.TaskStateAuthRequired, ask)}
 	case Chunks:
 		return append(chunkEvents(ec, e.opts.chunks(), func(i int) string {
 			return fmt.Sprintf("chunk %d\n", i+1)

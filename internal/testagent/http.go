@@ -85,6 +85,10 @@ func (a *Agent) guard(next http.Handler) http.Handler {
 			writeUnauthenticated(w, a.opts.Transport)
 			return
 		}
+		if a.opts.Authorize != nil && !a.opts.Authorize(r.Header.Get("Authorization")) {
+			writeUnauthenticated(w, a.opts.Transport)
+			return
+		}
 		if a.opts.Behavior == DieMidStream {
 			w = &cutWriter{ResponseWriter: w, agent: a}
 		}

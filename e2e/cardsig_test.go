@@ -1,0 +1,152 @@
+package e2e
+
+import (
+	"bytes"
+	"crypto/tls"
+	"crypto/x509"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/a2acli/a2a/internal/testskip"
+)
+
+// signTools skips without openssl and python3's cryptography, the signer and verifier that are not our code.
+func signTools(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("openssl"); err != nil {
+		testskip.Missing(t, "openssl", "signed cards are checked against openssl-made keys")
+	}
+	if err := exec.Command("python3", "-c", "import cryptography").Run(); err != nil {
+		testskip.Missing(t, "python3-cryptography", "the independent card signer needs python3's cryptography")
+	}
+}
+
+// jwsTool runs internal/cardsig/testdata/jws.py, the independent signer and verifier, with stdin.
+func jwsTool(t *testing.T, stdin []byte, args ...string) (string, error) {
+	t.Helper()
+	cmd := exec.Command("python3", append([]string{filepath.Join("..", "internal", "cardsig", "testdata", "jws.py")}, args...)...)
+	cmd.Stdin = bytes.NewReader(stdin)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	return string(out), err
+}
+
+// opensslKey makes a private key (genpkey args) and its public key with openssl; it returns both paths.
+func opensslKey(t *testing.T, dir, name string, args ...string) (string, string) {
+	t.Helper()
+	priv, pub := filepath.Join(dir, name+".pem"), filepath.Join(dir, name+".pub.pem")
+	for _, a := range [][]string{append(append([]string{"genpkey"}, args...), "-out", priv), {"pkey", "-in", priv, "-pubout", "-out", pub}} {
+		if out, err := exec.Command("openssl", a...).CombinedOutput(); err != nil {
+			t.Fatalf("openssl %v: %v\n%s", a, err, out)
+		}
+	}
+	return priv, pub
+}
+
+// serve --sign-card signs its card and publishes the key set its jku names: discover --verify follows the jku over
+// https, the independent verifier accepts the served bytes, and a call under --verify goes through; an unsigned
+// agent under --verify is refused with exit 8 before any call.
+func TestServeSignCardVerified(t *testing.T) {
+	t.Parallel()
+	signTools(t)
+	dir := t.TempDir()
+	ca := newTestCA(t)
+	_, certPath, keyPath := ca.issue(t, "agent", []net.IP{net.IPv4(127, 0, 0, 1)}, nil, time.Now().Add(time.Hour), x509.ExtKeyUsageServerAuth)
+	priv, pub := opensslKey(t, dir, "ed", "-algorithm", "ED25519")
+	srv := startServe(t, "--echo", "--sign-card", priv, "--tls-cert", certPath, "--tls-key", keyPath)
+
+	r := run(t, "", "discover", srv.url, "--cacert", ca.pem, "--verify")
+	wantCode(t, r, 0)
+	wantContains(t, "discover --verify", r.stdout, "Signature: verified (EdDSA, kid ", "key from jku "+srv.url+"/.well-known/jwks.json)")
+
+	pool := x509.NewCertPool()
+	pool.AddCert(ca.cert)
+	hc := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
+	resp, err := hc.Get(srv.url + "/.well-known/agent-card.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	served, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if out, err := jwsTool(t, served, "verify", pub); err != nil || !strings.HasPrefix(out, "verified ") {
+		t.Fatalf("the independent verifier refused the served card (%v): %s\n%s", err, out, served)
+	}
+
+	r = run(t, "", "send", srv.url, "--cacert", ca.pem, "--verify", "-o", "raw", "signed hello")
+	wantCode(t, r, 0)
+	wantContains(t, "send --verify", r.stdout, "signed hello")
+
+	plain := startServe(t, "--echo")
+	r = run(t, "", "send", plain.url, "--verify", "-o", "json", "unsigned hello")
+	wantCode(t, r, 8)
+	wantContains(t, "send --verify to an unsigned agent", r.stdout, `"code":"A2ANC_ERR_CARD_SIGNATURE"`, "signature absent")
+	if strings.Contains(plain.Log(), "unsigned hello") || strings.Contains(plain.Log(), "SendMessage") {
+		t.Errorf("the refused card's agent was called:\n%s", plain.Log())
+	}
+}
+
+// A card signed by python's cryptography with an openssl RSA key verifies with --trust-keys; a tampered copy is
+// invalid (exit 8 under --verify); without a key it is unverifiable, and a jku is not followed for a card file.
+func TestIndependentlySignedCardFile(t *testing.T) {
+	t.Parallel()
+	signTools(t)
+	dir := t.TempDir()
+	priv, pub := opensslKey(t, dir, "rsa", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048")
+	card, err := os.ReadFile(filepath.Join("..", "internal", "cardsig", "testdata", "card.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	signed, err := jwsTool(t, card, "sign", priv, "rsa-1", "https://agent.example/.well-known/jwks.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := filepath.Join(dir, "signed.json")
+	bad := filepath.Join(dir, "tampered.json")
+	os.WriteFile(good, []byte(signed), 0o600)
+	os.WriteFile(bad, []byte(strings.Replace(signed, "says it back", "steals your keys", 1)), 0o600)
+
+	r := run(t, "", "discover", good, "--trust-keys", pub, "--verify")
+	wantCode(t, r, 0)
+	wantContains(t, "signed card", r.stdout, "Signature: verified (RS256, kid rsa-1, key from trust-keys "+pub+" (pinned key))")
+
+	r = run(t, "", "discover", bad, "--trust-keys", pub)
+	wantCode(t, r, 0)
+	wantContains(t, "tampered card", r.stdout, "Signature: invalid: the signature does not match the card")
+	r = run(t, "", "discover", bad, "--trust-keys", pub, "--verify")
+	wantCode(t, r, 8)
+	wantContains(t, "tampered card under --verify", r.stderr, "signature invalid", "hint: ")
+
+	r = run(t, "", "discover", good, "-o", "json", "--jq", ".signatureCheck.status + \" \" + .signatureCheck.reason")
+	wantCode(t, r, 0)
+	wantContains(t, "no key", r.stdout, "unverifiable jku https://agent.example/.well-known/jwks.json not followed: a card read from a file")
+}
+
+// serve --proxy rewrites a signed upstream card: it warns and drops the signatures that no longer hold, or re-signs
+// the card with --sign-card's key.
+func TestProxySignedUpstreamCard(t *testing.T) {
+	t.Parallel()
+	signTools(t)
+	dir := t.TempDir()
+	up, _ := opensslKey(t, dir, "up", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256")
+	mine, minePub := opensslKey(t, dir, "mine", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256")
+	upstream := startServe(t, "--echo", "--sign-card", up)
+
+	bare := startServe(t, "--proxy", upstream.url)
+	r := run(t, "", "discover", bare.url)
+	wantCode(t, r, 0)
+	wantContains(t, "proxied card", r.stdout, "Signature: absent")
+	wantContains(t, "proxy log", bare.Log(), "the upstream card is signed; the proxy rewrites it, so its signatures no longer hold")
+
+	resigned := startServe(t, "--proxy", upstream.url, "--sign-card", mine)
+	r = run(t, "", "discover", resigned.url, "--trust-keys", minePub, "--verify")
+	wantCode(t, r, 0)
+	wantContains(t, "re-signed card", r.stdout, "Signature: verified (ES256")
+	wantContains(t, "proxy log", resigned.Log(), "re-signed with --sign-card's key")
+}

@@ -1,0 +1,163 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+
+	"github.com/a2acli/a2a/internal/testagent"
+)
+
+// TestTextNoControlSequencesOnTerminal: the text contract carries no terminal control sequences, on a terminal too
+// (the a2a-cli specification, §11.2): stdout is a terminal here, TERM says it can colour, NO_COLOR is unset, and the
+// bytes are what a pipe gets. Blocks are closed by a blank line. --color always still colours.
+func TestTextNoControlSequencesOnTerminal(t *testing.T) {
+	t.Parallel()
+	srv := startServe(t, "--echo")
+	task := sendTask(t, run(t, "", "send", srv.url, "hello", "-o", "json"))
+	piped := run(t, "", "get", "task", srv.url, string(task.ID))
+	wantCode(t, piped, 0)
+
+	onTTY := func(extra ...string) string {
+		ptmx, tty, err := pty.Open()
+		if err != nil {
+			t.Skipf("no pseudo-terminal: %v", err)
+		}
+		defer ptmx.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, bin, append([]string{"get", "task", srv.url, string(task.ID)}, extra...)...)
+		cmd.Env = append(cmdEnv("TERM=xterm-256color"), "NO_COLOR=")
+		var stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = tty, &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		tty.Close()
+		var out bytes.Buffer
+		done := make(chan struct{})
+		go func() { _, _ = io.Copy(&out, ptmx); close(done) }()
+		if err := cmd.Wait(); err != nil {
+			t.Fatalf("a2a get task on a terminal: %v\n%s", err, stderr.String())
+		}
+		ptmx.Close()
+		<-done
+		return strings.ReplaceAll(out.String(), "\r\n", "\n")
+	}
+	got := onTTY()
+	if strings.Contains(got, "\x1b") {
+		t.Errorf("text output on a terminal carries escape sequences:\n%q", got)
+	}
+	if got != piped.stdout {
+		t.Errorf("text on a terminal differs from text in a pipe:\n%q\n%q", got, piped.stdout)
+	}
+	if !strings.Contains(got, "Artifact: echo\n  hello\n\n") {
+		t.Errorf("the artifact block is not closed by a blank line:\n%q", got)
+	}
+	if colored := onTTY("--color", "always"); !strings.Contains(colored, "\x1b[") {
+		t.Errorf("--color always: no colour on a terminal:\n%q", colored)
+	}
+}
+
+// TestPushConfigNeedsDeclaredCapability: push configs go only to an agent whose card declares push notifications
+// (the a2a-cli specification, §13.3), in both grammars; the refusal is the protocol's own error name, before any
+// call. The agents are a2a-go's SDK servers, one without push and one with it.
+func TestPushConfigNeedsDeclaredCapability(t *testing.T) {
+	t.Parallel()
+	noPush := testagent.Start(t, testagent.Options{})
+	withPush := testagent.Start(t, testagent.Options{Push: true})
+	for _, args := range [][]string{
+		{"list", "push-configs", noPush.URL, "t1"},
+		{"task", "push-config", "list", "-a", noPush.URL, "t1"},
+		{"create", "push-config", noPush.URL, "t1", "--webhook", "http://127.0.0.1:9/"},
+		{"send", noPush.URL, "hi", "--push-url", "http://127.0.0.1:9/"},
+	} {
+		r := run(t, "", append(args, "-o", "json")...)
+		wantCode(t, r, 1)
+		wantContains(t, "stdout", r.stdout, `"code":"PushNotificationNotSupportedError"`, "does not declare push notifications")
+	}
+	task := sendTask(t, run(t, "", "send", withPush.URL, "hi", "-o", "json"))
+	r := run(t, "", "task", "push-config", "list", "-a", withPush.URL, string(task.ID))
+	wantCode(t, r, 0)
+}
+
+// TestTaskGetWait: task get --wait polls a2a-go's SDK agent until its slow task completes; --timeout bounds the
+// whole wait (exit 5, A2ACLI_ERR_TIMEOUT) and a settled task is printed with its artifacts.
+func TestTaskGetWait(t *testing.T) {
+	t.Parallel()
+	slow := testagent.Start(t, testagent.Options{Behavior: testagent.Slow, Delay: 1500 * time.Millisecond})
+	task := sendTask(t, run(t, "", "send", slow.URL, "hi", "--immediate", "-o", "json"))
+	r := run(t, "", "task", "get", "-a", slow.URL, string(task.ID), "--wait", "--timeout", "200ms", "-o", "json")
+	wantCode(t, r, 5)
+	wantContains(t, "stdout", r.stdout, `"code":"A2ACLI_ERR_TIMEOUT"`)
+	r = run(t, "", "task", "get", "-a", slow.URL, string(task.ID), "--wait", "--poll-interval", "50ms")
+	wantCode(t, r, 0)
+	wantContains(t, "stdout", r.stdout, "State: completed", "Artifact: ")
+}
+
+// TestConfigFilesYAMLJSONPerAgent: configuration files in YAML or JSON beside dotenv, keyed by flag or variable
+// names, with settings scoped to one agent (the a2a-cli specification, §8.3); the agent's own dotenv file in the
+// user's a2a/agents directory; precedence flag > environment > files unchanged.
+func TestConfigFilesYAMLJSONPerAgent(t *testing.T) {
+	t.Parallel()
+	h := startHeaderAgent(t)
+	hostPort := strings.TrimPrefix(h.URL, "http://")
+	dir, home := t.TempDir(), t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	yml := write("a2a.yaml", "bearer: top-level\nagents:\n  "+hostPort+":\n    A2ACLI_BEARER: per-agent\n  other.example:9:\n    bearer: wrong\n")
+	other := write("other.yaml", "agents:\n  other.example:9:\n    bearer: wrong\ntenant: t1\nbearer: top-level\n")
+	js := write("a2a.json", `{"auth":"Bearer from-json","timeout":"5s"}`)
+	bad := write("bad.yaml", "agents: [1, 2]\n")
+	if err := os.MkdirAll(filepath.Join(home, "a2a", "agents"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	agentFile := filepath.Join(home, "a2a", "agents", strings.ReplaceAll(hostPort, ":", "_")+".env")
+	if err := os.WriteFile(agentFile, []byte("A2ACLI_BEARER=agent-dotenv\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		env  []string
+		args []string
+		want string
+	}{
+		{"yaml, the agent's section", nil, []string{"--config", yml}, "Bearer per-agent"},
+		{"yaml, another agent's section ignored", nil, []string{"--config", other}, "Bearer top-level"},
+		{"json", nil, []string{"--config", js}, "Bearer from-json"},
+		{"environment beats the file", []string{"A2ACLI_BEARER=env"}, []string{"--config", yml}, "Bearer env"},
+		{"flag beats all", nil, []string{"--config", yml, "--bearer", "flag"}, "Bearer flag"},
+		{"the agent's own dotenv file", []string{"XDG_CONFIG_HOME=" + home}, nil, "Bearer agent-dotenv"},
+		{"-a names the agent too", nil, []string{"--config", yml, "-a"}, "Bearer per-agent"},
+	}
+	for _, tc := range tests {
+		env := append([]string{"XDG_CONFIG_HOME=" + t.TempDir()}, tc.env...)
+		args := append([]string{"get", "task", h.URL, "t1"}, tc.args...)
+		if n := len(tc.args); n > 0 && tc.args[n-1] == "-a" {
+			args = append([]string{"task", "get", "t1"}, append(tc.args, h.URL)...)
+		}
+		r := runEnv(t, dir, env, "", args...)
+		if got := h.last("Authorization"); got != tc.want {
+			t.Errorf("%s: Authorization = %q, want %q\n%s", tc.name, got, tc.want, r)
+		}
+	}
+	r := runEnv(t, dir, nil, "", "get", "task", h.URL, "t1", "--config", bad)
+	wantCode(t, r, 2)
+	wantContains(t, "stderr", r.stderr, "agents: want a map")
+}

@@ -1,0 +1,52 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/a2acli/a2a/internal/cardsig"
+	"github.com/a2acli/a2a/internal/client"
+	"github.com/a2acli/a2a/internal/output"
+)
+
+// cardSignature classifies the signatures of a card as it arrived (see package cardsig): keys from --trust-keys,
+// else from the jku of a card fetched over https.
+func (f *factory) cardSignature(ctx context.Context, raw []byte, cardURL string) (cardsig.Result, error) {
+	if !strings.HasPrefix(cardURL, "https://") && !strings.HasPrefix(cardURL, "http://") {
+		cardURL = "" // a card file: no origin for a jku
+	}
+	ctx, cancel := client.TimeoutContext(ctx, f.opts.Timeout)
+	defer cancel()
+	keys, err := cardsig.NewKeys(ctx, f.dialer().HTTPClient(), cardURL, f.opts.trustKeys)
+	if err != nil {
+		return cardsig.Result{}, err
+	}
+	r := cardsig.Verify(ctx, raw, keys)
+	f.log.Printf("card signature: %s %s %s", r.Status, r.KeyID, r.Reason)
+	return r, nil
+}
+
+// verifyCard is --verify: anything but a verified card is a SignatureError.
+func (f *factory) verifyCard(ctx context.Context, raw []byte, cardURL string) (cardsig.Result, error) {
+	r, err := f.cardSignature(ctx, raw, cardURL)
+	if err != nil {
+		return r, err
+	}
+	if f.opts.verify && r.Status != cardsig.Verified {
+		return r, &client.SignatureError{URL: cardURL, Status: string(r.Status), Reason: r.Reason}
+	}
+	return r, nil
+}
+
+// signatureNote is the classification as the card's output shows it: "Signature: verified (kid …, jku …)".
+func signatureNote(r cardsig.Result) output.CardNote {
+	line := string(r.Status)
+	switch {
+	case r.Status == cardsig.Verified:
+		line += fmt.Sprintf(" (%s, kid %s, key from %s)", r.Algorithm, r.KeyID, r.KeySource)
+	case r.Reason != "":
+		line += ": " + r.Reason
+	}
+	return output.CardNote{Label: "Signature", Lines: []string{line}, Member: "signatureCheck", JSON: r}
+}
