@@ -62,7 +62,7 @@ func TestProxyAuthStaysOnUpstreamOrigin(t *testing.T) {
 	wantContains(t, "serve's stderr", proxy.Log(), withheldNote+elsewhere.URL)
 }
 
-// TestProxyUpstreamDownCardName: with the upstream down, the proxy's card is named after it. ProxyConfig.Upstream
+// TestProxyUpstreamDownCardName: with the upstream down, the proxy's card is named after it. proxy.Config.Upstream
 // was never set, so the card said "a2a serve".
 func TestProxyUpstreamDownCardName(t *testing.T) {
 	t.Parallel()

@@ -1,4 +1,4 @@
-package serve
+package serve_test
 
 import (
 	"context"
@@ -8,13 +8,15 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/a2acli/a2a/internal/serve"
+	"github.com/a2acli/a2a/internal/serve/execbackend"
 	"github.com/a2acli/a2a/internal/serve/tasks"
 )
 
 // TestExecArtifactBudget streams more than the budget: the stream gets every chunk, GetTask the tail.
 func TestExecArtifactBudget(t *testing.T) {
 	t.Parallel()
-	srv := startServer(t, Config{Backend: Exec(ExecConfig{Command: "seq 1 1000", Chunk: []byte("\n")}), Quiet: true, MaxArtifactBytes: 30})
+	srv := startServer(t, serve.Config{Backend: execbackend.New(execbackend.Config{Command: "seq 1 1000", Chunk: []byte("\n")}), Quiet: true, MaxArtifactBytes: 30})
 	c := newClient(t, srv.url, a2a.TransportProtocolHTTPJSON)
 	evs, err := collect(t, c.SendStreamingMessage(context.Background(), textMessage("x")))
 	if err != nil {
@@ -44,7 +46,7 @@ func TestExecArtifactBudget(t *testing.T) {
 // a note of its size, so a large request does not stay in memory for as long as the task is kept.
 func TestHistoryBudget(t *testing.T) {
 	t.Parallel()
-	srv := startServer(t, Config{Backend: Exec(ExecConfig{Command: "wc -c"}), Quiet: true, MaxArtifactBytes: 1000})
+	srv := startServer(t, serve.Config{Backend: execbackend.New(execbackend.Config{Command: "wc -c"}), Quiet: true, MaxArtifactBytes: 1000})
 	c := newClient(t, srv.url, a2a.TransportProtocolHTTPJSON)
 	req := &a2a.SendMessageRequest{Message: a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("small"),
 		a2a.NewTextPart(strings.Repeat("x", 5000)))}

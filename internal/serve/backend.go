@@ -14,32 +14,50 @@ import (
 	"github.com/a2acli/a2a/internal/serve/traffic"
 )
 
-// Backend produces the answers of the server: Echo, Exec, Proxy, Replay or one of a caller's own.
+// Backend produces the answers of the server: Echo (the reference, in this package), or a package of its own
+// (serve/execbackend, serve/proxy, serve/replay, serve/a3sbackend). Every backend has the one shape: Setup reads
+// what the server hands it (Env) and returns its Parts; a backend whose tasks live here builds them with
+// Env.TaskParts. docs/development.md says how to add one.
 type Backend interface {
 	// Setup runs once in Run, before the server listens, and returns the backend's parts.
 	Setup(e *Env) (*Parts, error)
 }
 
-// Env is what Run hands a backend.
+// Env is what Run hands a backend: the plug-in API, the same for echo and for every backend package.
 type Env struct {
 	Config *Config      // normalised: defaults filled in
-	Store  *tasks.Store // the task store of backends that keep tasks here (echo, exec, replay)
-	// Logf writes a line to the server's log (sanitised; whether or not Config.Quiet: a backend's
-	// own notes check it).
-	Logf tasks.Logf
-	log  *traffic.Log // the traffic log, for this package's backends (exec's stderr lines, the proxy's calls)
-	// Recording says the backend's handler is wrapped by a recorder (Record), which needs the events of
+	Store  *tasks.Store // the task store of backends that keep tasks here (TaskParts)
+	// Log is the server's traffic log (package traffic): Printf writes a line (sanitised; whether or not
+	// Config.Quiet: a backend's own notes check it), ProcStarted and ProcEnded count subprocesses, Record
+	// records a call no request handler sees (the proxy's byte path).
+	Log *traffic.Log
+	// Routes is the server's route table over HTTP: which binding and protocol version its mux hands a
+	// request to (the proxy's byte path forwards by it).
+	Routes Routes
+	// Recording says the backend's handler is wrapped by a recorder (replay.Record), which needs the events of
 	// A2A calls: a backend that could forward them without decoding (the proxy's byte path) must not.
 	Recording bool
-	// FlushHints finds the flush hint of a stream's request context (package hotpath's flush
-	// gate, put there by the response writer); hand it to tasks.NewHandler with tasks.WithFlushHints.
+	// FlushHints finds the flush hint of a stream's request context (package hotpath's flush gate, put
+	// there by the response writer); TaskParts hands it to the task handler.
 	FlushHints func(context.Context) tasks.FlushHint
 	exposed    bool // the listener is reachable from other machines
 }
 
-// PushOptions are the options of the backend's tasks.NewPusher that follow from how the server listens: once it
-// is reachable from other machines, loopback webhooks need a loopback host named in --push-allow.
-func (e *Env) PushOptions() []tasks.PusherOption {
+// TaskParts assembles a backend whose agent runs on the task runner (package tasks), so that no backend
+// does it by hand: the runner over Env.Store, its push notifications (the server's --push-allow and
+// listener rule), its request handler given the hot path's flush hints, and the parts that serve it: the
+// hot path, detached streams, push notifications on, the runner's Shutdown. a is nil for a backend that
+// starts every turn itself (Runner.Start: replay). The backend then changes what it must in the parts
+// (wraps Handler, composes Shutdown, adds Card, Front or Conns); h is the handler, h.Runner() its runner.
+func (e *Env) TaskParts(a tasks.Agent) (h *tasks.Handler, p *Parts) {
+	ts := tasks.NewRunner(e.Store, a, tasks.NewPusher(e.Config.PushAllow, e.Log.Printf, e.pushOptions()...))
+	h = tasks.NewHandler(ts, tasks.WithFlushHints(e.FlushHints))
+	return h, &Parts{Handler: h, Shutdown: ts.Shutdown, Push: PushOn, FastPath: true, DetachStreams: true}
+}
+
+// pushOptions are the options of the backend's tasks.NewPusher that follow from how the server listens: once
+// it is reachable from other machines, loopback webhooks need a loopback host named in --push-allow.
+func (e *Env) pushOptions() []tasks.PusherOption {
 	if e.exposed {
 		return []tasks.PusherOption{tasks.OffLoopback()}
 	}
@@ -90,20 +108,16 @@ const (
 	PushUpstream                    // as the backend's own card says (the proxy forwards the methods)
 )
 
-// taskBackend is the parts of a backend whose agent runs on the task runner: served on the hot
-// path, its streams detached.
-func taskBackend(e *Env, a tasks.Agent) *Parts {
-	ts := tasks.NewRunner(e.Store, a, tasks.NewPusher(e.Config.PushAllow, e.log.Printf, e.PushOptions()...))
-	return &Parts{Handler: tasks.NewHandler(ts, tasks.WithFlushHints(e.FlushHints)), Shutdown: ts.Shutdown, Push: PushOn, FastPath: true, DetachStreams: true}
-}
-
 // Echo returns a backend that answers every message with a completed task whose artifact carries
 // the message's parts (text, data and file parts alike), so every task verb works against it.
 func Echo() Backend { return echoBackend{} }
 
 type echoBackend struct{}
 
-func (echoBackend) Setup(e *Env) (*Parts, error) { return taskBackend(e, echoAgent{}), nil }
+func (echoBackend) Setup(e *Env) (*Parts, error) {
+	_, p := e.TaskParts(echoAgent{})
+	return p, nil
+}
 
 type echoAgent struct{}
 

@@ -1,4 +1,4 @@
-package serve
+package serve_test
 
 import (
 	"cmp"
@@ -9,6 +9,8 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
+	"github.com/a2acli/a2a/internal/serve"
+	"github.com/a2acli/a2a/internal/serve/execbackend"
 	"github.com/a2acli/a2a/internal/store/pgtest"
 )
 
@@ -19,8 +21,8 @@ func benchStores(b *testing.B) []struct{ name, url string } {
 		{"memory", "memory"},
 		{"sqlite", "sqlite:" + filepath.Join(b.TempDir(), "tasks.db")},
 	}
-	if srv, err := pg.Server(); srv != nil {
-		stores = append(stores, struct{ name, url string }{"postgres", postgresURL(b)})
+	if srv, err := serve.PostgresServer(); srv != nil {
+		stores = append(stores, struct{ name, url string }{"postgres", serve.PostgresURL(b)})
 	} else {
 		b.Logf("postgres left out: %v", cmp.Or(err, pgtest.ErrMissing))
 	}
@@ -32,7 +34,7 @@ func benchStores(b *testing.B) []struct{ name, url string } {
 // difference to memory is what a store adds per task.
 func BenchmarkStoreEcho(b *testing.B) {
 	for _, st := range benchStores(b) {
-		srv := startServer(b, Config{Backend: Echo(), Quiet: true, Store: st.url})
+		srv := startServer(b, serve.Config{Backend: serve.Echo(), Quiet: true, Store: st.url})
 		c := newBenchClient(b, srv.url, a2a.TransportProtocolHTTPJSON)
 		for _, n := range []int{1, 16} {
 			b.Run(fmt.Sprintf("%s/c%d", st.name, n), func(b *testing.B) { runClients(b, n, true, sendOp(c)) })
@@ -46,7 +48,7 @@ func BenchmarkStoreExecChunks(b *testing.B) {
 	const lines = 100000
 	want := func(i int) string { return strconv.Itoa(i+1) + "\n" }
 	for _, st := range benchStores(b) {
-		srv := startServer(b, Config{Backend: Exec(ExecConfig{Command: fmt.Sprintf("seq 1 %d", lines), Chunk: []byte("\n")}),
+		srv := startServer(b, serve.Config{Backend: execbackend.New(execbackend.Config{Command: fmt.Sprintf("seq 1 %d", lines), Chunk: []byte("\n")}),
 			Quiet: true, Store: st.url})
 		b.Run(st.name, func(b *testing.B) {
 			c := newBenchClient(b, srv.url, a2a.TransportProtocolHTTPJSON)

@@ -1,4 +1,4 @@
-package serve
+package serve_test
 
 import (
 	"bufio"
@@ -22,6 +22,8 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2aclient"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 
+	"github.com/a2acli/a2a/internal/serve"
+	"github.com/a2acli/a2a/internal/serve/execbackend"
 	"github.com/a2acli/a2a/internal/serve/tasks"
 )
 
@@ -55,7 +57,7 @@ func streamAll(b *testing.B, c *a2aclient.Client, want func(i int) string) (chun
 func BenchmarkExecChunks(b *testing.B) {
 	const lines = 100000
 	want := func(i int) string { return strconv.Itoa(i + 1) }
-	srv := startServer(b, Config{Backend: Exec(ExecConfig{Command: fmt.Sprintf("seq 1 %d", lines), Chunk: []byte("\n")}), Quiet: true, Transports: allTransports})
+	srv := startServer(b, serve.Config{Backend: execbackend.New(execbackend.Config{Command: fmt.Sprintf("seq 1 %d", lines), Chunk: []byte("\n")}), Quiet: true, Transports: allTransports})
 	for _, tr := range allTransports {
 		b.Run(string(tr), func(b *testing.B) {
 			c := newBenchClient(b, srv.url, tr)
@@ -130,7 +132,7 @@ func heapInuse() uint64 {
 func BenchmarkExecThroughput(b *testing.B) {
 	const size = 50 << 20
 	file := writeLines(b, b.TempDir(), size)
-	srv := startServer(b, Config{Backend: Exec(ExecConfig{Command: "cat " + file, Chunk: []byte("\n")}), Quiet: true, Transports: allTransports, MaxTasks: 1})
+	srv := startServer(b, serve.Config{Backend: execbackend.New(execbackend.Config{Command: "cat " + file, Chunk: []byte("\n")}), Quiet: true, Transports: allTransports, MaxTasks: 1})
 	for _, tr := range allTransports {
 		b.Run(string(tr), func(b *testing.B) {
 			c := newBenchClient(b, srv.url, tr)
@@ -156,7 +158,7 @@ func BenchmarkExecThroughput(b *testing.B) {
 
 // BenchmarkFirstChunk measures send-to-first-chunk latency for a command that keeps running.
 func BenchmarkFirstChunk(b *testing.B) {
-	srv := startServer(b, Config{Backend: Exec(ExecConfig{Command: "printf '1\\n'; sleep 30", Chunk: []byte("\n"), Grace: 50 * time.Millisecond}), Quiet: true})
+	srv := startServer(b, serve.Config{Backend: execbackend.New(execbackend.Config{Command: "printf '1\\n'; sleep 30", Chunk: []byte("\n"), Grace: 50 * time.Millisecond}), Quiet: true})
 	c := newBenchClient(b, srv.url, a2a.TransportProtocolHTTPJSON)
 	b.ResetTimer()
 	for range b.N {
@@ -260,7 +262,7 @@ func BenchmarkExecThroughputRaw(b *testing.B) {
 	if err := os.WriteFile(file, data, 0o600); err != nil {
 		b.Fatal(err)
 	}
-	srv := startServer(b, Config{Backend: Exec(ExecConfig{Command: "cat " + file, Chunk: []byte("\n")}), Quiet: true, MaxTasks: 1,
+	srv := startServer(b, serve.Config{Backend: execbackend.New(execbackend.Config{Command: "cat " + file, Chunk: []byte("\n")}), Quiet: true, MaxTasks: 1,
 		Transports: []a2a.TransportProtocol{a2a.TransportProtocolHTTPJSON, a2a.TransportProtocolJSONRPC}})
 	hc := benchHTTPClient()
 	msg := `{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":"go"}]}}`

@@ -1,4 +1,4 @@
-package serve
+package serve_test
 
 import (
 	"bytes"
@@ -15,6 +15,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/a2acli/a2a/internal/serve"
+	"github.com/a2acli/a2a/internal/serve/execbackend"
+	"github.com/a2acli/a2a/internal/serve/proxy"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2aclient"
 	"github.com/a2aproject/a2a-go/v2/a2aclient/agentcard"
@@ -113,7 +116,7 @@ func sendOp(c *a2aclient.Client) func() error {
 
 // BenchmarkEchoSend: round trips of a non-streaming echo at exactly 1, 16 and 64 clients.
 func BenchmarkEchoSend(b *testing.B) {
-	srv := startServer(b, Config{Backend: Echo(), Quiet: true, Transports: allTransports})
+	srv := startServer(b, serve.Config{Backend: serve.Echo(), Quiet: true, Transports: allTransports})
 	for _, tr := range allTransports {
 		c := newBenchClient(b, srv.url, tr)
 		for _, n := range benchClients {
@@ -126,7 +129,7 @@ func BenchmarkEchoSend(b *testing.B) {
 // bytes posted with plain net/http, so that beside BenchmarkBareHTTP the ratio is the server's own cost (an
 // a2a-go client in the same process spends as much CPU as the server, and shares its 2 cores).
 func BenchmarkEchoRaw(b *testing.B) {
-	srv := startServer(b, Config{Backend: Echo(), Quiet: true, Transports: allTransports})
+	srv := startServer(b, serve.Config{Backend: serve.Echo(), Quiet: true, Transports: allTransports})
 	hc := benchHTTPClient()
 	calls := []struct{ name, path, body string }{
 		{"HTTP+JSON", "/message:send", `{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":"ping"}]}}`},
@@ -188,8 +191,8 @@ func BenchmarkBareHTTP(b *testing.B) {
 // clients and latency at 1 client; then the same at 16 clients with an exec upstream.
 func BenchmarkProxy(b *testing.B) {
 	fronts := []a2a.TransportProtocol{a2a.TransportProtocolHTTPJSON, a2a.TransportProtocolJSONRPC}
-	up := startServer(b, Config{Backend: Echo(), Quiet: true, Transports: fronts})
-	px := startServer(b, Config{Backend: Proxy(ProxyConfig{Connect: benchConnector(up.url)}), Quiet: true, Transports: fronts})
+	up := startServer(b, serve.Config{Backend: serve.Echo(), Quiet: true, Transports: fronts})
+	px := startServer(b, serve.Config{Backend: proxy.New(proxy.Config{Connect: benchConnector(up.url)}), Quiet: true, Transports: fronts})
 	for _, tr := range fronts {
 		direct := newBenchClient(b, up.url, tr)
 		proxied := newBenchClient(b, px.url, tr)
@@ -202,8 +205,8 @@ func BenchmarkProxy(b *testing.B) {
 	// exchange, on the same cores) weighs as much as the upstream. An upstream that does work per
 	// call, here a subprocess as `serve --exec cat` runs one, shows the share the hop takes of a
 	// real call.
-	work := startServer(b, Config{Backend: Exec(ExecConfig{Command: "cat"}), Quiet: true, Transports: fronts[:1]})
-	workPx := startServer(b, Config{Backend: Proxy(ProxyConfig{Connect: benchConnector(work.url)}), Quiet: true, Transports: fronts[:1]})
+	work := startServer(b, serve.Config{Backend: execbackend.New(execbackend.Config{Command: "cat"}), Quiet: true, Transports: fronts[:1]})
+	workPx := startServer(b, serve.Config{Backend: proxy.New(proxy.Config{Connect: benchConnector(work.url)}), Quiet: true, Transports: fronts[:1]})
 	direct := newBenchClient(b, work.url, fronts[0])
 	proxied := newBenchClient(b, workPx.url, fronts[0])
 	b.Run(fmt.Sprintf("%s/exec/direct/c16", fronts[0]), func(b *testing.B) { runClients(b, 16, true, sendOp(direct)) })

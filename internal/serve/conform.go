@@ -61,7 +61,7 @@ func conformHTTP(next http.Handler, fronts httpFronts) http.Handler {
 				"content type "+quoteOrNone(r.Header.Get("Content-Type"))+" is not supported: send application/json or application/a2a+json"))
 			return
 		}
-		if v := requestVersion(r); v != "" && majorMinor(v) != fr.key.version {
+		if v := requestVersion(r); v != "" && MajorMinor(v) != fr.key.version {
 			var id json.RawMessage
 			if fr.key.binding == a2a.TransportProtocolJSONRPC {
 				body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
@@ -468,7 +468,7 @@ func grpcConform(ctx context.Context, fullMethod string) error {
 	md, _ := metadata.FromIncomingContext(ctx)
 	for _, v := range md.Get(strings.ToLower(a2a.SvcParamVersion)) {
 		v = strings.TrimSpace(v)
-		if v != "" && majorMinor(v) != grpcVersionOf(fullMethod) {
+		if v != "" && MajorMinor(v) != grpcVersionOf(fullMethod) {
 			return grpcError(codes.Unimplemented, a2a.ErrVersionNotSupported,
 				"A2A-Version "+v+" is not supported by this interface (it speaks "+grpcVersionOf(fullMethod)+")")
 		}

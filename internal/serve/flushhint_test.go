@@ -1,12 +1,15 @@
 package serve
 
 import (
+	"context"
 	"net/http"
 	"net/http/httptest"
+	"sync/atomic"
 	"testing"
 
 	"github.com/a2acli/a2a/internal/serve/hotpath"
 	"github.com/a2acli/a2a/internal/serve/tasks"
+	"github.com/a2acli/a2a/internal/serve/traffic"
 )
 
 // TestFlushHintsFindTheGate: the handlers' FlushHints (Env.FlushHints) find the flush gate the
@@ -20,5 +23,28 @@ func TestFlushHintsFindTheGate(t *testing.T) {
 		if (got != nil) != want {
 			t.Errorf("%s: flush hint %v, want one: %v", path, got, want)
 		}
+	}
+}
+
+// countingHint is a stream's FlushHint that counts the reports it gets.
+type countingHint struct{ reports atomic.Int64 }
+
+func (h *countingHint) SetWaiting(int) { h.reports.Add(1) }
+
+// TestTaskPartsReportToFlushGate: the handler Env.TaskParts assembles tells the stream's flush hint how many
+// events wait, so that no backend on the task runner can forget it.
+func TestTaskPartsReportToFlushGate(t *testing.T) {
+	t.Parallel()
+	hint := &countingHint{}
+	e := &Env{Config: &Config{}, Store: tasks.NewStore(0, 0, nil), Log: traffic.New(traffic.Config{Quiet: true}),
+		FlushHints: func(context.Context) tasks.FlushHint { return hint }}
+	_, parts := e.TaskParts(echoAgent{})
+	defer parts.Shutdown(context.Background()) //nolint:errcheck // nothing runs after the stream ended
+	events, err := collect(t, parts.Handler.SendStreamingMessage(t.Context(), textMessage("hi")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := hint.reports.Load(); n == 0 {
+		t.Errorf("%d events streamed and none reported to the flush gate", len(events))
 	}
 }

@@ -3,9 +3,7 @@ package serve
 import (
 	"context"
 	"errors"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
@@ -38,33 +36,11 @@ var (
 	newClient    = servetest.NewClient
 	textMessage  = servetest.TextMessage
 	collect      = servetest.Collect
+	chunks       = servetest.Chunks
+	eventually   = servetest.Eventually
+	partsText    = servetest.PartsText
 )
 
 var allTransports = []a2a.TransportProtocol{a2a.TransportProtocolHTTPJSON, a2a.TransportProtocolJSONRPC, a2a.TransportProtocolGRPC}
 
 func errorIs(err, target error) bool { return err != nil && errors.Is(err, target) }
-
-// eventually polls cond until it holds or timeout passes, and reports whether it held.
-func eventually(timeout time.Duration, cond func() bool) bool {
-	deadline := time.NewTimer(timeout)
-	defer deadline.Stop()
-	tick := time.NewTicker(5 * time.Millisecond)
-	defer tick.Stop()
-	for !cond() {
-		select {
-		case <-deadline.C:
-			return cond()
-		case <-tick.C:
-		}
-	}
-	return true
-}
-
-// partsText joins the text parts.
-func partsText(parts a2a.ContentParts) string {
-	var b strings.Builder
-	for _, p := range parts {
-		b.WriteString(p.Text())
-	}
-	return b.String()
-}

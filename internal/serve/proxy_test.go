@@ -1,4 +1,4 @@
-package serve
+package serve_test
 
 import (
 	"context"
@@ -16,6 +16,9 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2aclient/agentcard"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 
+	"github.com/a2acli/a2a/internal/serve"
+	"github.com/a2acli/a2a/internal/serve/execbackend"
+	"github.com/a2acli/a2a/internal/serve/proxy"
 	"github.com/a2acli/a2a/internal/serve/tasks"
 )
 
@@ -36,8 +39,8 @@ func connector(url string) func(ctx context.Context) (*a2aclient.Client, *a2a.Ag
 
 func TestProxyForwards(t *testing.T) {
 	t.Parallel()
-	up := startServer(t, Config{Backend: Exec(ExecConfig{Command: "cat", Chunk: []byte(" ")}), Name: "Upstream", Quiet: true, Transports: allTransports})
-	px := startServer(t, Config{Backend: Proxy(ProxyConfig{Connect: connector(up.url)}), Quiet: true, Transports: allTransports})
+	up := startServer(t, serve.Config{Backend: execbackend.New(execbackend.Config{Command: "cat", Chunk: []byte(" ")}), Name: "Upstream", Quiet: true, Transports: allTransports})
+	px := startServer(t, serve.Config{Backend: proxy.New(proxy.Config{Connect: connector(up.url)}), Quiet: true, Transports: allTransports})
 	ctx := context.Background()
 	card, err := agentcard.DefaultResolver.Resolve(ctx, px.url)
 	if err != nil || card.Name != "Upstream" || card.SupportedInterfaces[0].URL != px.url {
@@ -72,7 +75,7 @@ func TestProxyForwards(t *testing.T) {
 
 func TestProxyUpstreamDownThenUp(t *testing.T) {
 	t.Parallel()
-	up := startServer(t, Config{Backend: Echo(), Name: "Late", Quiet: true})
+	up := startServer(t, serve.Config{Backend: serve.Echo(), Name: "Late", Quiet: true})
 	var online atomic.Bool
 	connect := func(ctx context.Context) (*a2aclient.Client, *a2a.AgentCard, error) {
 		if !online.Load() {
@@ -80,7 +83,7 @@ func TestProxyUpstreamDownThenUp(t *testing.T) {
 		}
 		return connector(up.url)(ctx)
 	}
-	px := startServer(t, Config{Backend: Proxy(ProxyConfig{Connect: connect, Upstream: "http://late"}), Quiet: true})
+	px := startServer(t, serve.Config{Backend: proxy.New(proxy.Config{Connect: connect, Upstream: "http://late"}), Quiet: true})
 	ctx := context.Background()
 	card, err := agentcard.DefaultResolver.Resolve(ctx, px.url)
 	if err != nil || card.Name != "proxy for http://late" {
@@ -103,8 +106,8 @@ func TestProxyUpstreamDownThenUp(t *testing.T) {
 
 func TestProxyUpstreamDiesMidStream(t *testing.T) {
 	t.Parallel()
-	up := startServer(t, Config{Backend: Exec(ExecConfig{Command: "printf '1\\n'; sleep 30", Chunk: []byte("\n"), Grace: 100e6}), Quiet: true})
-	px := startServer(t, Config{Backend: Proxy(ProxyConfig{Connect: connector(up.url)}), Quiet: true})
+	up := startServer(t, serve.Config{Backend: execbackend.New(execbackend.Config{Command: "printf '1\\n'; sleep 30", Chunk: []byte("\n"), Grace: 100e6}), Quiet: true})
+	px := startServer(t, serve.Config{Backend: proxy.New(proxy.Config{Connect: connector(up.url)}), Quiet: true})
 	c := newClient(t, px.url, a2a.TransportProtocolHTTPJSON)
 	var final a2a.TaskState
 	var streamErr error
@@ -133,7 +136,7 @@ func TestProxyAuthAndRedaction(t *testing.T) {
 	for _, injected := range []bool{false, true} {
 		var mu sync.Mutex
 		var seen http.Header
-		ts := tasks.NewRunner(tasks.NewStore(0, 0, nil), echoAgent{}, nil)
+		ts := tasks.NewRunner(tasks.NewStore(0, 0, nil), serve.EchoAgent{}, nil)
 		h := &a2asrv.InterceptedHandler{Handler: tasks.NewHandler(ts)}
 		mux := http.NewServeMux()
 		upSrv := httptest.NewServer(mux)
@@ -148,7 +151,7 @@ func TestProxyAuthAndRedaction(t *testing.T) {
 			rest.ServeHTTP(w, r)
 		}))
 		log := &syncBuffer{}
-		px := startServer(t, Config{Backend: Proxy(ProxyConfig{Connect: connector(upSrv.URL), AuthInjected: injected}), Verbose: true, Log: log})
+		px := startServer(t, serve.Config{Backend: proxy.New(proxy.Config{Connect: connector(upSrv.URL), AuthInjected: injected}), Verbose: true, Log: log})
 		c := newClient(t, px.url, a2a.TransportProtocolHTTPJSON)
 		ctx := a2aclient.AttachServiceParams(context.Background(), a2aclient.ServiceParams{
 			"Authorization": {"Bearer s3cr3t"}, "X-Trace": {"t1"}, "X-Api-Key": {"k3y"}})

@@ -1,4 +1,4 @@
-package serve
+package serve_test
 
 import (
 	"bufio"
@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/a2acli/a2a/internal/serve"
+	"github.com/a2acli/a2a/internal/serve/proxy"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2aclient"
 	"github.com/google/go-cmp/cmp"
@@ -103,7 +105,7 @@ func TestProxyFastPassthrough(t *testing.T) {
 	t.Parallel()
 	answer := `{"task":{"id":"t1","contextId":"c1","status":{"state":"TASK_STATE_COMPLETED"},"x-unknown":{"keep":[1,2.50,"me"]}}}`
 	up := startFakeUpstream(t, fixedAnswer("application/json", answer))
-	px := startServer(t, Config{Backend: Proxy(ProxyConfig{Connect: connector(up.srv.URL)}), Quiet: true, Transports: bothFronts})
+	px := startServer(t, serve.Config{Backend: proxy.New(proxy.Config{Connect: connector(up.srv.URL)}), Quiet: true, Transports: bothFronts})
 	cases := []struct {
 		method, path, body, wantPath string
 	}{
@@ -137,19 +139,19 @@ func TestProxyFastHeaders(t *testing.T) {
 	caller := http.Header{"Authorization": {"Bearer caller"}, "A2a-Extensions": {"https://ext.example/a"}, "X-Caller": {"c"}}
 	cases := []struct {
 		name     string
-		cfg      ProxyConfig
+		cfg      proxy.Config
 		wantAuth string
 		wantExt  []string
 		wantSvc  string
 	}{
-		{"pass-through", ProxyConfig{}, "Bearer caller", []string{"https://ext.example/a"}, ""},
-		{"injected", ProxyConfig{AuthInjected: true, Headers: map[string][]string{
+		{"pass-through", proxy.Config{}, "Bearer caller", []string{"https://ext.example/a"}, ""},
+		{"injected", proxy.Config{AuthInjected: true, Headers: map[string][]string{
 			"Authorization": {"Bearer proxy"}, "x-svc": {"s"}, "A2A-Extensions": {"https://ext.example/b,https://ext.example/a"}}},
 			"Bearer proxy", []string{"https://ext.example/a", "https://ext.example/b"}, "s"},
 	}
 	for _, tc := range cases {
 		tc.cfg.Connect = connector(up.srv.URL)
-		px := startServer(t, Config{Backend: Proxy(tc.cfg), Quiet: true})
+		px := startServer(t, serve.Config{Backend: proxy.New(tc.cfg), Quiet: true})
 		rawCall(t, "POST", px.url+"/message:send", `{}`, caller)
 		h := up.last(t).Header
 		if h.Get("Authorization") != tc.wantAuth || h.Get("X-Svc") != tc.wantSvc || h.Get("X-Caller") != "c" {
@@ -175,7 +177,7 @@ func TestProxyFastStreamFlushes(t *testing.T) {
 		io.WriteString(w, `data: {"jsonrpc":"2.0","id":1,"result":{"statusUpdate":{"taskId":"t9","status":{"state":"TASK_STATE_COMPLETED"}}}}`+"\n\n")
 	})
 	log := &syncBuffer{}
-	px := startServer(t, Config{Backend: Proxy(ProxyConfig{Connect: connector(up.srv.URL)}), Log: log, Transports: bothFronts})
+	px := startServer(t, serve.Config{Backend: proxy.New(proxy.Config{Connect: connector(up.srv.URL)}), Log: log, Transports: bothFronts})
 	resp, err := http.Post(px.url+"/jsonrpc", "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"SendStreamingMessage","params":{}}`))
 	if err != nil {
 		t.Fatal(err)
@@ -226,7 +228,7 @@ func TestProxyFastUpstreamDown(t *testing.T) {
 		{"unreachable", down, "upstream unreachable: dial tcp: connection refused"},
 		{"dead", dying, "connection refused"},
 	} {
-		px := startServer(t, Config{Backend: Proxy(ProxyConfig{Connect: tc.connect}), Quiet: true, Transports: bothFronts})
+		px := startServer(t, serve.Config{Backend: proxy.New(proxy.Config{Connect: tc.connect}), Quiet: true, Transports: bothFronts})
 		code, _, body := rawCall(t, "POST", px.url+"/jsonrpc", `{"jsonrpc":"2.0","id":"q1","method":"SendMessage","params":{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":"x"}]}}}`, nil)
 		var rpc struct {
 			ID    string `json:"id"`
@@ -261,7 +263,7 @@ func TestProxyFastUpstreamDiesMidStream(t *testing.T) {
 		close(sent)
 		<-r.Context().Done()
 	})
-	px := startServer(t, Config{Backend: Proxy(ProxyConfig{Connect: connector(up.srv.URL)}), Quiet: true})
+	px := startServer(t, serve.Config{Backend: proxy.New(proxy.Config{Connect: connector(up.srv.URL)}), Quiet: true})
 	resp, err := http.Post(px.url+"/message:stream", "application/json", strings.NewReader(`{}`))
 	if err != nil {
 		t.Fatal(err)
@@ -283,9 +285,9 @@ func TestProxyFastUpstreamDiesMidStream(t *testing.T) {
 // credentials redacted with -v.
 func TestProxyFastLog(t *testing.T) {
 	t.Parallel()
-	up := startServer(t, Config{Backend: Echo(), Quiet: true, Transports: bothFronts})
+	up := startServer(t, serve.Config{Backend: serve.Echo(), Quiet: true, Transports: bothFronts})
 	log := &syncBuffer{}
-	px := startServer(t, Config{Backend: Proxy(ProxyConfig{Connect: connector(up.url)}), Log: log, Verbose: true, Transports: bothFronts})
+	px := startServer(t, serve.Config{Backend: proxy.New(proxy.Config{Connect: connector(up.url)}), Log: log, Verbose: true, Transports: bothFronts})
 	hdr := http.Header{"Authorization": {"Bearer s3cr3t"}, "Content-Type": {"application/json"}}
 	_, _, body := rawCall(t, "POST", px.url+"/jsonrpc", `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"data":{"api_token":"t0ken"}}]}}}`, hdr)
 	var res struct {

@@ -10,9 +10,48 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
-
-	"github.com/a2acli/a2a/internal/serve/proxy"
 )
+
+// Routes is the server's route table over HTTP as a backend reads it (Env.Routes): Run mounts its mux from the
+// same table, and TestRoutesAgree holds the two together. The zero Routes routes nothing (every path is
+// RouteOther).
+type Routes struct{ f httpFronts }
+
+// RouteKind says who answers a request, by the route table.
+type RouteKind int
+
+// The kinds of request.
+const (
+	RouteOurs  RouteKind = iota // served by the server whatever the backend: the agent card
+	RouteA2A                    // an A2A call on one of the server's HTTP bindings
+	RouteOther                  // a path none of the bindings owns: GET /listCommands, a browser's /robots.txt
+)
+
+// Route is a request as the route table classifies it.
+type Route struct {
+	Kind RouteKind
+	// Binding and Version ("1.0" or "0.3") name where the mux hands an A2A call.
+	Binding a2a.TransportProtocol
+	Version string
+	// Method is the traffic log's name of the call: a REST call's from its route; "" for a JSON-RPC call,
+	// whose body names it (RPCMethod); "GET /path" for another path.
+	Method string
+	TaskID string // a REST call's task, from its path
+	// Exact is true when a binding routes the request, method and clean path both: a JSON-RPC POST, a REST
+	// route of a2a-go's tables, the development tool's GET /listCommands and POST /executeCommand. Another
+	// shape under a binding's path, a path with . or .. segments, is not.
+	Exact bool
+}
+
+// Classify names the binding and protocol version the server's mux hands req to.
+func (r Routes) Classify(req *http.Request) Route {
+	fr := r.f.classify(req)
+	return Route{Kind: RouteKind(fr.kind), Binding: fr.key.binding, Version: fr.key.version, Method: fr.method, TaskID: fr.taskID, Exact: fr.exact}
+}
+
+// RPCMethod is the traffic log's name of a JSON-RPC method of either protocol version ("message/send" and
+// "SendMessage" are both "SendMessage").
+func (Routes) RPCMethod(method string) string { return rpcMethodName(method) }
 
 // frontKey is an HTTP binding at one protocol version ("1.0" or "0.3").
 type frontKey struct {
@@ -24,9 +63,9 @@ type frontKey struct {
 type frontKind int
 
 const (
-	frontOurs  frontKind = iota // served here whatever the upstream (the agent card)
-	frontA2A                    // an A2A call on one of our HTTP bindings
-	frontOther                  // a path none of our bindings owns, e.g. GET /listCommands
+	frontOurs  = frontKind(RouteOurs)  // served here whatever the backend (the agent card)
+	frontA2A   = frontKind(RouteA2A)   // an A2A call on one of our HTTP bindings
+	frontOther = frontKind(RouteOther) // a path none of our bindings owns, e.g. GET /listCommands
 )
 
 // front is a classified request: for REST calls the method and task come from the route, for
@@ -220,5 +259,15 @@ func rpcMethodName(m string) string {
 	return m
 }
 
-// majorMinor reduces "0.3.0" to "0.3" and "1" to "1.0", as the proxy keys its upstream's interfaces.
-func majorMinor(v string) string { return proxy.MajorMinor(v) }
+// MajorMinor reduces a protocol version to the form a Route's Version carries: "0.3.0" to "0.3", "1" to "1.0",
+// "v1.0" to "1.0"; "" stays "". The proxy keys its upstream's interfaces by it too.
+func MajorMinor(v string) string {
+	parts := strings.SplitN(strings.TrimPrefix(strings.TrimSpace(v), "v"), ".", 3)
+	switch {
+	case parts[0] == "":
+		return ""
+	case len(parts) == 1:
+		return parts[0] + ".0"
+	}
+	return parts[0] + "." + parts[1]
+}

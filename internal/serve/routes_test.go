@@ -9,7 +9,6 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
-	"github.com/a2acli/a2a/internal/serve/proxy"
 	"github.com/a2acli/a2a/internal/serve/tasks"
 	"github.com/a2acli/a2a/internal/serve/traffic"
 )
@@ -53,7 +52,7 @@ func TestRoutesAgree(t *testing.T) {
 				if err := cfg.normalize(); err != nil {
 					t.Fatal(err)
 				}
-				parts := taskBackend(&Env{Config: &cfg, Store: tasks.NewStore(0, 0, nil)}, echoAgent{})
+				_, parts := (&Env{Config: &cfg, Store: tasks.NewStore(0, 0, nil), Log: traffic.New(traffic.Config{Quiet: true})}).TaskParts(echoAgent{})
 				srv := buildServers(&cfg, host, parts, traffic.New(traffic.Config{Quiet: true}), false)
 				fronts := frontsOf(&cfg)
 				name := fmt.Sprintf("%v protocol=%q compat=%v", trs, proto, compat)
@@ -64,10 +63,10 @@ func TestRoutesAgree(t *testing.T) {
 						r.Header.Set("Content-Type", "application/json")
 					}
 					fr := fronts.classify(r)
-					// The proxy reads the same table through its adapter (proxybackend.go).
-					if pr := (proxyRoutes{fronts}).Classify(r); pr.Binding.Protocol != fr.key.binding || pr.Binding.Version != fr.key.version ||
-						(pr.Kind == proxy.A2A) != (fr.kind == frontA2A) || pr.Method != fr.method || pr.TaskID != fr.taskID {
-						t.Errorf("%s: %s %s: the proxy's route %+v, classify's %+v", name, p.method, p.path, pr, fr)
+					// A backend (the proxy) reads the same table through Env.Routes.
+					if rt := (Routes{fronts}).Classify(r); rt.Binding != fr.key.binding || rt.Version != fr.key.version ||
+						(rt.Kind == RouteA2A) != (fr.kind == frontA2A) || rt.Method != fr.method || rt.TaskID != fr.taskID || rt.Exact != fr.exact {
+						t.Errorf("%s: %s %s: Routes.Classify %+v, classify's %+v", name, p.method, p.path, rt, fr)
 					}
 					w := httptest.NewRecorder()
 					srv.http.Handler.ServeHTTP(w, r)

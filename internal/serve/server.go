@@ -1,13 +1,15 @@
 // Package serve owns the server behind `a2a serve`: one A2A request handler mounted on the chosen
 // transports (REST, JSON-RPC and gRPC together on one port), the agent card, the guard and
-// conformance layers, the exported Backend API (a backend's Parts declare how it is served) and the
-// echo, exec and proxy backends. Tasks live in serve/tasks, the hot calls' encoder and detached
-// streams in serve/hotpath, the proxy's forwarding in serve/proxy (it reads the route table and the
-// traffic log through interfaces this package implements), the traffic log (lines, metrics, the
-// observer hook) in serve/traffic, which this package builds from Config (trafficlog.go) and mounts;
-// other backends (serve/replay) are packages of their own that import serve, never the other way
-// round. The inspector page (internal/inspect) comes in as Config.Inspector and sees the calls
-// through the observer hook (inspector.go; the types are package traffic's).
+// conformance layers, and the exported Backend API every backend plugs into: Setup gets an Env (the
+// config, the task store, the traffic log, the route table, Env.TaskParts to put an agent on the task
+// runner) and returns Parts that declare how it is served. Echo is the reference backend, here in
+// backend.go; every other backend is a package of its own that imports serve, never the other way
+// round: serve/execbackend, serve/proxy (the proxy's backend reads the route table and traffic log
+// through its own interfaces), serve/replay, serve/a3sbackend. Tasks live in serve/tasks, the hot
+// calls' encoder and detached streams in serve/hotpath, the traffic log (lines, metrics, the
+// observer hook) in serve/traffic, which this package builds from Config (trafficlog.go) and mounts.
+// The inspector page (internal/inspect) comes in as Config.Inspector and sees the calls through the
+// observer hook (inspector.go; the types are package traffic's).
 //
 // It has no flags and no cobra, never touches the process's standard streams (logs go to
 // Config.Log) and never builds clients itself: the proxy gets its upstream client from the caller.
@@ -195,7 +197,7 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	hostport := advertisedHost(ln.Addr())
 	exposed := !isLoopback(ln.Addr())
-	e := &Env{Config: &cfg, Store: store, Logf: tl.Printf, log: tl, FlushHints: flushHints, exposed: exposed}
+	e := &Env{Config: &cfg, Store: store, Log: tl, Routes: Routes{frontsOf(&cfg)}, FlushHints: flushHints, exposed: exposed}
 	parts, err := cfg.Backend.Setup(e)
 	if err != nil {
 		ln.Close()

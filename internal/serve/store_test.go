@@ -1,16 +1,18 @@
-package serve
+package serve_test
 
 import (
 	"context"
 	"testing"
 
+	"github.com/a2acli/a2a/internal/serve"
+	"github.com/a2acli/a2a/internal/serve/execbackend"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 )
 
 // list tasks must work without authentication through a real client.
 func TestListTasksOverTransports(t *testing.T) {
 	t.Parallel()
-	srv := startServer(t, Config{Backend: Exec(ExecConfig{Command: "cat"}), Transports: allTransports, Quiet: true})
+	srv := startServer(t, serve.Config{Backend: execbackend.New(execbackend.Config{Command: "cat"}), Transports: allTransports, Quiet: true})
 	for _, tr := range allTransports {
 		c := newClient(t, srv.url, tr)
 		if _, err := c.SendMessage(context.Background(), textMessage(string(tr))); err != nil {

@@ -10,20 +10,33 @@ import (
 	"github.com/a2acli/a2a/internal/serve/reference"
 )
 
-// referenceOptions are serve's flags for the reference agent.
-type referenceOptions struct {
+// referenceFlags are serve's flags for the reference agent (package reference).
+type referenceFlags struct {
+	noClose
 	on   bool
 	long time.Duration
 }
 
-func (r *referenceOptions) addFlags(cmd *cobra.Command) {
+func (*referenceFlags) about() backendAbout {
+	return backendAbout{
+		flag: "reference", use: "--reference", does: "plays the A2A TCK's scenarios",
+		help: `  --reference     a reference agent playing the A2A TCK's scenarios, chosen by message id (artifacts of
+                  each kind, a Message reply, input-required, auth-required, failed, rejected, a long
+                  cancelable task, slow streams); anything else is echoed. docs/conformance.md lists them
+`,
+	}
+}
+
+func (r *referenceFlags) addFlags(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.BoolVar(&r.on, "reference", false, "reference mode: play the A2A TCK's scenarios, chosen by message id (tck-artifact-text-…, tck-input-required-…); echo anything else")
 	fl.DurationVar(&r.long, "reference-long", 10*time.Second, "with --reference: how long a long task works (tck-long-running-…, test-resubscribe-message-id-…)")
 }
 
-func (r *referenceOptions) check(cmd *cobra.Command) error {
-	if !r.on && cmd.Flags().Changed("reference-long") {
+func (r *referenceFlags) chosen() bool { return r.on }
+
+func (r *referenceFlags) check(v *verb) error {
+	if !r.on && v.changed("reference-long") {
 		return errors.New("--reference-long goes with --reference")
 	}
 	if r.long <= 0 {
@@ -32,6 +45,6 @@ func (r *referenceOptions) check(cmd *cobra.Command) error {
 	return nil
 }
 
-func (r *referenceOptions) backend() serve.Backend {
-	return reference.Backend(reference.Config{Long: r.long})
+func (r *referenceFlags) build(*verb) (serve.Backend, error) {
+	return reference.New(reference.Config{Long: r.long}), nil
 }

@@ -9,34 +9,17 @@ import (
 	"github.com/a2acli/a2a/internal/client"
 )
 
-// backends are serve's backend flags, in the order the usage errors name them, with what each needs.
-var backends = []struct{ flag, needs, does string }{
-	{"echo", "", "answers with the message it gets"},
-	{"exec", "CMD", "runs a shell command per message"},
-	{"proxy", "URL", "forwards every call to an agent"},
-	{"replay", "FILE", "replays a recorded session"},
-	{"a3s", "HOST:PORT", "drives an A3S coding agent"},
-	{"reference", "", "plays the A2A TCK's scenarios"},
-}
-
-// needsValue says what a backend flag's value is, for the error of one that took a flag as its value.
-var needsValue = map[string]string{
-	"exec":   `the shell command to run, quoted when it has spaces: --exec "python -u agent.py"`,
-	"proxy":  "the upstream agent's URL: --proxy http://localhost:9999",
-	"replay": "a recording to replay: --replay session.jsonl",
-	"a3s":    "the A3S agent's address: --a3s localhost:4088",
-}
-
 // checkArgs is serve's Args check: it says in sentences what cobra's flag groups would have said in its own terms,
 // before any positional argument is refused, since a stray argument is most often a backend flag's lost value
 // (`serve --exec --port 8080` reads "--port" as the command and leaves "8080" over).
-func checkArgs(cmd *cobra.Command, args []string) error {
+func (o *serveOptions) checkArgs(cmd *cobra.Command, args []string) error {
 	usage := func(format string, a ...any) error {
 		return &client.UsageError{Msg: fmt.Sprintf(format, a...), Cmd: cmd.CommandPath()}
 	}
 	fl := cmd.Flags()
 	var set []string
-	for _, b := range backends {
+	for _, be := range o.backends {
+		b := be.about()
 		f := fl.Lookup(b.flag)
 		if f == nil || !f.Changed {
 			continue
@@ -56,14 +39,14 @@ func checkArgs(cmd *cobra.Command, args []string) error {
 		}
 		switch {
 		case v == "":
-			return usage("--%s needs %s", b.flag, needsValue[b.flag])
+			return usage("--%s needs %s", b.flag, b.value)
 		case strings.HasPrefix(v, "-") && fl.Lookup(strings.TrimLeft(strings.SplitN(v, "=", 2)[0], "-")) != nil:
-			return usage("--%s needs %s; it took the flag %q as its value", b.flag, needsValue[b.flag], v)
+			return usage("--%s needs %s; it took the flag %q as its value", b.flag, b.value, v)
 		}
 	}
 	switch {
 	case len(set) == 0:
-		return usage("serve needs a backend, one of: %s", backendList())
+		return usage("serve needs a backend, one of: %s", o.backendList())
 	case len(set) > 1:
 		return usage("serve runs one backend at a time: %s were given together", strings.Join(set, " and "))
 	case len(args) > 0:
@@ -73,9 +56,10 @@ func checkArgs(cmd *cobra.Command, args []string) error {
 }
 
 // backendList names each backend flag with its value and what it does.
-func backendList() string {
-	parts := make([]string, len(backends))
-	for i, b := range backends {
+func (o *serveOptions) backendList() string {
+	parts := make([]string, len(o.backends))
+	for i, be := range o.backends {
+		b := be.about()
 		f := "--" + b.flag
 		if b.needs != "" {
 			f += " " + b.needs

@@ -9,15 +9,12 @@ import (
 
 // checkStore checks --store and --lease before anything starts: the store itself is opened (and a bad URL
 // reported, password redacted) by serve.Run.
-func checkStore(store string, lease time.Duration, proxy, leaseSet bool) error {
+func checkStore(store string, lease time.Duration, leaseSet bool) error {
 	shared := strings.HasPrefix(store, "postgres://") || strings.HasPrefix(store, "postgresql://")
 	switch {
 	case store == "memory" || store == "" || strings.HasPrefix(store, "sqlite:") || shared:
 	default:
 		return fmt.Errorf("invalid --store: want memory, sqlite:PATH or postgres://...")
-	}
-	if proxy && store != "memory" && store != "" {
-		return errors.New("--store does not go with --proxy: the upstream agent keeps the tasks")
 	}
 	if lease <= 0 {
 		return fmt.Errorf("invalid --lease %s: want a positive duration", lease)

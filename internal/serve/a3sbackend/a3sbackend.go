@@ -50,12 +50,7 @@ func (b backend) Setup(e *serve.Env) (*serve.Parts, error) {
 	if err != nil {
 		return nil, err
 	}
-	store := e.Store
-	logf := func(format string, args ...any) {
-		if e.Logf != nil {
-			e.Logf(format, args...)
-		}
-	}
+	store, logf := e.Store, e.Log.Printf
 	br, err := a3s.New(a3s.Config{
 		Addr: b.cfg.Addr, Dialect: d, TLS: b.cfg.TLS, Workspace: b.cfg.Workspace,
 		Lookup: func(id a2a.TaskID) (a2a.TaskState, bool) {
@@ -76,13 +71,11 @@ func (b backend) Setup(e *serve.Env) (*serve.Parts, error) {
 	if err := br.Start(ctx); err != nil {
 		logf("warning: %v (serving anyway: every new session checks again)\n", err)
 	}
-	ts := tasks.NewRunner(e.Store, agent{br: br}, tasks.NewPusher(e.Config.PushAllow, e.Logf, e.PushOptions()...))
-	parts := &serve.Parts{
-		Handler: &handler{RequestHandler: tasks.NewHandler(ts), br: br},
-		Push:    serve.PushOn, FastPath: true, DetachStreams: true,
-	}
+	h, parts := e.TaskParts(agent{br: br})
+	parts.Handler = &handler{RequestHandler: h, br: br}
+	stopTasks := parts.Shutdown
 	parts.Shutdown = func(ctx context.Context) error {
-		err := ts.Shutdown(ctx)
+		err := stopTasks(ctx)
 		if cerr := br.Close(ctx); err == nil {
 			err = cerr
 		}

@@ -8,7 +8,9 @@
 // client does: the decoding path's client comes from Config.Connect, the byte path's transport from
 // Config.Transport (client.Upstream: the client's TLS and credential rule).
 //
-// The server (package serve) owns the route table and the traffic log; the proxy reads them
-// through the Routes and Log interfaces and serve's Proxy backend hands them over. It must not
-// import serve or its other subpackages but tasks (the log's task states), cobra or the CLI.
+// New is the backend of `a2a serve --proxy` (backend.go), plugged into serve's exported Backend API
+// like any other. The server (package serve) owns the route table and the traffic log and hands them
+// over in serve.Env; the proxy reads them through its Routes and Log interfaces, which backend.go
+// implements over them (and tests implement over fakes). It must not import serve's other
+// subpackages but tasks (the log's task states) and traffic, cobra or the CLI.
 package proxy

@@ -129,7 +129,7 @@ func (testRoutes) RPCMethod(m string) string { return m }
 // handlers over the proxy. bytes false sends every A2A call down the decoding path.
 func startProxy(t *testing.T, cfg Config, bytes bool) string {
 	t.Helper()
-	x, err := New(cfg, Env{Log: discardLog{}, Routes: testRoutes{}, Fallback: &a2a.AgentCard{Name: "fallback"}, Bytes: bytes})
+	x, err := newProxy(cfg, Env{Log: discardLog{}, Routes: testRoutes{}, Fallback: &a2a.AgentCard{Name: "fallback"}, Bytes: bytes})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -59,8 +59,8 @@ type Proxy struct {
 	bp *bytePath
 }
 
-// New returns a proxy; it connects to the upstream on first use.
-func New(c Config, e Env) (*Proxy, error) {
+// newProxy returns a proxy; it connects to the upstream on first use.
+func newProxy(c Config, e Env) (*Proxy, error) {
 	if c.Connect == nil {
 		return nil, errors.New("proxy: no upstream connector")
 	}

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/a2acli/a2a/internal/serve"
 )
 
 // fastRoutes are where the fast path sends requests: the upstream interface of each HTTP binding
@@ -30,25 +32,12 @@ func newFastRoutes(card *a2a.AgentCard) *fastRoutes {
 		if r.origin == nil {
 			r.origin = &url.URL{Scheme: u.Scheme, Host: u.Host}
 		}
-		k := Binding{iface.ProtocolBinding, MajorMinor(string(iface.ProtocolVersion))}
+		k := Binding{iface.ProtocolBinding, serve.MajorMinor(string(iface.ProtocolVersion))}
 		if _, dup := r.targets[k]; !dup && iface.Tenant == "" && k.Version != "" {
 			r.targets[k] = u
 		}
 	}
 	return r
-}
-
-// MajorMinor reduces a protocol version to the form a Binding carries: "0.3.0" to "0.3", "1" to "1.0", "v1.0" to
-// "1.0"; "" stays "". Package serve keys its own bindings by it too.
-func MajorMinor(v string) string {
-	parts := strings.SplitN(strings.TrimPrefix(strings.TrimSpace(v), "v"), ".", 3)
-	switch {
-	case parts[0] == "":
-		return ""
-	case len(parts) == 1:
-		return parts[0] + ".0"
-	}
-	return parts[0] + "." + parts[1]
 }
 
 // target is the upstream URL of a request, or nil when it cannot take the fast path: the front's

@@ -33,8 +33,8 @@ type Config struct {
 	ChunkEvery time.Duration
 }
 
-// Backend returns the reference agent as a serve backend.
-func Backend(c Config) serve.Backend {
+// New returns the reference agent as a serve backend.
+func New(c Config) serve.Backend {
 	if c.Long <= 0 {
 		c.Long = 10 * time.Second
 	}
@@ -54,8 +54,9 @@ type backend struct {
 	waiting *sync.Map
 }
 
+// Setup implements serve.Backend: the agent on serve's task runner (serve.Env.TaskParts), with its own card.
 func (b backend) Setup(e *serve.Env) (*serve.Parts, error) {
-	ts := tasks.NewRunner(e.Store, agent(b), tasks.NewPusher(e.Config.PushAllow, e.Logf, e.PushOptions()...))
+	_, parts := e.TaskParts(agent(b))
 	card := serve.BaseCard(e.Config)
 	if e.Config.Card == nil {
 		if e.Config.Name == "" {
@@ -66,14 +67,8 @@ func (b backend) Setup(e *serve.Env) (*serve.Parts, error) {
 	}
 	card.Capabilities.Extensions = append(card.Capabilities.Extensions, a2a.AgentExtension{URI: ScenariosURI,
 		Description: "plays the A2A TCK's scenarios: the message id's prefix chooses one (see the skills)"})
-	return &serve.Parts{
-		Handler:       tasks.NewHandler(ts, tasks.WithFlushHints(e.FlushHints)),
-		Shutdown:      ts.Shutdown,
-		Card:          func(context.Context) (*a2a.AgentCard, error) { return card, nil },
-		Push:          serve.PushOn,
-		FastPath:      true,
-		DetachStreams: true,
-	}, nil
+	parts.Card = func(context.Context) (*a2a.AgentCard, error) { return card, nil }
+	return parts, nil
 }
 
 // agent plays the scenarios on serve's task runner.

@@ -30,7 +30,7 @@ func TestChoose(t *testing.T) {
 // TestReply: only tck-message-response gets a Message without a task, and not as a follow-up to a task.
 func TestReply(t *testing.T) {
 	t.Parallel()
-	a := agent(Backend(Config{}).(backend))
+	a := agent(New(Config{}).(backend))
 	m := a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("hi"))
 	m.ID = "tck-message-response-1"
 	if r := a.Reply(m); r == nil || r.Parts[0].Text() != "Direct message response" {

@@ -11,6 +11,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"github.com/a2acli/a2a/internal/serve"
+	"github.com/a2acli/a2a/internal/serve/proxy"
 )
 
 // TestRecordConcurrent records concurrent calls into one writer: every line stays whole, and each
@@ -61,7 +62,7 @@ func TestProxyFastRecordUsesEvents(t *testing.T) {
 	t.Parallel()
 	up := startServer(t, serve.Config{Backend: serve.Echo(), Quiet: true})
 	var rec syncBuffer
-	px := startServer(t, serve.Config{Backend: Record(serve.Proxy(serve.ProxyConfig{Connect: connector(up.url)}), &rec), Quiet: true})
+	px := startServer(t, serve.Config{Backend: Record(proxy.New(proxy.Config{Connect: connector(up.url)}), &rec), Quiet: true})
 	c := newClient(t, px.url, a2a.TransportProtocolHTTPJSON)
 	if _, err := c.SendMessage(context.Background(), textMessage("r")); err != nil {
 		t.Fatalf("SendMessage() = %v", err)

@@ -50,8 +50,8 @@ func (b replayBackend) Setup(e *serve.Env) (*serve.Parts, error) {
 		return nil, fmt.Errorf("replay: invalid speed %v", b.cfg.Speed)
 	}
 	// No agent: every turn is a recorded script handed to Start (replaysession.go).
-	ts := tasks.NewRunner(e.Store, nil, tasks.NewPusher(e.Config.PushAllow, e.Logf, e.PushOptions()...))
-	r := &replayer{cfg: b.cfg, ts: ts, quiet: e.Config.Quiet, log: e.Logf, Handler: tasks.NewHandler(ts, tasks.WithFlushHints(e.FlushHints)), sessions: map[a2a.TaskID]*session{}}
+	h, parts := e.TaskParts(nil)
+	r := &replayer{cfg: b.cfg, ts: h.Runner(), quiet: e.Config.Quiet, log: e.Log.Printf, Handler: h, sessions: map[a2a.TaskID]*session{}}
 	for _, rec := range b.cfg.Recordings {
 		r.cmds.merge(rec.Commands)
 		if rec.Shape == "gemini" {
@@ -79,16 +79,12 @@ func (b replayBackend) Setup(e *serve.Env) (*serve.Parts, error) {
 		card.Capabilities.Extensions = append(card.Capabilities.Extensions, a2a.AgentExtension{
 			URI: devtool.URI, Description: "development-tool events (replayed)"})
 	}
-	parts := &serve.Parts{
-		Handler:  r,
-		Shutdown: ts.Shutdown,
-		Card:     func(context.Context) (*a2a.AgentCard, error) { return card, nil },
-		Front:    r.commandsHandler,
-		Push:     serve.PushOn,
-		// The hot path, but not detached streams: the connection rule follows a turn's connection
-		// through net/http (replayconn.go).
-		FastPath: true,
-	}
+	parts.Handler = r
+	parts.Card = func(context.Context) (*a2a.AgentCard, error) { return card, nil }
+	parts.Front = r.commandsHandler
+	// The hot path, but not detached streams: the connection rule follows a turn's connection through
+	// net/http (replayconn.go).
+	parts.DetachStreams = false
 	if r.rule {
 		parts.Conns = &serve.ConnHooks{State: r.conns.hook(r.idle), Context: r.conns.context, IdleTimeout: r.idle}
 	}

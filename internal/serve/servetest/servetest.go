@@ -7,6 +7,7 @@ package servetest
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -103,4 +104,52 @@ func Collect(t testing.TB, seq func(yield func(a2a.Event, error) bool)) ([]a2a.E
 		evs = append(evs, ev)
 	}
 	return evs, nil
+}
+
+// Chunks returns the bytes of the artifact events (text, or raw bytes marked "raw:") and whether the last one
+// had lastChunk.
+func Chunks(evs []a2a.Event) (texts []string, last bool, state a2a.TaskState) {
+	for _, ev := range evs {
+		switch v := ev.(type) {
+		case *a2a.TaskArtifactUpdateEvent:
+			var b strings.Builder
+			for _, p := range v.Artifact.Parts {
+				if raw := p.Raw(); raw != nil {
+					b.WriteString("raw:" + string(raw))
+					continue
+				}
+				b.WriteString(p.Text())
+			}
+			texts = append(texts, b.String())
+			last = v.LastChunk
+		case *a2a.TaskStatusUpdateEvent:
+			state = v.Status.State
+		}
+	}
+	return texts, last, state
+}
+
+// Eventually polls cond until it holds or timeout passes, and reports whether it held.
+func Eventually(timeout time.Duration, cond func() bool) bool {
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for !cond() {
+		select {
+		case <-deadline.C:
+			return cond()
+		case <-tick.C:
+		}
+	}
+	return true
+}
+
+// PartsText joins the text parts.
+func PartsText(parts a2a.ContentParts) string {
+	var b strings.Builder
+	for _, p := range parts {
+		b.WriteString(p.Text())
+	}
+	return b.String()
 }

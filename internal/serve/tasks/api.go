@@ -35,7 +35,7 @@ type HandlerOption func(*Handler)
 type FlushHint interface{ SetWaiting(n int) }
 
 // WithFlushHints gives the handler the FlushHint of a stream's request context (from returns nil
-// when the writer takes none). Package serve passes Env.FlushHints.
+// when the writer takes none). serve.Env.TaskParts passes the server's.
 func WithFlushHints(from func(context.Context) FlushHint) HandlerOption {
 	return func(h *Handler) { h.hints = from }
 }

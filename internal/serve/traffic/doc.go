@@ -5,9 +5,9 @@
 // (Observer, the inspector's hook). Log.Handler records the calls of any a2asrv request handler;
 // a path no handler sees (the proxy's byte path) records its calls itself with Record and Finish.
 //
-// Package serve builds the Log from its Config, mounts Front, Handler and Metrics, and adapts it
-// for its backends (proxybackend.go); the routes are serve's, so what it knows of a request reaches
-// the log as plain values (WithFront, the JSON-RPC test given to Front). It must not import serve
-// or any of its other subpackages but tasks (task state names) and promtext (the metrics' text format), cobra or
-// the CLI.
+// Package serve builds the Log from its Config, mounts Front, Handler and Metrics, and hands it to
+// its backends (serve.Env.Log: the proxy's byte path records with it); the routes are serve's, so
+// what it knows of a request reaches the log as plain values (WithFront, the JSON-RPC test given to
+// Front). It must not import serve or any of its other subpackages but tasks (task state names) and
+// promtext (the metrics' text format), cobra or the CLI.
 package traffic

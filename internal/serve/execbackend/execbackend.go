@@ -1,4 +1,12 @@
-package serve
+// Package execbackend is the exec backend of `a2a serve --exec`: any command becomes an agent. Every message
+// runs the command once on the task runner (serve.Env.TaskParts) through package exec: the message on its
+// stdin (text parts, data parts as JSON, file bytes; or the whole message as JSON), its stdout the task's
+// artifact (whole, or in chunks sent the moment they are read), its exit code the task's end; --max-concurrent
+// queues the rest in arrival order, and serve's own variables stay out of the command's environment.
+//
+// It plugs into serve's exported Backend API like any other backend; it must not import the CLI, cobra or
+// other backends, and nothing but internal/cli/servecmd (and tests) imports it.
+package execbackend
 
 import (
 	"bytes"
@@ -13,12 +21,13 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"github.com/a2acli/a2a/internal/exec"
+	"github.com/a2acli/a2a/internal/serve"
 	"github.com/a2acli/a2a/internal/serve/tasks"
 	"github.com/a2acli/a2a/internal/serve/traffic"
 )
 
-// ExecConfig configures the Exec backend.
-type ExecConfig struct {
+// Config configures the exec backend.
+type Config struct {
 	Command       string        // run with /bin/sh -c
 	Chunk         []byte        // stdout delimiter; nil => the whole stdout is one artifact
 	InputJSON     bool          // stdin is the whole message as one JSON object
@@ -58,29 +67,30 @@ const pieceSize = 64 << 10
 // stderrTailSize bounds the stderr quoted in a failed status.
 const stderrTailSize = 2048
 
-// Exec returns a backend that runs c.Command for every message. Stdin carries the message (text
+// New returns a backend that runs c.Command for every message. Stdin carries the message (text
 // parts joined with newlines, data parts as JSON, file bytes; or the whole message as JSON with
 // InputJSON), stdout becomes the artifact, the exit code decides completed or failed.
 //
 // With Chunk, every chunk is sent the moment it is read: the first as a new artifact, the rest
 // appended to it. Nothing is held back, so the end of the output is marked by one more append
 // carrying an empty text part and lastChunk=true.
-func Exec(c ExecConfig) Backend { return execBackend{cfg: c} }
+func New(c Config) serve.Backend { return backend{cfg: c} }
 
-type execBackend struct{ cfg ExecConfig }
+type backend struct{ cfg Config }
 
-func (b execBackend) Setup(e *Env) (*Parts, error) {
+// Setup implements serve.Backend.
+func (b backend) Setup(e *serve.Env) (*serve.Parts, error) {
 	if strings.TrimSpace(b.cfg.Command) == "" {
 		return nil, errors.New("exec: empty command")
 	}
 	// No process left behind: what a command leaves outside its group is ours to stop, and a watchdog stops
 	// the commands if we are killed. Without it (an odd system) commands still run, less contained.
 	if err := exec.Guard(); err != nil {
-		e.log.Printf("warning: %v\n", err)
+		e.Log.Printf("warning: %v\n", err)
 	}
 	drop, set := execEnv(b.cfg.Env)
-	a := &execAgent{cfg: b.cfg, drop: drop, env: set, sem: tasks.NewFIFOSem(b.cfg.MaxConcurrent), log: e.log, verbose: e.Config.Verbose}
-	parts := taskBackend(e, a)
+	a := &execAgent{cfg: b.cfg, drop: drop, env: set, sem: tasks.NewFIFOSem(b.cfg.MaxConcurrent), log: e.Log, verbose: e.Config.Verbose}
+	_, parts := e.TaskParts(a)
 	stopTasks := parts.Shutdown
 	parts.Shutdown = func(ctx context.Context) error {
 		err := stopTasks(ctx)
@@ -91,7 +101,7 @@ func (b execBackend) Setup(e *Env) (*Parts, error) {
 }
 
 type execAgent struct {
-	cfg     ExecConfig
+	cfg     Config
 	drop    func(name string) bool // the inherited variables the command does not get
 	env     []string               // the variables --exec-env sets
 	sem     *tasks.FIFOSem

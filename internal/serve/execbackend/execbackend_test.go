@@ -1,4 +1,4 @@
-package serve
+package execbackend
 
 import (
 	"context"
@@ -11,36 +11,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/a2acli/a2a/internal/serve"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/google/go-cmp/cmp"
 )
 
-func execServer(t *testing.T, c ExecConfig) *testServer {
+func execServer(t *testing.T, c Config) *testServer {
 	t.Helper()
-	return startServer(t, Config{Backend: Exec(c), Quiet: true, Transports: allTransports})
-}
-
-// chunks returns the bytes of the artifact events (text, or raw bytes marked "raw:") and whether the last one
-// had lastChunk.
-func chunks(evs []a2a.Event) (texts []string, last bool, state a2a.TaskState) {
-	for _, ev := range evs {
-		switch v := ev.(type) {
-		case *a2a.TaskArtifactUpdateEvent:
-			var b strings.Builder
-			for _, p := range v.Artifact.Parts {
-				if raw := p.Raw(); raw != nil {
-					b.WriteString("raw:" + string(raw))
-					continue
-				}
-				b.WriteString(p.Text())
-			}
-			texts = append(texts, b.String())
-			last = v.LastChunk
-		case *a2a.TaskStatusUpdateEvent:
-			state = v.Status.State
-		}
-	}
-	return texts, last, state
+	return startServer(t, serve.Config{Backend: New(c), Quiet: true, Transports: allTransports})
 }
 
 func TestExecChunks(t *testing.T) {
@@ -60,7 +38,7 @@ func TestExecChunks(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			srv := execServer(t, ExecConfig{Command: tc.command, Chunk: []byte(tc.delim)})
+			srv := execServer(t, Config{Command: tc.command, Chunk: []byte(tc.delim)})
 			c := newClient(t, srv.url, a2a.TransportProtocolHTTPJSON)
 			evs, err := collect(t, c.SendStreamingMessage(context.Background(), textMessage("x")))
 			if err != nil {
@@ -79,7 +57,7 @@ func TestExecChunks(t *testing.T) {
 
 func TestExecManyChunksInOrder(t *testing.T) {
 	t.Parallel()
-	srv := execServer(t, ExecConfig{Command: "seq 1 5000", Chunk: []byte("\n")})
+	srv := execServer(t, Config{Command: "seq 1 5000", Chunk: []byte("\n")})
 	c := newClient(t, srv.url, a2a.TransportProtocolGRPC)
 	evs, err := collect(t, c.SendStreamingMessage(context.Background(), textMessage("x")))
 	if err != nil {
@@ -123,7 +101,7 @@ func TestExecWholeOutput(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			srv := execServer(t, ExecConfig{Command: tc.command})
+			srv := execServer(t, Config{Command: tc.command})
 			c := newClient(t, srv.url, a2a.TransportProtocolJSONRPC)
 			req := &a2a.SendMessageRequest{Message: a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("in"), a2a.NewDataPart(map[string]any{"a": 1}))}
 			res, err := c.SendMessage(context.Background(), req)
@@ -148,7 +126,7 @@ func TestExecWholeOutput(t *testing.T) {
 
 func TestExecFailure(t *testing.T) {
 	t.Parallel()
-	srv := execServer(t, ExecConfig{Command: "echo boom >&2; exit 3"})
+	srv := execServer(t, Config{Command: "echo boom >&2; exit 3"})
 	c := newClient(t, srv.url, a2a.TransportProtocolHTTPJSON)
 	res, err := c.SendMessage(context.Background(), textMessage("x"))
 	if err != nil {
@@ -166,7 +144,7 @@ func TestExecFailure(t *testing.T) {
 
 func TestExecTimeout(t *testing.T) {
 	t.Parallel()
-	srv := execServer(t, ExecConfig{Command: "sleep 30", Timeout: 100 * time.Millisecond, Grace: 100 * time.Millisecond})
+	srv := execServer(t, Config{Command: "sleep 30", Timeout: 100 * time.Millisecond, Grace: 100 * time.Millisecond})
 	c := newClient(t, srv.url, a2a.TransportProtocolHTTPJSON)
 	res, err := c.SendMessage(context.Background(), textMessage("x"))
 	if err != nil {
@@ -212,7 +190,7 @@ func TestExecFirstChunkThenCancel(t *testing.T) {
 	t.Parallel()
 	pidFile := filepath.Join(t.TempDir(), "pid")
 	cmd := "sleep 30 & echo $! > " + pidFile + "; printf '1\\n'; wait"
-	srv := execServer(t, ExecConfig{Command: cmd, Chunk: []byte("\n"), Grace: 200 * time.Millisecond})
+	srv := execServer(t, Config{Command: cmd, Chunk: []byte("\n"), Grace: 200 * time.Millisecond})
 	c := newClient(t, srv.url, a2a.TransportProtocolHTTPJSON)
 	ctx := context.Background()
 	var taskID a2a.TaskID
@@ -256,7 +234,7 @@ func TestExecMaxConcurrentFIFO(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	order := filepath.Join(dir, "order")
-	srv := execServer(t, ExecConfig{Command: "cat >> " + order, MaxConcurrent: 1})
+	srv := execServer(t, Config{Command: "cat >> " + order, MaxConcurrent: 1})
 	c := newClient(t, srv.url, a2a.TransportProtocolHTTPJSON)
 	ctx := context.Background()
 	var ids []a2a.TaskID
@@ -293,7 +271,7 @@ func TestShutdownEndsStreamAndKillsProcess(t *testing.T) {
 	t.Parallel()
 	pidFile := filepath.Join(t.TempDir(), "pid")
 	cmd := "sleep 30 & echo $! > " + pidFile + "; printf 'go\\n'; wait"
-	srv := execServer(t, ExecConfig{Command: cmd, Chunk: []byte("\n"), Grace: 200 * time.Millisecond})
+	srv := execServer(t, Config{Command: cmd, Chunk: []byte("\n"), Grace: 200 * time.Millisecond})
 	c := newClient(t, srv.url, a2a.TransportProtocolJSONRPC)
 	var final a2a.TaskState
 	shutdownErr := make(chan error, 1)
