@@ -87,6 +87,10 @@ func (f *factory) report(err error) int {
 	}
 	c := exitcode.Classify(err)
 	var te *exitcode.TaskOutcome
+	var done *exitcode.Reported
+	if errors.As(err, &done) {
+		return exitcode.Failure // the report on stdout says what failed
+	}
 	if errors.As(err, &te) && !f.failDoc {
 		// The result (and a warning or hint) is already out: --fail only changes the exit code. With -o json, the
 		// error document stands for a result not printed (failReplacesResult).
