@@ -45,7 +45,7 @@ func TestValidateFindings(t *testing.T) {
 		{"undeclared scheme", strings.Replace(goodV1, `{"bearer":{"list"`, `{"oauth":{"list"`, 1), "/securityRequirements/0", Error, `scheme "oauth"`},
 		{"missing name", strings.Replace(goodV1, `"name":"Echo",`, ``, 1), "/name", Error, "required member name"},
 		{"wrong type v1", strings.Replace(goodV1, `"name":"Echo"`, `"name":5`, 1), "/name", Error, "schema v1.0"},
-		{"unknown member v1", strings.Replace(goodV1, `"name":"Echo"`, `"name":"Echo","nmae":"x"`, 1), "", Error, "nmae"},
+		{"unknown member v1", strings.Replace(goodV1, `"name":"Echo"`, `"name":"Echo","nickname":"x"`, 1), "", Error, "nickname"},
 		{"missing url v0.3", strings.Replace(goodV03, `"url":"https://agent.example/a2a",`, `"additionalInterfaces":[],`, 1), "/url", Error, "missing URL"},
 		{"wrong type v0.3", strings.Replace(goodV03, `"streaming":true`, `"streaming":"yes"`, 1), "/capabilities/streaming", Error, "schema v0.3"},
 		{"undeclared v0.3", strings.Replace(goodV03, `"security":[{"bearer"`, `"security":[{"apikey"`, 1), "/security/0", Error, `scheme "apikey"`},

@@ -11,8 +11,6 @@ import (
 )
 
 // The shared helpers (servetest) under the names these tests use.
-type syncBuffer = servetest.SyncBuffer
-
 type testServer struct {
 	*servetest.Server
 	url string
@@ -32,13 +30,11 @@ func startServer(t testing.TB, cfg Config) *testServer {
 }
 
 var (
-	insecureGRPC = servetest.InsecureGRPC
-	newClient    = servetest.NewClient
-	textMessage  = servetest.TextMessage
-	collect      = servetest.Collect
-	chunks       = servetest.Chunks
-	eventually   = servetest.Eventually
-	partsText    = servetest.PartsText
+	newClient   = servetest.NewClient
+	textMessage = servetest.TextMessage
+	collect     = servetest.Collect
+	eventually  = servetest.Eventually
+	partsText   = servetest.PartsText
 )
 
 var allTransports = []a2a.TransportProtocol{a2a.TransportProtocolHTTPJSON, a2a.TransportProtocolJSONRPC, a2a.TransportProtocolGRPC}

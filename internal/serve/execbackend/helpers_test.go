@@ -34,7 +34,6 @@ var (
 	textMessage = servetest.TextMessage
 	collect     = servetest.Collect
 	chunks      = servetest.Chunks
-	eventually  = servetest.Eventually
 	partsText   = servetest.PartsText
 )
 
