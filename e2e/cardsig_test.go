@@ -142,7 +142,10 @@ func TestProxySignedUpstreamCard(t *testing.T) {
 	r := run(t, "", "discover", bare.url)
 	wantCode(t, r, 0)
 	wantContains(t, "proxied card", r.stdout, "Signature: absent")
-	wantContains(t, "proxy log", bare.Log(), "the upstream card is signed; the proxy rewrites it, so its signatures no longer hold")
+	// serve writes the warning before it answers; the test reads serve's stderr through a pipe, so it waits for it.
+	eventually(t, 10*time.Second, "the proxy's warning about the signed upstream card", func() bool {
+		return strings.Contains(bare.Log(), "the upstream card is signed; the proxy rewrites it, so its signatures no longer hold")
+	})
 
 	resigned := startServe(t, "--proxy", upstream.url, "--sign-card", mine)
 	r = run(t, "", "discover", resigned.url, "--trust-keys", minePub, "--verify")

@@ -75,23 +75,27 @@ func TestOutputControls(t *testing.T) {
 	wantContains(t, "stderr", bad.stderr, `invalid --color "sometimes"`)
 }
 
-// CLICOLOR=0 turns colour off on a terminal.
-func TestClicolorZeroOnTerminal(t *testing.T) {
+// On a terminal, text carries no escape sequences unless colour is asked for (the a2a-cli specification's text
+// contract): plain by default, coloured with FORCE_COLOR, and NO_COLOR (or CLICOLOR=0 without a force) keeps it plain.
+func TestTerminalColourOnlyWhenAsked(t *testing.T) {
 	t.Parallel()
 	srv := startServe(t, "--echo")
-	p := startPTYWith(t, []string{"TERM=xterm", "CLICOLOR=0"}, "discover", srv.url)
-	if code := p.wait(); code != 0 {
-		t.Fatalf("exit %d:\n%s", code, p.text())
-	}
-	if strings.Contains(p.text(), "\x1b[") {
-		t.Fatalf("CLICOLOR=0 still coloured:\n%q", p.text())
-	}
-	c := startPTYWith(t, []string{"TERM=xterm"}, "discover", srv.url)
-	if code := c.wait(); code != 0 {
-		t.Fatalf("exit %d:\n%s", code, c.text())
-	}
-	if !strings.Contains(c.text(), "\x1b[") {
-		t.Fatalf("no colour on a terminal without CLICOLOR=0 (the test would prove nothing):\n%q", c.text())
+	for _, tc := range []struct {
+		env   []string
+		color bool
+	}{
+		{[]string{"TERM=xterm"}, false},
+		{[]string{"TERM=xterm", "CLICOLOR=0"}, false},
+		{[]string{"TERM=xterm", "FORCE_COLOR=1"}, true},
+		{[]string{"TERM=xterm", "FORCE_COLOR=1", "NO_COLOR=1"}, false},
+	} {
+		p := startPTYWith(t, tc.env, "discover", srv.url)
+		if code := p.wait(); code != 0 {
+			t.Fatalf("%v: exit %d:\n%s", tc.env, code, p.text())
+		}
+		if got := strings.Contains(p.text(), "\x1b["); got != tc.color {
+			t.Errorf("%v: colour %v, want %v:\n%q", tc.env, got, tc.color, p.text())
+		}
 	}
 }
 
