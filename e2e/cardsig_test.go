@@ -151,5 +151,7 @@ func TestProxySignedUpstreamCard(t *testing.T) {
 	r = run(t, "", "discover", resigned.url, "--trust-keys", minePub, "--verify")
 	wantCode(t, r, 0)
 	wantContains(t, "re-signed card", r.stdout, "Signature: verified (ES256")
-	wantContains(t, "proxy log", resigned.Log(), "re-signed with --sign-card's key")
+	eventually(t, 10*time.Second, "the proxy's note that it re-signs the upstream card", func() bool {
+		return strings.Contains(resigned.Log(), "re-signed with --sign-card's key")
+	})
 }
