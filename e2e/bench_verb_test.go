@@ -221,12 +221,7 @@ func TestBenchInterrupt(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	for ag.Sends() < 20 {
-		if ctx.Err() != nil {
-			t.Fatal("no traffic")
-		}
-		time.Sleep(10 * time.Millisecond) // polling the agent's count, not synchronising on time
-	}
+	eventually(t, time.Minute, "20 requests reaching the agent", func() bool { return ag.Sends() >= 20 })
 	start := time.Now()
 	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)

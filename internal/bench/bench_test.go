@@ -28,7 +28,7 @@ func TestRunCountsWarmupAndErrors(t *testing.T) {
 	boom := errors.New("boom")
 	op := Op{Name: "send", Weight: 1, Do: func(ctx context.Context, s *Sample) {
 		k := sent.Add(1)
-		time.Sleep(time.Millisecond) // the request's own work, not synchronisation
+		work(ctx, time.Millisecond) // the request's own work
 		switch {
 		case k%10 == 0:
 			s.Err = boom
@@ -52,7 +52,7 @@ func TestRunCountsWarmupAndErrors(t *testing.T) {
 // TestOpenLoopTimesFromIntendedStart: in an open loop a request that waits for a free worker is timed from when it
 // should have started; in a closed loop from when it did.
 func TestOpenLoopTimesFromIntendedStart(t *testing.T) {
-	op := Op{Name: "send", Weight: 1, Do: func(ctx context.Context, s *Sample) { time.Sleep(20 * time.Millisecond) }}
+	op := Op{Name: "send", Weight: 1, Do: func(ctx context.Context, s *Sample) { work(ctx, 20*time.Millisecond) }}
 	// One worker, 100 requests a second, 20 ms each: the n-th request starts 10n ms late.
 	rep := Run(context.Background(), Config{Workers: 1, Count: 20, Rate: 100, Ops: []Op{op}, Classify: func(error) string { return "x" }}, nil)
 	if rep.Loop != "open" || rep.Latency.P50 < 100 || rep.Latency.Max < 180 {
@@ -115,5 +115,15 @@ func TestWriteText(t *testing.T) {
 	}
 	if strings.Contains(plain.String(), "▇") || !strings.Contains(bars.String(), "▇") {
 		t.Errorf("bars only when asked:\n%s\n%s", plain.String(), bars.String())
+	}
+}
+
+// work stands for a request that takes d (or ends with ctx): an operation's own duration, not synchronisation.
+func work(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
 	}
 }
