@@ -395,12 +395,19 @@ func TestAuthAuthorizationCodePKCE(t *testing.T) {
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("auth login: %v\n%s", err, log.String())
 	}
-	if err := chromedp.Run(bctx,
-		chromedp.Poll(`document.readyState === "complete" && document.body.innerText.includes("logged in")`, nil, chromedp.WithPollingTimeout(30*time.Second)),
-		chromedp.Text("body", &page, chromedp.ByQuery),
-	); err != nil {
-		t.Fatalf("the redirect's page: %v", err)
-	}
+	// A navigation still settling destroys the page's execution context under a running script ("Cannot find
+	// context with specified id"): each read is its own short script, and a failed one is read again.
+	eventually(t, 30*time.Second, "the redirect's page", func() bool {
+		rctx, cancel := context.WithTimeout(bctx, 5*time.Second)
+		defer cancel()
+		var text string
+		err := chromedp.Run(rctx, chromedp.Evaluate(`document.readyState === "complete" ? document.body.innerText : ""`, &text))
+		if err == nil && strings.Contains(text, "logged in") {
+			page = text
+			return true
+		}
+		return false
+	})
 	wantContains(t, "browser page", page, "a2a: logged in.")
 	wantContains(t, "code login", log.String(), "Logged in to "+agent.URL+" (scheme oidc, authorization-code)")
 
