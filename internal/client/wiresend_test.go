@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 )
@@ -242,4 +244,59 @@ func FuzzWireAnswer(f *testing.F) {
 			t.Fatalf("WireSend: %s\na2a-go:   %s", ours, sdk)
 		}
 	})
+}
+
+// BenchmarkWireSend sets WireSend beside the a2a-go client's SendMessage on the same connection to a local agent
+// that answers every send with the same completed task (a history and an artifact, as an echo agent's): the CPU
+// and the allocations a load generator spends per blocking send, on each v1.0 HTTP binding.
+func BenchmarkWireSend(b *testing.B) {
+	answer := strings.TrimSuffix(strings.TrimPrefix(wireTask, `{"task":`), `}`)
+	for _, jsonrpc := range []bool{true, false} {
+		binding, path := "HTTP+JSON", "/rest"
+		if jsonrpc {
+			binding, path = "JSONRPC", "/rpc"
+		}
+		mux := http.NewServeMux()
+		mux.HandleFunc("GET /.well-known/agent-card.json", func(w http.ResponseWriter, r *http.Request) {
+			fmt.Fprintf(w, `{"name":"b","description":"b","version":"1","capabilities":{},"defaultInputModes":["text/plain"],"defaultOutputModes":["text/plain"],"skills":[],"supportedInterfaces":[{"url":"http://%s%s","protocolBinding":%q,"protocolVersion":"1.0"}]}`, r.Host, path, binding)
+		})
+		mux.HandleFunc("POST /", func(w http.ResponseWriter, r *http.Request) {
+			io.Copy(io.Discard, r.Body) //nolint:errcheck // the request is not read
+			w.Header().Set("Content-Type", "application/json")
+			if jsonrpc {
+				fmt.Fprint(w, `{"jsonrpc":"2.0","id":"1","result":{"task":`+answer+`}}`)
+				return
+			}
+			fmt.Fprint(w, `{"task":`+answer+`}`)
+		})
+		srv := httptest.NewServer(mux)
+		b.Cleanup(srv.Close)
+		c, err := NewDialer(&Options{Timeout: 5 * time.Second}, &Log{}, nil).Connect(context.Background(), srv.URL)
+		if err != nil {
+			b.Fatal(err)
+		}
+		req := &a2a.SendMessageRequest{Message: a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("ping"))}
+		ws, err := c.WireSend(context.Background(), req)
+		if err != nil || ws == nil {
+			b.Fatalf("WireSend: %v, %v", ws, err)
+		}
+		b.Run(binding+"/wire", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if res, err := ws.Send(context.Background()); err != nil || res.State != a2a.TaskStateCompleted {
+					b.Fatal(res, err)
+				}
+			}
+		})
+		b.Run(binding+"/a2a-go", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				m := *req.Message
+				m.ID = a2a.NewMessageID()
+				if _, err := c.SendMessage(context.Background(), &a2a.SendMessageRequest{Message: &m}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }
