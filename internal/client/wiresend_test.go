@@ -198,8 +198,12 @@ func TestWireSendHotPath(t *testing.T) {
 			binding = a2a.TransportProtocolJSONRPC
 		}
 		var seen http.Header
+		var path string
 		c := &Conn{Iface: &a2a.AgentInterface{URL: "http://agent.invalid/a2a", ProtocolBinding: binding, ProtocolVersion: a2a.Version},
-			HC:     &http.Client{Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) { seen = r.Header; return wire.RoundTrip(r) })},
+			HC: &http.Client{Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
+				seen, path = r.Header, r.URL.Path
+				return wire.RoundTrip(r)
+			})},
 			Params: map[string][]string{"X-Test": {"1"}}}
 		req := &a2a.SendMessageRequest{Message: a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("ping")), Tenant: "t9"}
 		ws, err := c.WireSend(context.Background(), req)
@@ -214,6 +218,13 @@ func TestWireSendHotPath(t *testing.T) {
 		a, b := wire.bodies[0], wire.bodies[1]
 		if a == b || strings.Contains(a, wireID) || !strings.Contains(a, `"t9"`) && jsonrpc {
 			t.Errorf("jsonrpc=%v: bodies %s and %s: want a new id each, no placeholder, the tenant", jsonrpc, a, b)
+		}
+		wantPath := "/a2a/t9/message:send" // a2a-go's REST path, the tenant before the method
+		if jsonrpc {
+			wantPath = "/a2a"
+		}
+		if path != wantPath {
+			t.Errorf("jsonrpc=%v: sent to %s, want %s", jsonrpc, path, wantPath)
 		}
 		if seen.Get("X-Test") != "1" || seen.Get(a2a.SvcParamVersion) != string(a2a.Version) || seen.Get("Content-Type") != "application/json" {
 			t.Errorf("jsonrpc=%v: headers %v", jsonrpc, seen)
