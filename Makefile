@@ -37,9 +37,26 @@ TCK_WORK  ?= /tmp/a2a-tck
 conformance: build
 	PORT_BASE=$(PORT_BASE) TCK_WORK=$(TCK_WORK) ./conformance/run.sh ./$(BIN)
 
-## bench: the benchmarks named in the issues (start-up, round trips, serve throughput)
-bench:
-	$(GO) test -run '^$$' -bench . -benchmem -count 5 -timeout 60m ./...
+## bench: the benchmarks named in the issues (start-up, round trips, serve throughput), with the references they
+## are measured beside, built at exact versions into bin/ref (never part of a2a): hey, the bare HTTP load generator
+## of BenchmarkBenchVsBare and BenchmarkBenchAccuracy, and the upstream a2a-go CLI (go.mod's version) of
+## BenchmarkStartup.
+## BENCH_PKGS narrows the run, e.g. make bench BENCH_PKGS=./e2e BENCH=BenchmarkBenchVsBare
+BENCH_PKGS ?= ./...
+BENCH      ?= .
+HEY_VERSION := v0.1.4
+bench: bin/ref/hey bin/ref/upstream/a2a
+	A2A_HEY=$(CURDIR)/bin/ref/hey A2A_UPSTREAM_BIN=$(CURDIR)/bin/ref/upstream/a2a \
+		$(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -count 5 -timeout 60m $(BENCH_PKGS)
+
+bin/ref/hey:
+	GOBIN=$(CURDIR)/bin/ref CGO_ENABLED=0 $(GO) install github.com/rakyll/hey@$(HEY_VERSION)
+
+# The version go.mod requires, built in its own module as our release is built (static, -trimpath -s -w), so that
+# start-up and size compare like with like.
+bin/ref/upstream/a2a:
+	cd "$$($(GO) list -m -f '{{.Dir}}' github.com/a2aproject/a2a-go/v2)" && \
+		CGO_ENABLED=0 $(GO) build -trimpath -ldflags '-s -w' -o $(CURDIR)/bin/ref/upstream/a2a ./cmd/a2a
 
 ## fuzz: run every fuzz target for FUZZTIME (default 10s) each; go test -fuzz takes one target at a time.
 ## The targets are what `go test -list '^Fuzz'` finds (PKG:NAME, one per target), unless FUZZ_TARGETS names some;

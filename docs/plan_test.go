@@ -34,7 +34,7 @@ var thirdParty = map[string][]string{
 	"termenv":      {"github.com/muesli/termenv"},
 	"runewidth":    {"github.com/mattn/go-runewidth"},
 	"pretty":       {"github.com/tidwall/pretty"},
-	"gojq":         {"github.com/itchyny/gojq"},
+	"timefmt":      {"github.com/itchyny/timefmt-go"},
 	"pgx":          {"github.com/jackc/pgx/"},
 	"sqlite":       {"modernc.org/sqlite"},
 	"testscript":   {"github.com/rogpeppe/go-internal/"},

@@ -10,9 +10,9 @@ import (
 )
 
 // BenchmarkStartup runs the binary as whole processes, the way a shell does, beside /bin/true as the floor of
-// starting any process here. Target: `a2a --help` median under 8 ms, and no slower than the upstream a2a-go CLI's:
-// with A2A_UPSTREAM_BIN naming that binary (built on its own, e.g. `GOBIN=/tmp/upstream go install
-// github.com/a2aproject/a2a-go/v2/cmd/a2a@v2.4.0`), its --help runs in the same benchmark.
+// starting any process here. Target: `a2a --help`, `discover` and `send` no slower than the upstream a2a-go CLI's:
+// with A2A_UPSTREAM_BIN naming that binary (`make bench` builds it into bin/ref/upstream), its --help, discover and
+// send run in the same benchmark, against the same agent.
 func BenchmarkStartup(b *testing.B) {
 	ag := testagent.Start(b, testagent.Options{})
 	cases := []struct {
@@ -26,10 +26,14 @@ func BenchmarkStartup(b *testing.B) {
 		{"send", []string{bin, "send", ag.URL, "hi"}},
 	}
 	if up := os.Getenv("A2A_UPSTREAM_BIN"); up != "" {
-		cases = append(cases, struct {
+		cases = append(cases, []struct {
 			name string
 			cmd  []string
-		}{"upstream-help", []string{up, "--help"}})
+		}{
+			{"upstream-help", []string{up, "--help"}},
+			{"upstream-discover", []string{up, "discover", ag.URL}},
+			{"upstream-send", []string{up, "send", ag.URL, "hi"}},
+		}...)
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {

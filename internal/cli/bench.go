@@ -211,6 +211,11 @@ func runBench(ctx context.Context, o *benchOptions) error {
 		b := &benchOps{c: c, base: base, tenant: o.f.opts.Tenant, pollEvery: o.pollInterval}
 		ops := make([]bench.Op, len(names))
 		for i, n := range names {
+			if n == "send" {
+				if b.wire, err = c.WireSend(ctx, b.request(false)); err != nil {
+					return err
+				}
+			}
 			ops[i] = bench.Op{Name: n, Weight: weights[i], Do: b.op(n)}
 			if n == "get" && b.taskID == "" {
 				if err := b.newTask(ctx); err != nil {
@@ -334,6 +339,9 @@ type benchOps struct {
 	tenant    string
 	pollEvery time.Duration
 	taskID    a2a.TaskID
+	// wire sends the blocking send of a v1.0 JSON-RPC or REST binding without a2a-go's full decoding of every
+	// answer (client.WireSend); nil on other bindings.
+	wire *client.WireSend
 }
 
 func (b *benchOps) request(immediate bool) *a2a.SendMessageRequest {
@@ -385,6 +393,17 @@ func (b *benchOps) op(name string) func(context.Context, *bench.Sample) {
 }
 
 func (b *benchOps) send(ctx context.Context, s *bench.Sample) {
+	if b.wire != nil {
+		res, err := client.Unary(ctx, b.c, b.wire.Send)
+		s.Err = err
+		if err == nil {
+			s.State = "message"
+			if !res.Message {
+				s.State = output.ShortState(res.State)
+			}
+		}
+		return
+	}
 	res, err := client.Unary(ctx, b.c, func(ctx context.Context) (a2a.SendMessageResult, error) {
 		return b.c.SendMessage(ctx, b.request(false))
 	})

@@ -97,7 +97,9 @@ func (rt *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 		rt.log.Printf("< %s %s: %v (%s)", req.Method, shown, err, time.Since(start).Round(time.Microsecond))
 		return nil, err
 	}
-	rt.log.Printf("< %s (%s)\n%s", resp.Status, time.Since(start).Round(time.Microsecond), redactedHeaders(resp.Header))
+	if verbose { // the headers are rendered only for the log: not on every answer of a load run
+		rt.log.Printf("< %s (%s)\n%s", resp.Status, time.Since(start).Round(time.Microsecond), redactedHeaders(resp.Header))
+	}
 	if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, 512)) // best effort: the status says enough
 		resp.Body.Close()

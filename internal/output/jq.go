@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/itchyny/gojq"
+	"github.com/a2acli/a2a/third_party/itchyny/gojq"
 )
 
 // JQ filters JSON written to it through a jq expression, in-process (gojq), one document per line: every

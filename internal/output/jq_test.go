@@ -2,7 +2,11 @@ package output
 
 import (
 	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -56,5 +60,61 @@ func TestJQErrors(t *testing.T) {
 	}
 	if _, err := j.Write([]byte(`{"a":1}` + "\n")); err == nil || !strings.HasPrefix(err.Error(), "--jq: ") {
 		t.Errorf("Write() of a failing filter = %v, want a --jq error", err)
+	}
+}
+
+// jqChild marks the process TestJQFirstUse starts for itself.
+const jqChild = "A2A_JQ_FIRST_USE"
+
+// TestJQFirstUse checks our patched gojq (third_party/itchyny/gojq: the builtin tables are built on the first
+// Compile, not in init): several goroutines at once compile the process's first filters, using builtins written in
+// jq (map, select, join) and in Go (length, tostring, @base64), and get their results. The test runs itself again
+// in a new process, so that its goroutines are the very first users of the package whatever ran before; -race
+// checks that first use.
+func TestJQFirstUse(t *testing.T) {
+	if os.Getenv(jqChild) == "" {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestJQFirstUse$", "-test.count=1", "-test.v")
+		cmd.Env = append(os.Environ(), jqChild+"=1")
+		out, err := cmd.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "--- PASS: TestJQFirstUse") {
+			t.Fatalf("the first use in a new process: %v\n%s", err, out)
+		}
+		return
+	}
+	const goroutines = 8
+	start := make(chan struct{})
+	errs := make(chan error, goroutines)
+	var wg sync.WaitGroup
+	for i := range goroutines {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			var out bytes.Buffer
+			expr := `([.n[] | select(. > 1) | tostring] | join(",")) + " " + (.n | length | tostring) + " " + (.s | @base64)`
+			if i%2 == 1 {
+				expr = `(.n | map(. * 2) | add | tostring) + " " + (.s | ascii_upcase)`
+			}
+			j, err := NewJQ(&out, expr)
+			if err == nil {
+				_, err = j.Write([]byte(`{"n":[1,2,3],"s":"ab"}` + "\n"))
+			}
+			want := "2,3 3 YWI=\n"
+			if i%2 == 1 {
+				want = "12 AB\n"
+			}
+			if err == nil && out.String() != want {
+				err = fmt.Errorf("%s: got %q, want %q", expr, out.String(), want)
+			}
+			errs <- err
+		}()
+	}
+	close(start)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Error(err)
+		}
 	}
 }

@@ -53,10 +53,11 @@ func streamAll(b *testing.B, c *a2aclient.Client, want func(i int) string) (chun
 	return chunks, bytes
 }
 
-// BenchmarkExecChunks streams 100,000 short lines through a real streaming client.
+// BenchmarkExecChunks streams 100,000 short lines through a real streaming client: one chunk per line, each
+// ending with its newline, as `seq` wrote it (the chunks joined are the command's stdout).
 func BenchmarkExecChunks(b *testing.B) {
 	const lines = 100000
-	want := func(i int) string { return strconv.Itoa(i + 1) }
+	want := func(i int) string { return strconv.Itoa(i+1) + "\n" }
 	srv := startServer(b, serve.Config{Backend: execbackend.New(execbackend.Config{Command: fmt.Sprintf("seq 1 %d", lines), Chunk: []byte("\n")}), Quiet: true, Transports: allTransports})
 	for _, tr := range allTransports {
 		b.Run(string(tr), func(b *testing.B) {

@@ -1,11 +1,11 @@
 package serve
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"strconv"
 	"sync"
@@ -19,13 +19,13 @@ import (
 // jwksHandler publishes the public key.
 func signedCard(next http.Handler, s *cardsig.Signer, log io.Writer) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		rec := httptest.NewRecorder()
+		rec := &cardRecorder{header: http.Header{}, code: http.StatusOK}
 		next.ServeHTTP(rec, r)
-		body := rec.Body.Bytes()
-		for k, v := range rec.Header() {
+		body := rec.body.Bytes()
+		for k, v := range rec.header {
 			w.Header()[k] = v
 		}
-		if rec.Code == http.StatusOK && len(body) > 0 { // not a HEAD's empty body, nor a 304
+		if rec.code == http.StatusOK && len(body) > 0 { // not a HEAD's empty body, nor a 304
 			signed, err := s.Sign(body, jkuOf(body))
 			if err != nil {
 				fmt.Fprintf(log, "serve: --sign-card: %v\n", err)
@@ -35,9 +35,31 @@ func signedCard(next http.Handler, s *cardsig.Signer, log io.Writer) http.Handle
 			body = signed
 			w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 		}
-		w.WriteHeader(rec.Code)
+		w.WriteHeader(rec.code)
 		w.Write(body) //nolint:errcheck // the client went away: nothing to do
 	})
+}
+
+// cardRecorder keeps the card handler's answer for signedCard to sign (net/http/httptest's recorder would link a
+// test package, and its init, into every run of a2a).
+type cardRecorder struct {
+	header http.Header
+	code   int
+	wrote  bool
+	body   bytes.Buffer
+}
+
+func (r *cardRecorder) Header() http.Header { return r.header }
+
+func (r *cardRecorder) WriteHeader(code int) {
+	if !r.wrote {
+		r.code, r.wrote = code, true
+	}
+}
+
+func (r *cardRecorder) Write(b []byte) (int, error) {
+	r.WriteHeader(http.StatusOK)
+	return r.body.Write(b)
 }
 
 // jkuOf is the key set's URL on the origin of the card's first interface (v1.0) or its url (v0.3).
