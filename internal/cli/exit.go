@@ -3,6 +3,7 @@ package cli
 import (
 	"strings"
 
+	"github.com/a2acli/a2a/internal/client"
 	"github.com/a2acli/a2a/internal/redact"
 )
 
@@ -18,4 +19,22 @@ func (o *globalOptions) hasCredentials() bool {
 		}
 	}
 	return false
+}
+
+// sentCredentials reports whether any credential given went out: --auth or a credential service parameter (which go
+// as given), or --bearer or --api-key when not among the withheld.
+func (o *globalOptions) sentCredentials(withheld []client.WithheldCredential) bool {
+	if o.Auth != "" {
+		return true
+	}
+	for _, kv := range o.SvcParams {
+		if k, _, _ := strings.Cut(kv, "="); redact.Sensitive(strings.TrimSpace(k)) {
+			return true
+		}
+	}
+	held := map[string]bool{}
+	for _, w := range withheld {
+		held[w.Flag] = true
+	}
+	return (o.Bearer != "" && !held["--bearer"] && !held[o.BearerFrom]) || (o.APIKey != "" && !held["--api-key"])
 }

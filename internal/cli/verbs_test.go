@@ -141,7 +141,9 @@ func TestVerbsOutcomes(t *testing.T) {
 
 func TestVerbsErrorClasses(t *testing.T) {
 	t.Parallel()
-	auth := testagent.Start(t, testagent.Options{RequireAuth: "Bearer right"})
+	auth := testagent.Start(t, testagent.Options{RequireAuth: "Bearer right", EditCard: func(c *a2a.AgentCard) {
+		c.SecuritySchemes = a2a.NamedSecuritySchemes{"token": a2a.HTTPAuthSecurityScheme{Scheme: "Bearer"}}
+	}})
 	slow := testagent.Start(t, testagent.Options{Behavior: testagent.Slow, Delay: 2 * time.Second})
 	hold := wire.Start(t, wire.Options{Kind: wire.HoldSend, Hold: time.Minute})
 	notFound := testagent.StartRaw(t, http.StatusNotFound, "text/plain", "no")

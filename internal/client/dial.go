@@ -42,6 +42,10 @@ type Options struct {
 	TLS               *tls.Config
 	// AuthAllOrigins sends credentials to every origin, not only the named one (see credGuard).
 	AuthAllOrigins bool
+	// AuthUndeclared sends --bearer and --api-key to an agent whose card declares no scheme that takes them
+	// (schemes.go); BearerFrom names where Bearer came from when not --bearer (a token of `auth login`).
+	AuthUndeclared bool
+	BearerFrom     string
 	// MaxResponseBytes bounds every reply but an event stream (0: no bound; see capResponse).
 	MaxResponseBytes int64
 	// NoRefusedRetry fails a refused loopback connection at once (a proxy's upstream: its callers wait on it); the
@@ -69,6 +73,9 @@ type dialState struct {
 	guard   *credGuard
 	reached sync.Map // addresses a connection succeeded to: only a never-reached loopback agent is waited for
 	query   queryKey // --api-key as a query parameter, when the card's apiKey scheme says so
+	// withheld are the credentials the card declared no scheme for (schemes.go).
+	mu       sync.Mutex
+	withheld []WithheldCredential
 }
 
 // NewDialer returns the run's dialer. log may be nil (no -v); warn receives the guard's warnings (nil: discarded).
@@ -252,7 +259,7 @@ func (d *Dialer) Resolve(ctx context.Context, rawURL string) (*Resolved, error) 
 	}
 	r.Card, r.CardBytes, r.cardURL = card, raw, cardURL
 	d.log.Printf("card: %s (%s)", cardURL, termsafe.Line(card.Name))
-	d.apiKeyHeader(card, params)
+	d.attachCredentials(card, params)
 	fixLocalhost(card, ref)
 	return r, nil
 }

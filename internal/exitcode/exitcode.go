@@ -113,7 +113,10 @@ func Classify(err error) Meaning {
 	var re *client.ResolveError
 	var se *client.SignatureError
 	var le *client.LoginError
+	var cre *client.CredentialsError
 	switch {
+	case errors.As(err, &cre):
+		return set(Auth, CodeCredentialsMissing, cre.Hint)
 	case errors.As(err, &le):
 		return set(Auth, CodeCredentialsMissing, "log in with: a2a auth login "+le.URL)
 	case errors.As(err, &se):
