@@ -38,6 +38,9 @@ func TestEveryTransport(t *testing.T) {
 		t.Run(tr.name, func(t *testing.T) {
 			t.Parallel()
 			ag := testagent.Start(t, testagent.Options{Transport: tr.t, V03: tr.v03, NoPreferredTransport: tr.noPT})
+			if tr.v03 {
+				optIn03(t, ag.URL) // a v0.3 agent is spoken to in v0.3 on the opt-in (§13.2)
+			}
 
 			r := run(t, "", "discover", ag.URL)
 			wantCode(t, r, 0)

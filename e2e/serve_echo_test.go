@@ -93,6 +93,9 @@ func checkCard(t *testing.T, url string, names []string, v03 bool) {
 func echoWithOurClient(t *testing.T, url, transport string, v03 bool) {
 	t.Helper()
 	tr := []string{"--transport", transport}
+	if v03 {
+		tr = append(tr, "--a2a-version", "0.3") // the opt-in to a version before 1.0 (§13.2)
+	}
 	r := run(t, "", append([]string{"send", url, "hello " + transport, "-o", "json"}, tr...)...)
 	wantCode(t, r, 0)
 	task := sendTask(t, r)

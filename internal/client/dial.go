@@ -46,6 +46,10 @@ type Options struct {
 	// (schemes.go); BearerFrom names where Bearer came from when not --bearer (a token of `auth login`).
 	AuthUndeclared bool
 	BearerFrom     string
+	// Legacy speaks A2A 0.3 to an agent that offers nothing newer without being asked (a server fronting an
+	// upstream, outside the a2a-cli specification's client rules); a client speaks it only when A2A-Version
+	// forces it (--a2a-version 0.3, --svc-param A2A-Version=0.3), the explicit opt-in of the specification's §13.2.
+	Legacy bool
 	// MaxResponseBytes bounds every reply but an event stream (0: no bound; see capResponse).
 	MaxResponseBytes int64
 	// NoRefusedRetry fails a refused loopback connection at once (a proxy's upstream: its callers wait on it); the
@@ -276,13 +280,16 @@ func (d *Dialer) Connect(ctx context.Context, rawURL string) (*Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	iface, why, err := chooseInterface(card, ref, r.prefs, version)
+	iface, why, err := chooseInterface(card, ref, r.prefs, version, d.opts.Legacy)
 	if err != nil {
 		return nil, err
 	}
 	iface = grpcOverTLS(iface, r.cardURL)
 	if card == nil && iface.ProtocolBinding == a2a.TransportProtocolGRPC && version == "" {
 		iface.ProtocolVersion = d.grpcVersion(ctx, iface.URL, params)
+		if iface.ProtocolVersion == a2av0.Version && !d.opts.Legacy {
+			return nil, legacyError(termsafe.Line(ref.Raw), "its gRPC endpoint serves only the v0.3 service")
+		}
 	}
 	return d.open(ctx, r, iface, why)
 }
@@ -349,7 +356,11 @@ func asCardError(err error) (*CardError, bool) {
 // version the user forces (--svc-param A2A-Version, --a2a-version) picks an interface of that version where the
 // card has one, and is otherwise the version the chosen interface is spoken in: the A2A-Version header and the body
 // always agree.
-func chooseInterface(card *a2a.AgentCard, ref *Ref, prefs []a2a.TransportProtocol, version a2a.ProtocolVersion) (*a2a.AgentInterface, string, error) {
+//
+// Without a forced version, an interface older than 1.0 (v0.3) is chosen only when legacy allows it: the a2a-cli
+// specification (§13.2) negotiates down only within 1.x and speaks a version before 1.0 only on an explicit opt-in.
+// A card that offers nothing newer is then an error that says how to opt in.
+func chooseInterface(card *a2a.AgentCard, ref *Ref, prefs []a2a.TransportProtocol, version a2a.ProtocolVersion, legacy bool) (*a2a.AgentInterface, string, error) {
 	if card == nil {
 		u := *ref.Base
 		v, why := a2a.Version, "forced by --transport, no card"
@@ -373,11 +384,16 @@ func chooseInterface(card *a2a.AgentCard, ref *Ref, prefs []a2a.TransportProtoco
 			rounds = append(rounds, []a2a.TransportProtocol{p})
 		}
 	}
+	sawLegacy := false
 	for _, want := range rounds {
 		var first *a2a.AgentInterface
 		firstWhy := ""
 		for _, iface := range card.SupportedInterfaces {
 			if !supported(iface) || (want != nil && !strings.EqualFold(string(iface.ProtocolBinding), string(want[0]))) {
+				continue
+			}
+			if version == "" && !legacy && isLegacy(iface.ProtocolVersion) {
+				sawLegacy = true
 				continue
 			}
 			why := "first supported interface in the card"
@@ -399,6 +415,9 @@ func chooseInterface(card *a2a.AgentCard, ref *Ref, prefs []a2a.TransportProtoco
 			cp.ProtocolVersion = version
 			return &cp, firstWhy + ", spoken in the version A2A-Version forces", nil
 		}
+	}
+	if sawLegacy {
+		return nil, "", legacyError(termsafe.Line(ref.Raw), "its card offers nothing newer")
 	}
 	if len(prefs) > 0 {
 		var asked []string
@@ -600,4 +619,33 @@ func (d *Dialer) requiredExtensions(card *a2a.AgentCard, params map[string][]str
 	if added {
 		params[a2a.SvcParamExtensions] = []string{strings.Join(have, ",")}
 	}
+}
+
+// isLegacy reports whether v is a protocol version before 1.0 (0.3).
+func isLegacy(v a2a.ProtocolVersion) bool {
+	return strings.HasPrefix(strings.TrimPrefix(string(v), "v"), "0.")
+}
+
+// legacyError is an agent that speaks only A2A 0.3, reached without the opt-in: the protocol's
+// VersionNotSupportedError, with the ways to opt in.
+func legacyError(ref, why string) error {
+	return WithHint(&LegacyVersionError{Msg: fmt.Sprintf("%s speaks only A2A 0.3 (%s); a2a speaks a version before 1.0 only when asked", ref, why)},
+		"speak 0.3 to it with --a2a-version 0.3 (or A2ACLI_A2A_VERSION=0.3, or a2a-version: 0.3 under this agent in a config file)")
+}
+
+// LegacyVersionError is an agent that speaks only a protocol version before 1.0, reached without the opt-in: the
+// protocol's VersionNotSupportedError, raised by the client before any call (so with no a2aCode of the agent's).
+type LegacyVersionError struct{ Msg string }
+
+func (e *LegacyVersionError) Error() string        { return e.Msg }
+func (e *LegacyVersionError) Is(target error) bool { return target == a2a.ErrVersionNotSupported }
+
+// WithLegacy is a dialer of the same run that speaks A2A 0.3 to an agent offering nothing newer (see
+// Options.Legacy): serve --proxy fronts whatever its upstream speaks.
+func (d *Dialer) WithLegacy() *Dialer {
+	opts := *d.opts
+	opts.Legacy = true
+	cp := *d
+	cp.opts = &opts
+	return &cp
 }

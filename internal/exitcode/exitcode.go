@@ -164,6 +164,10 @@ func Classify(err error) Meaning {
 	case client.IsUnreachable(err):
 		return set(Unreachable, CodeUnreachable, "is the agent running, and is the URL right?")
 	}
+	var lv *client.LegacyVersionError
+	if errors.As(err, &lv) {
+		return set(Failure, "VersionNotSupportedError", "")
+	}
 	for _, pe := range client.ProtocolErrors {
 		if errors.Is(err, pe.Err) {
 			n := pe.Code
