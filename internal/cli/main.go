@@ -197,7 +197,7 @@ Exit codes: 0 done, 1 failure, 2 usage, 3 unreachable or no card, 4 authenticati
 			if err := cmd.ValidateFlagGroups(); err != nil {
 				return &client.UsageError{Msg: err.Error(), Cmd: f.cmdPath}
 			}
-			f.log.Enabled = f.opts.verbose || f.opts.canon.debug
+			f.log.Enabled, f.log.Debug = f.opts.verbose || f.opts.canon.debug, f.opts.canon.debug
 			if f.opts.Insecure {
 				fmt.Fprintln(f.io.Err, "warning: --insecure: TLS certificates are not verified")
 			}

@@ -565,12 +565,13 @@ func (d *Dialer) dialGRPC(raw string) (*grpc.ClientConn, error) {
 		creds = credentials.NewTLS(d.tlsConfig())
 	}
 	guardUnary, guardStream := d.st.guard.grpcInterceptors(ifaceOrigin(raw))
+	debugUnary, debugStream := d.log.grpcDebug()
 	limit := d.opts.MaxResponseBytes
 	cc, err := grpc.NewClient(target,
 		grpc.WithTransportCredentials(creds),
 		grpc.WithDefaultCallOptions(grpcRecvLimit(limit), grpc.MaxCallSendMsgSize(1<<30)),
-		grpc.WithChainUnaryInterceptor(grpcUnaryErrors(limit), guardUnary),
-		grpc.WithChainStreamInterceptor(grpcStreamErrors(limit), guardStream),
+		grpc.WithChainUnaryInterceptor(grpcUnaryErrors(limit), guardUnary, debugUnary),
+		grpc.WithChainStreamInterceptor(grpcStreamErrors(limit), guardStream, debugStream),
 	)
 	if err != nil {
 		return nil, fmt.Errorf("grpc dial %s: %w", target, err)
