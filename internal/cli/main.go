@@ -199,7 +199,12 @@ Exit codes: 0 done, 1 failure, 2 usage, 3 unreachable or no card, 4 authenticati
 			}
 			f.log.Enabled, f.log.Debug = f.opts.verbose || f.opts.canon.debug, f.opts.canon.debug
 			if f.opts.Insecure {
-				fmt.Fprintln(f.io.Err, "warning: --insecure: TLS certificates are not verified")
+				msg := "warning: --insecure: TLS certificates are not verified"
+				if f.opts.hasCredentials() {
+					// The a2a-cli specification, §12.1: a credential sent without verification is flagged loudly.
+					msg += "; the credentials given go to a peer whose identity is not checked: anyone on the path can read them"
+				}
+				fmt.Fprintln(f.io.Err, msg)
 			}
 			f.started = true
 			return nil
