@@ -266,6 +266,14 @@ func TestChooseInterfaceVersion(t *testing.T) {
 	if !errors.As(err, &h) || !strings.Contains(h.Hint, "--a2a-version 0.3") {
 		t.Errorf("%v: the hint does not say how to opt in", err)
 	}
+	// --transport asking for a binding the card offers only in 0.3: the same refusal, saying so.
+	mixed := &a2a.AgentCard{SupportedInterfaces: []*a2a.AgentInterface{v03, {URL: "http://h/rest", ProtocolBinding: a2a.TransportProtocolHTTPJSON, ProtocolVersion: "1.0"}}}
+	if _, _, err := chooseInterface(mixed, ref, []a2a.TransportProtocol{a2a.TransportProtocolJSONRPC}, "", false); !errors.Is(err, a2a.ErrVersionNotSupported) || !strings.Contains(err.Error(), "--transport") {
+		t.Errorf("chooseInterface(--transport jsonrpc, only 0.3 there) = %v, want VersionNotSupported naming --transport", err)
+	}
+	if iface, _, err := chooseInterface(mixed, ref, nil, "", false); err != nil || iface.URL != "http://h/rest" {
+		t.Errorf("chooseInterface(0.3 first, 1.0 second) = %+v, %v; want the 1.0 interface", iface, err)
+	}
 	for _, tc := range []struct {
 		version a2a.ProtocolVersion
 		legacy  bool

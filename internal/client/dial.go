@@ -417,7 +417,11 @@ func chooseInterface(card *a2a.AgentCard, ref *Ref, prefs []a2a.TransportProtoco
 		}
 	}
 	if sawLegacy {
-		return nil, "", legacyError(termsafe.Line(ref.Raw), "its card offers nothing newer")
+		why := "its card offers nothing newer"
+		if len(prefs) > 0 {
+			why = "its card offers the bindings --transport asks for only in A2A 0.3"
+		}
+		return nil, "", legacyError(termsafe.Line(ref.Raw), why)
 	}
 	if len(prefs) > 0 {
 		var asked []string
