@@ -56,9 +56,13 @@ func TestDebugRawWire(t *testing.T) {
 	}
 
 	// An event stream, line by line, under --debug only; credentials masked in headers and bodies alike.
-	r = run(t, "", "send", echo.url, "streamed", "--stream", "--debug", "--bearer", "s3cret-bearer", "--auth-undeclared")
+	r = run(t, "", "send", echo.url, "streamed", "--stream", "--debug", "--bearer", "s3cret-bearer", "--auth-undeclared",
+		"--svc-param", "X-Upstream-Token=s3cret-svc")
 	wantCode(t, r, 0)
-	wantContains(t, "stderr", r.stderr, "* < sse data: {", `"statusUpdate"`, "Authorization: ***")
+	wantContains(t, "stderr", r.stderr, "* < sse data: {", `"statusUpdate"`, "Authorization: ***", "X-Upstream-Token: ***")
+	if strings.Contains(r.stderr, "s3cret") {
+		t.Fatalf("--debug printed a credential\n%s", r.stderr)
+	}
 	r2 := run(t, "", "send", echo.url, "streamed", "--stream", "-v")
 	if strings.Contains(r2.stderr, "< sse") {
 		t.Fatalf("-v logs the event stream line by line; only --debug does\n%s", r2)
