@@ -14,7 +14,7 @@ func (o *globalOptions) hasCredentials() bool {
 		return true
 	}
 	for _, kv := range o.SvcParams {
-		if k, _, _ := strings.Cut(kv, "="); redact.Sensitive(strings.TrimSpace(k)) {
+		if redact.Sensitive(svcParamKey(kv)) {
 			return true
 		}
 	}
@@ -28,7 +28,7 @@ func (o *globalOptions) sentCredentials(withheld []client.WithheldCredential) bo
 		return true
 	}
 	for _, kv := range o.SvcParams {
-		if k, _, _ := strings.Cut(kv, "="); redact.Sensitive(strings.TrimSpace(k)) {
+		if redact.Sensitive(svcParamKey(kv)) {
 			return true
 		}
 	}
@@ -37,4 +37,13 @@ func (o *globalOptions) sentCredentials(withheld []client.WithheldCredential) bo
 		held[w.Flag] = true
 	}
 	return (o.Bearer != "" && !held["--bearer"] && !held[o.BearerFrom]) || (o.APIKey != "" && !held["--api-key"])
+}
+
+// svcParamKey is the key of a --svc-param: before its first = (the seed's key=value) or : (the specification's
+// key:value), whichever comes first.
+func svcParamKey(kv string) string {
+	if i := strings.IndexAny(kv, "=:"); i >= 0 {
+		kv = kv[:i]
+	}
+	return strings.TrimSpace(kv)
 }
