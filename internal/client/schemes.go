@@ -122,6 +122,9 @@ func (d *Dialer) attachCredentials(card *a2a.AgentCard, params map[string][]stri
 		return
 	}
 	var withheld []WithheldCredential
+	if d.opts.Bearer != "" && declares(card, takesBearer) {
+		d.log.Printf("%s: sent as Authorization: Bearer, per the card's schemes (%s)", d.bearerFlag(), DeclaredSchemes(card))
+	}
 	if d.opts.Bearer != "" && !declares(card, takesBearer) {
 		if d.opts.AuthUndeclared {
 			d.log.Printf("--bearer: the card declares no scheme that takes a bearer token; sent anyway (--auth-undeclared)")
