@@ -267,6 +267,9 @@ func TestA2AJSServerDrivenByClient(t *testing.T) {
 	} {
 		t.Run(strings.TrimSuffix(tc.script, ".mjs")+"-"+tc.preferred, func(t *testing.T) {
 			u := startNodeServer(t, dir, tc.script, tc.preferred)
+			if tc.script == "server03.mjs" {
+				optIn03(t, u) // a v0.3 agent is spoken to in v0.3 on the opt-in (§13.2)
+			}
 
 			r := run(t, "", "discover", u, "-o", "json")
 			wantCode(t, r, 0)
@@ -417,6 +420,9 @@ func TestA2AJSFollowUp(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			u := startNodeServer(t, dir, args...)
+			if tc.script == "server03.mjs" {
+				optIn03(t, u)
+			}
 			id := askTask(t, u)
 			r := run(t, "", "send", u, "--task", id, "Bob", "-o", "json")
 			wantCode(t, r, 0)

@@ -38,6 +38,9 @@ func TestEveryTransport(t *testing.T) {
 		t.Run(tr.name, func(t *testing.T) {
 			t.Parallel()
 			ag := testagent.Start(t, testagent.Options{Transport: tr.t, V03: tr.v03, NoPreferredTransport: tr.noPT})
+			if tr.v03 {
+				optIn03(t, ag.URL) // a v0.3 agent is spoken to in v0.3 on the opt-in (§13.2)
+			}
 
 			r := run(t, "", "discover", ag.URL)
 			wantCode(t, r, 0)
@@ -415,13 +418,62 @@ func otherOrigin(tr a2a.TransportProtocol) []string {
 	return nil
 }
 
+// TestExtendedCard: the authenticated extended card is asked for only with a security scheme the public card
+// advertises (the a2a-cli specification, §12.4): the seed's `discover <url> --extended --auth "Bearer <token>"` and
+// --bearer against a card declaring a bearer scheme; a credential no declared scheme takes, no credential, or a card
+// declaring no scheme is refused before any call (exit 4, A2ACLI_ERR_CREDENTIALS_MISSING, the declared schemes in the
+// hint), and so is a card that does not offer an extended card.
 func TestExtendedCard(t *testing.T) {
 	t.Parallel()
 	ext := &a2a.AgentCard{Name: "Secret Extended Agent", Version: "2", SupportedInterfaces: []*a2a.AgentInterface{}}
-	ag := testagent.Start(t, testagent.Options{ExtendedCard: ext, RequireAuth: "Bearer ok"})
-	r := run(t, "", "discover", ag.URL, "--extended", "--auth", "Bearer ok")
-	wantCode(t, r, 0)
-	wantContains(t, "stdout", r.stdout, "Name: Secret Extended Agent")
+	schemes := func(s a2a.NamedSecuritySchemes) func(*a2a.AgentCard) {
+		return func(c *a2a.AgentCard) { c.SecuritySchemes = s }
+	}
+	bearer := testagent.Start(t, testagent.Options{ExtendedCard: ext, RequireAuth: "Bearer ok",
+		EditCard: schemes(a2a.NamedSecuritySchemes{"token": a2a.HTTPAuthSecurityScheme{Scheme: "Bearer"}})})
+	for _, args := range [][]string{{"--auth", "Bearer ok"}, {"--bearer", "ok"}} {
+		r := run(t, "", append([]string{"discover", bearer.URL, "--extended", "-v"}, args...)...)
+		wantCode(t, r, 0)
+		wantContains(t, "stdout", r.stdout, "Name: Secret Extended Agent")
+		wantContains(t, "stderr", r.stderr, "extended card: asked for with the card's security scheme token")
+	}
+
+	apiKeyOnly := testagent.Start(t, testagent.Options{ExtendedCard: ext, RequireAuth: "Bearer ok",
+		EditCard: schemes(a2a.NamedSecuritySchemes{"key": a2a.APIKeySecurityScheme{Location: a2a.APIKeySecuritySchemeLocationHeader, Name: "X-Key"}})})
+	undeclared := testagent.Start(t, testagent.Options{ExtendedCard: ext, RequireAuth: "Bearer ok"})
+	for _, tc := range []struct {
+		name string
+		ag   *testagent.Agent
+		args []string
+		msg  string
+	}{
+		{"bearer to an apiKey card", apiKeyOnly, []string{"--auth", "Bearer ok"}, "declares none that takes an Authorization header of scheme Bearer"},
+		{"--bearer to an apiKey card, even with --auth-undeclared", apiKeyOnly, []string{"--bearer", "ok", "--auth-undeclared"}, "declares none that takes --bearer"},
+		{"no credentials", apiKeyOnly, nil, "no credentials were given"},
+		{"a card declaring no scheme", undeclared, []string{"--auth", "Bearer ok"}, "this card declares none"},
+	} {
+		r := run(t, "", append([]string{"discover", tc.ag.URL, "--extended", "-o", "json"}, tc.args...)...)
+		wantCode(t, r, 4)
+		doc := errorDoc(t, r)
+		if doc["code"] != "A2ACLI_ERR_CREDENTIALS_MISSING" {
+			t.Fatalf("%s: code %v\n%s", tc.name, doc["code"], r)
+		}
+		wantContains(t, "message", doc["message"].(string), tc.msg)
+		if tc.ag == apiKeyOnly {
+			wantContains(t, "hint", doc["hint"].(string), "key (apiKey in header X-Key)", "--api-key <key>")
+		}
+	}
+	if n := len(apiKeyOnly.Requests()) + len(undeclared.Requests()); n != 0 {
+		t.Fatalf("%d calls reached agents whose public card advertises no scheme for the credentials", n)
+	}
+
+	plain := testagent.Start(t, testagent.Options{EditCard: schemes(a2a.NamedSecuritySchemes{"token": a2a.HTTPAuthSecurityScheme{Scheme: "Bearer"}})})
+	r := run(t, "", "discover", plain.URL, "--extended", "--bearer", "ok")
+	wantCode(t, r, 2)
+	wantContains(t, "stderr", r.stderr, "does not offer an extended card")
+	if n := len(plain.Requests()); n != 0 {
+		t.Fatalf("%d calls reached an agent that offers no extended card", n)
+	}
 }
 
 func TestCardProblems(t *testing.T) {

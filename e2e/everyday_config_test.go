@@ -35,7 +35,7 @@ func runEnv(t testing.TB, dir string, env []string, stdin string, args ...string
 	return result{stdout: out.String(), stderr: errb.String(), code: code}
 }
 
-// headerAgent serves an agent card (with an apiKey scheme in header X-Agent-Key) and records the headers of
+// headerAgent serves an agent card (an apiKey scheme in header X-Agent-Key, an http bearer scheme) and records the headers of
 // every request: a plain net/http agent, not our serve.
 type headerAgent struct {
 	*httptest.Server
@@ -53,7 +53,8 @@ func startHeaderAgent(t *testing.T) *headerAgent {
 		w.Write([]byte(`{"name":"hdr","description":"records headers","version":"1","supportedInterfaces":[{"url":"` +
 			"http://" + r.Host + `","protocolBinding":"JSONRPC","protocolVersion":"1.0"}],"capabilities":{},` +
 			`"defaultInputModes":["text/plain"],"defaultOutputModes":["text/plain"],"skills":[],` +
-			`"securitySchemes":{"key":{"apiKeySecurityScheme":{"location":"header","name":"X-Agent-Key"}}}}`))
+			`"securitySchemes":{"key":{"apiKeySecurityScheme":{"location":"header","name":"X-Agent-Key"}},` +
+			`"token":{"httpAuthSecurityScheme":{"scheme":"Bearer"}}}}`))
 	}))
 	t.Cleanup(h.Close)
 	return h

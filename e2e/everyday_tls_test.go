@@ -171,3 +171,25 @@ func TestClientTLS(t *testing.T) {
 		})
 	}
 }
+
+// TestInsecureWarns: --insecure never turns verification off silently: a warning on stderr, a louder one when
+// credentials are given (the a2a-cli specification, §12.1); without it, an unknown authority fails (exit 3).
+func TestInsecureWarns(t *testing.T) {
+	t.Parallel()
+	ca := newTestCA(t)
+	good, _, _ := ca.issue(t, "good", []net.IP{net.ParseIP("127.0.0.1")}, nil, time.Now().Add(time.Hour), x509.ExtKeyUsageServerAuth)
+	u := startTLSAgent(t, good, nil)
+	r := run(t, "", "discover", u)
+	wantCode(t, r, 3)
+	r = run(t, "", "discover", u, "--insecure")
+	wantCode(t, r, 0)
+	wantContains(t, "stderr", r.stderr, "warning: --insecure: TLS certificates are not verified\n")
+	for _, creds := range [][]string{{"--bearer", "s3cret"}, {"--auth", "Bearer s3cret"}, {"--api-key", "s3cret"}} {
+		r = run(t, "", append([]string{"discover", u, "--insecure"}, creds...)...)
+		wantCode(t, r, 0)
+		wantContains(t, "stderr", r.stderr, "warning: --insecure: TLS certificates are not verified; the credentials given go to a peer whose identity is not checked")
+		if strings.Contains(r.stderr, "s3cret") {
+			t.Fatalf("the warning shows the credential\n%s", r)
+		}
+	}
+}

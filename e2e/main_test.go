@@ -9,6 +9,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -37,6 +38,8 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	bin = filepath.Join(dir, "a2a")
+	// Every run reads its user configuration from here, not the developer's (optIn03 writes agents' files in it).
+	configHome = filepath.Join(dir, "config")
 	// Built as `make build` builds it, so the start-up benchmark measures the binary users get.
 	build := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", bin, "../cmd/a2a")
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
@@ -73,16 +76,45 @@ func trim(s string) string {
 	return s
 }
 
-// cmdEnv is the environment the binary runs with: no colour forcing, no terminal.
+// configHome is the XDG_CONFIG_HOME of every run (a test may name another in its extra variables).
+var configHome string
+
+// cmdEnv is the environment the binary runs with: no colour forcing, no terminal, the tests' own configuration
+// directory.
 func cmdEnv(extra ...string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
-		if strings.HasPrefix(kv, "NO_COLOR=") || strings.HasPrefix(kv, "CLICOLOR_FORCE=") {
+		if strings.HasPrefix(kv, "NO_COLOR=") || strings.HasPrefix(kv, "CLICOLOR_FORCE=") || strings.HasPrefix(kv, "XDG_CONFIG_HOME=") {
 			continue
 		}
 		env = append(env, kv)
 	}
+	env = append(env, "XDG_CONFIG_HOME="+configHome)
 	return append(env, extra...)
+}
+
+// optIn03 opts in to A2A 0.3 for the agent at rawURL, as a user does for an agent that speaks nothing newer (the
+// a2a-cli specification's §13.2 wants an explicit opt-in): A2ACLI_A2A_VERSION=0.3 in that agent's own dotenv file,
+// $XDG_CONFIG_HOME/a2a/agents/HOST_PORT.env, which every later run against it reads. The file goes before the agent
+// stops (cleanups run last first), so an agent that gets its port later does not inherit it.
+func optIn03(t testing.TB, rawURL string) {
+	t.Helper()
+	u, err := url.Parse(rawURL)
+	if err != nil || u.Host == "" {
+		u, err = url.Parse("http://" + rawURL)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(configHome, "a2a", "agents")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, strings.ReplaceAll(u.Host, ":", "_")+".env")
+	if err := os.WriteFile(file, []byte("A2ACLI_A2A_VERSION=0.3\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Remove(file) })
 }
 
 // run runs the binary with args and stdin, bounded by a minute.

@@ -207,6 +207,7 @@ func TestPushVerbs(t *testing.T) {
 		t.Run("serve-v03-"+tr, func(t *testing.T) {
 			t.Parallel()
 			srv := startServe(t, "--transport", tr, "--echo", "--protocol", "0.3", "--card-compat")
+			optIn03(t, srv.url)
 			pushVerbs(t, srv.url, hook)
 		})
 	}
@@ -395,6 +396,7 @@ func TestPushDownWebhook(t *testing.T) {
 func TestPushV03Delivery(t *testing.T) {
 	t.Parallel()
 	srv := startServe(t, "--echo", "--transport", "jsonrpc", "--protocol", "0.3", "--card-compat")
+	optIn03(t, srv.url)
 	l, hook := startListen(t, "--until-final", "-o", "json")
 	r := run(t, "", "send", srv.url, "--immediate", "--push-url", hook, "v03 push")
 	wantCode(t, r, 0)

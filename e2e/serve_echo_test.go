@@ -9,6 +9,8 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/a2acli/a2a/internal/testagent"
 )
 
 var bindings = map[string]a2a.TransportProtocol{
@@ -93,6 +95,9 @@ func checkCard(t *testing.T, url string, names []string, v03 bool) {
 func echoWithOurClient(t *testing.T, url, transport string, v03 bool) {
 	t.Helper()
 	tr := []string{"--transport", transport}
+	if v03 {
+		tr = append(tr, "--a2a-version", "0.3") // the opt-in to a version before 1.0 (§13.2)
+	}
 	r := run(t, "", append([]string{"send", url, "hello " + transport, "-o", "json"}, tr...)...)
 	wantCode(t, r, 0)
 	task := sendTask(t, r)
@@ -251,5 +256,35 @@ func TestServeTenant(t *testing.T) {
 		id := field(r.stdout, "Task ID")
 		r = run(t, "", "get", "task", srv.url, id, "--tenant", "acme", "--transport", tr)
 		wantCode(t, r, 0)
+	}
+}
+
+// TestDeclaredTenant: the tenant the selected interface declares is set in every request, exactly as declared, and
+// left out when the interface declares none (the a2a-cli specification, §13.1), on every binding, against a2a-go's
+// agent, which records the tenant each call carried.
+func TestDeclaredTenant(t *testing.T) {
+	t.Parallel()
+	for _, tr := range []a2a.TransportProtocol{a2a.TransportProtocolJSONRPC, a2a.TransportProtocolHTTPJSON, a2a.TransportProtocolGRPC} {
+		for _, tenant := range []string{"t-declared", ""} {
+			ag := testagent.Start(t, testagent.Options{Transport: tr, EditCard: func(c *a2a.AgentCard) {
+				for _, iface := range c.SupportedInterfaces {
+					iface.Tenant = tenant
+				}
+			}})
+			r := run(t, "", "send", ag.URL, "hi", "-o", "json")
+			wantCode(t, r, 0)
+			task := sendTask(t, r)
+			r = run(t, "", "get", "task", ag.URL, string(task.ID))
+			wantCode(t, r, 0)
+			calls := ag.Calls()
+			if len(calls) < 2 {
+				t.Fatalf("%s, tenant %q: calls %v, want the send and the get", tr, tenant, calls)
+			}
+			for _, c := range calls {
+				if c.Tenant != tenant {
+					t.Errorf("%s: %s carried tenant %q, want %q (the interface's)", tr, c.Method, c.Tenant, tenant)
+				}
+			}
+		}
 	}
 }

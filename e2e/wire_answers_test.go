@@ -45,13 +45,20 @@ func TestGRPCOnlyPort(t *testing.T) {
 	wantContains(t, "stderr", r.stderr, "the port answers in HTTP/2 frames", "hint: add --transport grpc")
 
 	// Most gRPC agents in the wild speak v0.3 (service a2a.v1.A2AService): without a card to say so, the endpoint
-	// is asked.
+	// is asked, and one that serves only v0.3 is spoken to in v0.3 on the opt-in alone (the a2a-cli specification,
+	// §13.2): unasked, an error that says how to ask.
 	v03 := testagent.Start(t, testagent.Options{Transport: a2a.TransportProtocolGRPC, V03: true})
 	r = run(t, "", "send", "--transport", "grpc", "http://"+v03.Endpoint, "old grpc", "-v")
+	wantCode(t, r, 1)
+	wantContains(t, "stderr", r.stderr, "speaking A2A v0.3", "speaks only A2A 0.3 (its gRPC endpoint serves only the v0.3 service)",
+		"hint: speak 0.3 to it with --a2a-version 0.3")
+	if n := len(v03.Calls()); n != 0 {
+		t.Fatalf("%d calls reached the v0.3 agent without the opt-in", n)
+	}
+	r = run(t, "", "send", "--transport", "grpc", "--a2a-version", "0.3", "http://"+v03.Endpoint, "old grpc")
 	wantCode(t, r, 0)
 	wantContains(t, "stdout", r.stdout, "State: completed", "echo: old grpc")
-	wantContains(t, "stderr", r.stderr, "speaking A2A v0.3")
-	r = run(t, "", "send", "--stream", "--transport", "grpc", "http://"+v03.Endpoint, "old grpc stream")
+	r = run(t, "", "send", "--stream", "--transport", "grpc", "--a2a-version", "0.3", "http://"+v03.Endpoint, "old grpc stream")
 	wantCode(t, r, 0)
 	wantContains(t, "stdout", r.stdout, "State: completed", "echo: old grpc stream")
 }
@@ -62,12 +69,12 @@ func TestREST201(t *testing.T) {
 	t.Parallel()
 	ag := wire.Start(t, wire.Options{Kind: wire.REST201})
 
-	r := run(t, "", "discover", ag.URL)
+	r := run(t, "", "--a2a-version", "0.3", "discover", ag.URL)
 	wantCode(t, r, 0)
 	wantContains(t, "discover", r.stdout, "HTTP+JSON")
 
 	// --immediate: one SendMessage (a plain send streams where the card says the agent streams).
-	r = run(t, "", "send", ag.URL, "created", "--immediate", "-o", "json")
+	r = run(t, "", "--a2a-version", "0.3", "send", ag.URL, "created", "--immediate", "-o", "json")
 	wantCode(t, r, 0)
 	task := sendTask(t, r)
 	if task.Status.State != a2a.TaskStateCompleted || !strings.Contains(r.stdout, "echo: created") {
@@ -77,31 +84,31 @@ func TestREST201(t *testing.T) {
 		t.Fatalf("calls %v, want one POST /v1/message:send", ag.Calls())
 	}
 
-	r = run(t, "", "send", ag.URL, "text mode")
+	r = run(t, "", "--a2a-version", "0.3", "send", ag.URL, "text mode")
 	wantCode(t, r, 0)
 	wantContains(t, "send", r.stdout, "State: completed", "echo: text mode")
 
-	r = run(t, "", "send", "--stream", ag.URL, "streamed", "-o", "json")
+	r = run(t, "", "--a2a-version", "0.3", "send", "--stream", ag.URL, "streamed", "-o", "json")
 	wantCode(t, r, 0)
 	events, errDoc := jsonLines(t, r.stdout)
 	if errDoc != nil || lastState(t, events) != a2a.TaskStateCompleted {
 		t.Fatalf("send --stream\n%s", r)
 	}
 
-	r = run(t, "", "get", "task", ag.URL, string(task.ID))
+	r = run(t, "", "--a2a-version", "0.3", "get", "task", ag.URL, string(task.ID))
 	wantCode(t, r, 0)
 	wantContains(t, "get task", r.stdout, "Task ID: "+string(task.ID), "State: completed")
 
-	r = run(t, "", "subscribe", ag.URL, string(task.ID))
+	r = run(t, "", "--a2a-version", "0.3", "subscribe", ag.URL, string(task.ID))
 	wantCode(t, r, 0)
 	wantContains(t, "subscribe", r.stdout, "completed")
 
-	r = run(t, "", "cancel", ag.URL, string(task.ID))
+	r = run(t, "", "--a2a-version", "0.3", "cancel", ag.URL, string(task.ID))
 	wantCode(t, r, 0)
 	wantContains(t, "cancel", r.stdout, "State: canceled")
 
 	// An error in the a2a-js shape ({"code":-32001,"message":…} with HTTP 404) is the protocol error it names.
-	r = run(t, "", "get", "task", ag.URL, "nope", "-o", "json")
+	r = run(t, "", "--a2a-version", "0.3", "get", "task", ag.URL, "nope", "-o", "json")
 	wantCode(t, r, 1)
 	doc := errorDoc(t, r)
 	if doc["code"] != "TaskNotFoundError" || doc["a2aCode"] != float64(-32001) {

@@ -22,6 +22,9 @@ func TestErrorDataNotArray(t *testing.T) {
 				if args[0] == "get" {
 					cmd = append(append([]string{}, args...), url, "t-1", "-o", "json")
 				}
+				if version == "0.3" {
+					cmd = append([]string{"--a2a-version", "0.3"}, cmd...) // the opt-in to a version before 1.0
+				}
 				r := run(t, "", cmd...)
 				wantCode(t, r, 1)
 				line := r.stdout
@@ -52,18 +55,34 @@ func TestErrorDataNotArray(t *testing.T) {
 // TestVersionHeaderAndBodyAgree: the A2A-Version header is the version of the body. Against an agent that answers in
 // the version its header names, a v0.3 interface is spoken in v0.3 under a 0.3 header; --svc-param A2A-Version=1.0
 // forces v1.0 bodies too (it used to send a 1.0 header on v0.3 bodies, and the v1.0 answer failed with "unknown
-// event kind"). The card fetch carries the header as well.
+// event kind"). The card fetch carries the header as well. v0.3 is spoken only on the opt-in (--a2a-version 0.3, or the
+// seed's --svc-param A2A-Version=0.3): unasked, the 0.3-only agent is refused before any call (the a2a-cli
+// specification, §13.2).
 func TestVersionHeaderAndBodyAgree(t *testing.T) {
 	t.Parallel()
 	ag := wire.StartByHeader(t, "0.3")
+	for _, args := range [][]string{{"send", ag.URL, "hi"}, {"send", "--stream", ag.URL, "hi"}, {"get", "task", ag.URL, "t-1"}} {
+		before := len(ag.Calls())
+		r := run(t, "", args...)
+		wantCode(t, r, 1)
+		wantContains(t, "stderr", r.stderr, "speaks only A2A 0.3", "hint: speak 0.3 to it with --a2a-version 0.3")
+		if calls := ag.Calls()[before:]; len(calls) != 1 || calls[0].Method != "" {
+			t.Fatalf("%v: calls %v, want the card's fetch alone", args, calls)
+		}
+	}
+	r := run(t, "", "send", ag.URL, "hi", "-o", "json")
+	if doc := errorDoc(t, r); doc["code"] != "VersionNotSupportedError" || doc["a2aCode"] != nil {
+		t.Fatalf("error document %v, want VersionNotSupportedError without an agent's code\n%s", doc, r)
+	}
 	for _, tc := range []struct {
 		args []string
 		want string // the version of header and body
+		card string // the version the card's fetch asks for
 	}{
-		{nil, "0.3"},
-		{[]string{"--stream"}, "0.3"},
-		{[]string{"--svc-param", "A2A-Version=1.0"}, "1.0"},
-		{[]string{"--svc-param", "A2A-Version=1.0", "--stream"}, "1.0"},
+		{[]string{"--a2a-version", "0.3"}, "0.3", "0.3"},
+		{[]string{"--svc-param", "A2A-Version=0.3", "--stream"}, "0.3", "0.3"},
+		{[]string{"--svc-param", "A2A-Version=1.0"}, "1.0", "1.0"},
+		{[]string{"--svc-param", "A2A-Version=1.0", "--stream"}, "1.0", "1.0"},
 	} {
 		before := len(ag.Calls())
 		args := append(append([]string{"send"}, tc.args...), ag.URL, "hi")
@@ -74,9 +93,8 @@ func TestVersionHeaderAndBodyAgree(t *testing.T) {
 		if len(calls) < 2 || calls[0].Method != "" {
 			t.Fatalf("%v: calls %v, want the card and a call", args, calls)
 		}
-		const wantCard = "1.0" // nothing forced a version for the card: the newest
-		if calls[0].Version != wantCard {
-			t.Errorf("%v: the card fetch carried A2A-Version %q, want %q", args, calls[0].Version, wantCard)
+		if calls[0].Version != tc.card {
+			t.Errorf("%v: the card fetch carried A2A-Version %q, want %q", args, calls[0].Version, tc.card)
 		}
 		for _, c := range calls[1:] {
 			if !strings.HasPrefix(c.Version, tc.want) || wire.V03Method(c.Method) != (tc.want == "0.3") {
@@ -108,7 +126,7 @@ func TestProxyVersionHeaderAndBodyAgree(t *testing.T) {
 	check(proxy.url, "--transport", "jsonrpc")
 	check(proxy.url, "--transport", "rest")
 	proxy03 := startServe(t, "--proxy", ag.URL, "--svc-param", "A2A-Version=1.0", "--protocol", "0.3", "--transport", "jsonrpc", "--quiet")
-	check(proxy03.url)
+	check(proxy03.url, "--a2a-version", "0.3") // the proxy speaks 0.3 unasked to its upstream; our client, asked
 }
 
 // TestCardByVersionHeader: an agent that chooses its card's shape by the A2A-Version header gets the header on the
@@ -141,7 +159,7 @@ func TestCardByVersionHeader(t *testing.T) {
 func TestVerboseShowsCountsNotSecrets(t *testing.T) {
 	t.Parallel()
 	ag := wire.StartByHeader(t, "0.3")
-	r := run(t, "", "send", "--blocking", "-v", "--auth", "Bearer s3cr3t-value", ag.URL, "hi")
+	r := run(t, "", "send", "--blocking", "-v", "--a2a-version", "0.3", "--auth", "Bearer s3cr3t-value", ag.URL, "hi")
 	wantCode(t, r, 0)
 	wantContains(t, "stderr", r.stderr, `"inputTokens":12`, `"outputTokens":34`, `"supportsAuthenticatedExtendedCard":true`,
 		"Authorization: ***")

@@ -251,7 +251,7 @@ func (f *factory) useStoredToken(ctx context.Context, rawURL string) error {
 		return err
 	}
 	f.log.Printf("auth: the stored token of %s (scheme %s)", e.Origin, e.Scheme)
-	f.opts.Bearer = e.AccessToken
+	f.opts.Bearer, f.opts.BearerFrom = e.AccessToken, "the token of `a2a auth login`"
 	f.storedToken = true
 	return nil
 }

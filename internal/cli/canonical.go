@@ -35,8 +35,8 @@ func (f *factory) addCanonicalGlobals(pf *pflag.FlagSet) {
 	c := &f.opts.canon
 	pf.StringVarP(&c.agentCard, "agent-card", "a", "", "the agent, as the a2a-cli specification names it: same as the positional <url>")
 	pf.StringVarP(&c.endpoint, "endpoint", "e", "", "the agent's interface `URL`, used without fetching a card (with one --transport)")
-	pf.StringVar(&c.a2aVersion, "a2a-version", "", "protocol `version` to speak (1.0 or 0.3): same as --svc-param A2A-Version=<version>")
-	pf.BoolVar(&c.debug, "debug", false, "log the raw wire to stderr: every request and response (credentials always redacted)")
+	pf.StringVar(&c.a2aVersion, "a2a-version", "", "protocol `version` to speak: 1.0, or 0.3 (the opt-in an agent that speaks nothing newer needs); same as --svc-param A2A-Version=<version>")
+	pf.BoolVar(&c.debug, "debug", false, "the raw wire on stderr: what -v shows, plus every body whole, event streams line by line and gRPC messages (credentials masked, control bytes escaped)")
 	if cfg := pf.Lookup("config"); cfg != nil {
 		pf.AddFlag(&pflag.Flag{Name: "env-file", Usage: "alias of --config (a2a-cli spelling)", Value: cfg.Value, DefValue: cfg.DefValue})
 	}

@@ -40,7 +40,7 @@ authenticated extended card.`,
 			return runDiscover(cmd.Context(), o)
 		},
 	}
-	cmd.Flags().BoolVar(&o.extended, "extended", false, "fetch the authenticated extended card (needs --auth)")
+	cmd.Flags().BoolVar(&o.extended, "extended", false, "fetch the authenticated extended card, with credentials for a scheme the public card declares")
 	cmd.Flags().BoolVar(&o.validate, "validate", false, "check the card against the A2A JSON Schema of its version and lint it (exit 1 on an error)")
 	cmd.MarkFlagsMutuallyExclusive("extended", "validate")
 	return cmd
@@ -82,11 +82,17 @@ func runDiscover(ctx context.Context, o *discoverOptions) error {
 	return o.withClient(ctx, o.url, func(ctx context.Context, c *client.Conn) error {
 		card := c.Card
 		if o.extended {
+			// Only with a scheme the public card advertises (the a2a-cli specification, §12.4).
+			scheme, err := o.f.dialer().ExtendedCardScheme(c.Card, c.Params)
+			if err != nil {
+				return err
+			}
+			o.f.log.Printf("extended card: asked for with the card's security scheme %s", scheme)
 			ext, err := client.Unary(ctx, c, func(ctx context.Context) (*a2a.AgentCard, error) {
 				return c.GetExtendedAgentCard(ctx, &a2a.GetExtendedAgentCardRequest{Tenant: o.f.opts.Tenant})
 			})
 			if err != nil {
-				return client.WithHint(err, "the extended card needs credentials: pass --auth")
+				return client.WithHint(err, "the extended card needs credentials: "+client.CredentialAdvice(c.Card))
 			}
 			card = ext
 		}

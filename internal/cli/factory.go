@@ -59,8 +59,9 @@ type factory struct {
 	// went with it: a refusal's hint names `a2a auth login` for it.
 	agentURL    string
 	storedToken bool
-	// agentOAuth: the agent's card declares an oauth2 or openIdConnect scheme.
+	// agentOAuth: the agent's card declares an oauth2 or openIdConnect scheme; agentCard is that card.
 	agentOAuth bool
+	agentCard  *a2a.AgentCard
 	// catchSignals starts delivering SIGINT and SIGTERM to run; called once flags parsed, so that `--help` and
 	// `--version` start no signal handling.
 	catchSignals func()
@@ -92,7 +93,7 @@ func (f *factory) withClient(ctx context.Context, rawURL string, fn func(ctx con
 		return err
 	}
 	defer c.Destroy() //nolint:errcheck // closing a client has nothing useful to report
-	f.agentOAuth = declaresOAuth(c.Card)
+	f.agentOAuth, f.agentCard = declaresOAuth(c.Card), c.Card
 	if f.opts.verify && c.Card != nil {
 		if _, err := f.verifyCard(ctx, c.CardBytes, c.CardURL); err != nil {
 			return err

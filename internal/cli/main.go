@@ -96,6 +96,12 @@ func (f *factory) report(err error) int {
 		// error document stands for a result not printed (failReplacesResult).
 		return c.Exit
 	}
+	if w := f.dialer().Withheld(); c.Code == exitcode.CodeAuthFailed && len(w) > 0 && !f.opts.sentCredentials(w) {
+		// Every credential given was withheld: none of them fits a scheme the card declares.
+		c.Code = exitcode.CodeCredentialsMissing
+		c.Hint = strings.TrimPrefix(client.CredentialAdvice(f.agentCard)+"; ", "; ") +
+			"--auth-undeclared sends " + w[0].Flag + " anyway, to an agent that does not declare what it accepts"
+	}
 	if c.Code == exitcode.CodeAuthFailed && !f.opts.hasCredentials() {
 		c.Code, c.Hint = exitcode.CodeCredentialsMissing, "the agent wants credentials: pass them with --auth \"Bearer <token>\""
 		if f.agentOAuth {
@@ -191,9 +197,14 @@ Exit codes: 0 done, 1 failure, 2 usage, 3 unreachable or no card, 4 authenticati
 			if err := cmd.ValidateFlagGroups(); err != nil {
 				return &client.UsageError{Msg: err.Error(), Cmd: f.cmdPath}
 			}
-			f.log.Enabled = f.opts.verbose || f.opts.canon.debug
+			f.log.Enabled, f.log.Debug = f.opts.verbose || f.opts.canon.debug, f.opts.canon.debug
 			if f.opts.Insecure {
-				fmt.Fprintln(f.io.Err, "warning: --insecure: TLS certificates are not verified")
+				msg := "warning: --insecure: TLS certificates are not verified"
+				if f.opts.hasCredentials() {
+					// The a2a-cli specification, §12.1: a credential sent without verification is flagged loudly.
+					msg += "; the credentials given go to a peer whose identity is not checked: anyone on the path can read them"
+				}
+				fmt.Fprintln(f.io.Err, msg)
 			}
 			f.started = true
 			return nil
@@ -216,6 +227,7 @@ Exit codes: 0 done, 1 failure, 2 usage, 3 unreachable or no card, 4 authenticati
 	pf.DurationVar(&f.opts.Timeout, "timeout", 30*time.Second, "bound on connecting and each call (0: none); on streams, silence this long asks GetTask whether the task is alive")
 	pf.BoolVarP(&f.opts.verbose, "verbose", "v", false, "print what travels to stderr (credentials redacted)")
 	pf.BoolVar(&f.opts.Insecure, "insecure", false, "skip TLS certificate verification")
+	pf.BoolVar(&f.opts.AuthUndeclared, "auth-undeclared", false, "send --bearer and --api-key even to an agent whose card declares no security scheme that takes them (by default they go only per the card's schemes)")
 	pf.BoolVar(&f.opts.AuthAllOrigins, "auth-all-origins", false, "send credentials to every origin, not only the one <url> names (a card's interface elsewhere, a redirect)")
 	pf.Int64Var(&f.opts.MaxResponseBytes, "max-response-bytes", client.DefaultMaxResponseBytes, "refuse a reply (or card) larger than `n` bytes; streams are bounded per event (0: no limit)")
 	pf.StringArrayVar(&f.opts.Extensions, "extension", nil, "activate an extension by `URI` (A2A-Extensions header, repeatable); the card's required ones are always on")

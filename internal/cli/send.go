@@ -166,7 +166,25 @@ func runSend(ctx context.Context, o *sendOptions) error {
 	}
 	if req.Message.TaskID != "" {
 		o.followUp = &follow.FollowUp{MsgID: req.Message.ID}
+		return rejectedTask(string(req.Message.TaskID), o.sendTo(ctx, req))
 	}
+	return o.sendTo(ctx, req)
+}
+
+// rejectedTask adds to a protocol error the agent answered a message to an existing task with (not found, ended, a
+// context that does not match) that no task was started in its place, and where to see the agent's answer whole (the
+// a2a-cli specification, §8.1).
+func rejectedTask(id string, err error) error {
+	for _, pe := range client.ProtocolErrors {
+		if errors.Is(err, pe.Err) {
+			return client.WithHint(err, fmt.Sprintf("the agent rejected --task %s; no new task was started (--debug shows its answer on the wire)", termsafe.ShellQuote(id)))
+		}
+	}
+	return err
+}
+
+// sendTo sends req to the agent and follows what it starts.
+func (o *sendOptions) sendTo(ctx context.Context, req *a2a.SendMessageRequest) error {
 	return o.withClient(ctx, o.url, func(ctx context.Context, c *client.Conn) error {
 		ctx, cancel := o.f.waits().Context(ctx)
 		defer cancel()

@@ -83,8 +83,9 @@ func TestVerbsEcho(t *testing.T) {
 		{name: "send rest stream", args: []string{"send", rest.URL, "hi", "--stream"}, stdout: []string{"echo: hi"}},
 		{name: "send grpc", args: []string{"send", grpcAg.URL, "hi"}, stdout: []string{"echo: hi"}},
 		{name: "send grpc stream", args: []string{"send", grpcAg.URL, "hi", "--stream"}, stdout: []string{"echo: hi"}},
-		{name: "send v0.3", args: []string{"send", v03.URL, "hi"}, stdout: []string{"echo: hi"}},
-		{name: "send v0.3 stream", args: []string{"send", v03.URL, "hi", "--stream"}, stdout: []string{"echo: hi"}},
+		{name: "send v0.3 unasked", args: []string{"send", v03.URL, "hi"}, code: 1, stderr: []string{"speaks only A2A 0.3", "hint: speak 0.3 to it with --a2a-version 0.3"}},
+		{name: "send v0.3", args: []string{"send", v03.URL, "hi", "--a2a-version", "0.3"}, stdout: []string{"echo: hi"}},
+		{name: "send v0.3 stream", args: []string{"send", v03.URL, "hi", "--stream", "--a2a-version", "0.3"}, stdout: []string{"echo: hi"}},
 		{name: "send message only", args: []string{"send", msgOnly.URL, "hi"}, stdout: []string{"echo: hi"}},
 		{name: "discover", args: []string{"discover", ag.URL}, stdout: []string{ag.Card.Name}},
 		{name: "get card json", args: []string{"get", "card", ag.URL, "-o", "json"}, jsonDoc: true},
@@ -141,7 +142,9 @@ func TestVerbsOutcomes(t *testing.T) {
 
 func TestVerbsErrorClasses(t *testing.T) {
 	t.Parallel()
-	auth := testagent.Start(t, testagent.Options{RequireAuth: "Bearer right"})
+	auth := testagent.Start(t, testagent.Options{RequireAuth: "Bearer right", EditCard: func(c *a2a.AgentCard) {
+		c.SecuritySchemes = a2a.NamedSecuritySchemes{"token": a2a.HTTPAuthSecurityScheme{Scheme: "Bearer"}}
+	}})
 	slow := testagent.Start(t, testagent.Options{Behavior: testagent.Slow, Delay: 2 * time.Second})
 	hold := wire.Start(t, wire.Options{Kind: wire.HoldSend, Hold: time.Minute})
 	notFound := testagent.StartRaw(t, http.StatusNotFound, "text/plain", "no")
@@ -302,11 +305,15 @@ func TestLongTaskEveryBinding(t *testing.T) {
 			slow := testagent.Start(t, testagent.Options{Transport: tr, V03: v03, Behavior: testagent.Slow, Delay: time.Second})
 			chunks := testagent.Start(t, testagent.Options{Transport: tr, V03: v03, Behavior: testagent.Chunks, Chunks: 5})
 			name := fmt.Sprintf("%s v0.3=%t", tr, v03)
-			code, stdout, stderr := runMain(t, "", "send", slow.URL, "hi", "--timeout", "300ms", "-o", "json")
+			var optIn []string // a v0.3 agent is spoken to in v0.3 on the opt-in (the a2a-cli specification, §13.2)
+			if v03 {
+				optIn = []string{"--a2a-version", "0.3"}
+			}
+			code, stdout, stderr := runMain(t, "", append([]string{"send", slow.URL, "hi", "--timeout", "300ms", "-o", "json"}, optIn...)...)
 			if code != 0 || !strings.Contains(stdout, "TASK_STATE_COMPLETED") || !strings.Contains(stdout, "echo: hi") {
 				t.Errorf("%s: long task: exit %d\n%s\n%s", name, code, stdout, stderr)
 			}
-			code, stdout, stderr = runMain(t, "", "send", chunks.URL, "hi", "-o", "raw")
+			code, stdout, stderr = runMain(t, "", append([]string{"send", chunks.URL, "hi", "-o", "raw"}, optIn...)...)
 			if code != 0 || stdout != "chunk 1\nchunk 2\nchunk 3\nchunk 4\nchunk 5\n" {
 				t.Errorf("%s: chunks: exit %d\n%q\n%s", name, code, stdout, stderr)
 			}

@@ -210,7 +210,7 @@ func TestChooseInterface(t *testing.T) {
 		{[]a2a.TransportProtocol{a2a.TransportProtocolJSONRPC, a2a.TransportProtocolGRPC, a2a.TransportProtocolHTTPJSON}, "h:9"},
 	}
 	for _, tt := range tests {
-		iface, _, err := chooseInterface(card, ref, tt.forced, "")
+		iface, _, err := chooseInterface(card, ref, tt.forced, "", false)
 		if err != nil {
 			t.Errorf("chooseInterface(forced %q): %v", tt.forced, err)
 			continue
@@ -219,12 +219,12 @@ func TestChooseInterface(t *testing.T) {
 			t.Errorf("chooseInterface(forced %q) = %s, want %s", tt.forced, iface.URL, tt.want)
 		}
 	}
-	_, _, err := chooseInterface(card, ref, []a2a.TransportProtocol{a2a.TransportProtocolJSONRPC}, "")
+	_, _, err := chooseInterface(card, ref, []a2a.TransportProtocol{a2a.TransportProtocolJSONRPC}, "", false)
 	var ue *UsageError
 	if !errors.As(err, &ue) {
 		t.Errorf("chooseInterface(forced JSONRPC not in card) = %v, want a usage error", err)
 	}
-	iface, _, err := chooseInterface(nil, ref, []a2a.TransportProtocol{a2a.TransportProtocolJSONRPC}, "")
+	iface, _, err := chooseInterface(nil, ref, []a2a.TransportProtocol{a2a.TransportProtocolJSONRPC}, "", false)
 	if err != nil || iface.URL != "http://h" || iface.ProtocolBinding != a2a.TransportProtocolJSONRPC {
 		t.Errorf("chooseInterface(no card, forced) = %+v, %v; want the URL as a JSONRPC endpoint", iface, err)
 	}
@@ -244,15 +244,43 @@ func TestChooseInterfaceVersion(t *testing.T) {
 		wantURL string
 		wantVer a2a.ProtocolVersion
 	}{
-		{both, "", "http://h/v03", "0.3.0"},
+		// Unforced: the highest version both speak (1.0), whatever the card's order (§13.2).
+		{both, "", "http://h/v10", "1.0"},
 		{both, "1.0", "http://h/v10", "1.0"},
 		{both, "0.3", "http://h/v03", "0.3.0"},
 		{&a2a.AgentCard{SupportedInterfaces: []*a2a.AgentInterface{v03}}, "1.0", "http://h/v03", "1.0"},
 		{&a2a.AgentCard{SupportedInterfaces: []*a2a.AgentInterface{v10}}, "0.3", "http://h/v10", "0.3"},
 	} {
-		iface, _, err := chooseInterface(tt.card, ref, nil, tt.version)
+		iface, _, err := chooseInterface(tt.card, ref, nil, tt.version, false)
 		if err != nil || iface.URL != tt.wantURL || iface.ProtocolVersion != tt.wantVer {
 			t.Errorf("chooseInterface(version %q) = %+v, %v; want %s in %s", tt.version, iface, err, tt.wantURL, tt.wantVer)
+		}
+	}
+	// A card offering only 0.3: refused unless the version is forced (the opt-in) or legacy is allowed (a proxy).
+	only03 := &a2a.AgentCard{SupportedInterfaces: []*a2a.AgentInterface{v03}}
+	_, _, err := chooseInterface(only03, ref, nil, "", false)
+	if !errors.Is(err, a2a.ErrVersionNotSupported) || !strings.Contains(err.Error(), "speaks only A2A 0.3") {
+		t.Errorf("chooseInterface(0.3-only card, no opt-in) = %v, want VersionNotSupported", err)
+	}
+	var h *Hinted
+	if !errors.As(err, &h) || !strings.Contains(h.Hint, "--a2a-version 0.3") {
+		t.Errorf("%v: the hint does not say how to opt in", err)
+	}
+	// --transport asking for a binding the card offers only in 0.3: the same refusal, saying so.
+	mixed := &a2a.AgentCard{SupportedInterfaces: []*a2a.AgentInterface{v03, {URL: "http://h/rest", ProtocolBinding: a2a.TransportProtocolHTTPJSON, ProtocolVersion: "1.0"}}}
+	if _, _, err := chooseInterface(mixed, ref, []a2a.TransportProtocol{a2a.TransportProtocolJSONRPC}, "", false); !errors.Is(err, a2a.ErrVersionNotSupported) || !strings.Contains(err.Error(), "--transport") {
+		t.Errorf("chooseInterface(--transport jsonrpc, only 0.3 there) = %v, want VersionNotSupported naming --transport", err)
+	}
+	if iface, _, err := chooseInterface(mixed, ref, nil, "", false); err != nil || iface.URL != "http://h/rest" {
+		t.Errorf("chooseInterface(0.3 first, 1.0 second) = %+v, %v; want the 1.0 interface", iface, err)
+	}
+	for _, tc := range []struct {
+		version a2a.ProtocolVersion
+		legacy  bool
+	}{{"0.3", false}, {"", true}} {
+		iface, _, err := chooseInterface(only03, ref, nil, tc.version, tc.legacy)
+		if err != nil || iface.URL != "http://h/v03" {
+			t.Errorf("chooseInterface(0.3-only card, version %q, legacy %v) = %+v, %v; want the v0.3 interface", tc.version, tc.legacy, iface, err)
 		}
 	}
 	if v03.ProtocolVersion != "0.3.0" || v10.ProtocolVersion != "1.0" {

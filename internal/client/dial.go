@@ -42,6 +42,14 @@ type Options struct {
 	TLS               *tls.Config
 	// AuthAllOrigins sends credentials to every origin, not only the named one (see credGuard).
 	AuthAllOrigins bool
+	// AuthUndeclared sends --bearer and --api-key to an agent whose card declares no scheme that takes them
+	// (schemes.go); BearerFrom names where Bearer came from when not --bearer (a token of `auth login`).
+	AuthUndeclared bool
+	BearerFrom     string
+	// Legacy speaks A2A 0.3 to an agent that offers nothing newer without being asked (a server fronting an
+	// upstream, outside the a2a-cli specification's client rules); a client speaks it only when A2A-Version
+	// forces it (--a2a-version 0.3, --svc-param A2A-Version=0.3), the explicit opt-in of the specification's §13.2.
+	Legacy bool
 	// MaxResponseBytes bounds every reply but an event stream (0: no bound; see capResponse).
 	MaxResponseBytes int64
 	// NoRefusedRetry fails a refused loopback connection at once (a proxy's upstream: its callers wait on it); the
@@ -69,6 +77,9 @@ type dialState struct {
 	guard   *credGuard
 	reached sync.Map // addresses a connection succeeded to: only a never-reached loopback agent is waited for
 	query   queryKey // --api-key as a query parameter, when the card's apiKey scheme says so
+	// withheld are the credentials the card declared no scheme for (schemes.go).
+	mu       sync.Mutex
+	withheld []WithheldCredential
 }
 
 // NewDialer returns the run's dialer. log may be nil (no -v); warn receives the guard's warnings (nil: discarded).
@@ -252,7 +263,7 @@ func (d *Dialer) Resolve(ctx context.Context, rawURL string) (*Resolved, error) 
 	}
 	r.Card, r.CardBytes, r.cardURL = card, raw, cardURL
 	d.log.Printf("card: %s (%s)", cardURL, termsafe.Line(card.Name))
-	d.apiKeyHeader(card, params)
+	d.attachCredentials(card, params)
 	fixLocalhost(card, ref)
 	return r, nil
 }
@@ -269,13 +280,16 @@ func (d *Dialer) Connect(ctx context.Context, rawURL string) (*Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	iface, why, err := chooseInterface(card, ref, r.prefs, version)
+	iface, why, err := chooseInterface(card, ref, r.prefs, version, d.opts.Legacy)
 	if err != nil {
 		return nil, err
 	}
 	iface = grpcOverTLS(iface, r.cardURL)
 	if card == nil && iface.ProtocolBinding == a2a.TransportProtocolGRPC && version == "" {
 		iface.ProtocolVersion = d.grpcVersion(ctx, iface.URL, params)
+		if iface.ProtocolVersion == a2av0.Version && !d.opts.Legacy {
+			return nil, legacyError(termsafe.Line(ref.Raw), "its gRPC endpoint serves only the v0.3 service")
+		}
 	}
 	return d.open(ctx, r, iface, why)
 }
@@ -342,7 +356,11 @@ func asCardError(err error) (*CardError, bool) {
 // version the user forces (--svc-param A2A-Version, --a2a-version) picks an interface of that version where the
 // card has one, and is otherwise the version the chosen interface is spoken in: the A2A-Version header and the body
 // always agree.
-func chooseInterface(card *a2a.AgentCard, ref *Ref, prefs []a2a.TransportProtocol, version a2a.ProtocolVersion) (*a2a.AgentInterface, string, error) {
+//
+// Without a forced version, an interface older than 1.0 (v0.3) is chosen only when legacy allows it: the a2a-cli
+// specification (§13.2) negotiates down only within 1.x and speaks a version before 1.0 only on an explicit opt-in.
+// A card that offers nothing newer is then an error that says how to opt in.
+func chooseInterface(card *a2a.AgentCard, ref *Ref, prefs []a2a.TransportProtocol, version a2a.ProtocolVersion, legacy bool) (*a2a.AgentInterface, string, error) {
 	if card == nil {
 		u := *ref.Base
 		v, why := a2a.Version, "forced by --transport, no card"
@@ -366,11 +384,16 @@ func chooseInterface(card *a2a.AgentCard, ref *Ref, prefs []a2a.TransportProtoco
 			rounds = append(rounds, []a2a.TransportProtocol{p})
 		}
 	}
+	sawLegacy := false
 	for _, want := range rounds {
 		var first *a2a.AgentInterface
 		firstWhy := ""
 		for _, iface := range card.SupportedInterfaces {
 			if !supported(iface) || (want != nil && !strings.EqualFold(string(iface.ProtocolBinding), string(want[0]))) {
+				continue
+			}
+			if version == "" && !legacy && isLegacy(iface.ProtocolVersion) {
+				sawLegacy = true
 				continue
 			}
 			why := "first supported interface in the card"
@@ -392,6 +415,13 @@ func chooseInterface(card *a2a.AgentCard, ref *Ref, prefs []a2a.TransportProtoco
 			cp.ProtocolVersion = version
 			return &cp, firstWhy + ", spoken in the version A2A-Version forces", nil
 		}
+	}
+	if sawLegacy {
+		why := "its card offers nothing newer"
+		if len(prefs) > 0 {
+			why = "its card offers the bindings --transport asks for only in A2A 0.3"
+		}
+		return nil, "", legacyError(termsafe.Line(ref.Raw), why)
 	}
 	if len(prefs) > 0 {
 		var asked []string
@@ -539,12 +569,13 @@ func (d *Dialer) dialGRPC(raw string) (*grpc.ClientConn, error) {
 		creds = credentials.NewTLS(d.tlsConfig())
 	}
 	guardUnary, guardStream := d.st.guard.grpcInterceptors(ifaceOrigin(raw))
+	debugUnary, debugStream := d.log.grpcDebug()
 	limit := d.opts.MaxResponseBytes
 	cc, err := grpc.NewClient(target,
 		grpc.WithTransportCredentials(creds),
 		grpc.WithDefaultCallOptions(grpcRecvLimit(limit), grpc.MaxCallSendMsgSize(1<<30)),
-		grpc.WithChainUnaryInterceptor(grpcUnaryErrors(limit), guardUnary),
-		grpc.WithChainStreamInterceptor(grpcStreamErrors(limit), guardStream),
+		grpc.WithChainUnaryInterceptor(grpcUnaryErrors(limit), guardUnary, debugUnary),
+		grpc.WithChainStreamInterceptor(grpcStreamErrors(limit), guardStream, debugStream),
 	)
 	if err != nil {
 		return nil, fmt.Errorf("grpc dial %s: %w", target, err)
@@ -593,4 +624,33 @@ func (d *Dialer) requiredExtensions(card *a2a.AgentCard, params map[string][]str
 	if added {
 		params[a2a.SvcParamExtensions] = []string{strings.Join(have, ",")}
 	}
+}
+
+// isLegacy reports whether v is a protocol version before 1.0 (0.3).
+func isLegacy(v a2a.ProtocolVersion) bool {
+	return strings.HasPrefix(strings.TrimPrefix(string(v), "v"), "0.")
+}
+
+// legacyError is an agent that speaks only A2A 0.3, reached without the opt-in: the protocol's
+// VersionNotSupportedError, with the ways to opt in.
+func legacyError(ref, why string) error {
+	return WithHint(&LegacyVersionError{Msg: fmt.Sprintf("%s speaks only A2A 0.3 (%s); a2a speaks a version before 1.0 only when asked", ref, why)},
+		"speak 0.3 to it with --a2a-version 0.3 (or A2ACLI_A2A_VERSION=0.3, or a2a-version: 0.3 under this agent in a config file)")
+}
+
+// LegacyVersionError is an agent that speaks only a protocol version before 1.0, reached without the opt-in: the
+// protocol's VersionNotSupportedError, raised by the client before any call (so with no a2aCode of the agent's).
+type LegacyVersionError struct{ Msg string }
+
+func (e *LegacyVersionError) Error() string        { return e.Msg }
+func (e *LegacyVersionError) Is(target error) bool { return target == a2a.ErrVersionNotSupported }
+
+// WithLegacy is a dialer of the same run that speaks A2A 0.3 to an agent offering nothing newer (see
+// Options.Legacy): serve --proxy fronts whatever its upstream speaks.
+func (d *Dialer) WithLegacy() *Dialer {
+	opts := *d.opts
+	opts.Legacy = true
+	cp := *d
+	cp.opts = &opts
+	return &cp
 }

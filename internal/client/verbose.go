@@ -25,6 +25,8 @@ type Log struct {
 	mu      sync.Mutex
 	W       io.Writer
 	Enabled bool
+	// Debug (--debug) adds the raw wire: whole bodies, event streams line by line, gRPC messages (wiredebug.go).
+	Debug bool
 }
 
 func (l *Log) Printf(format string, args ...any) {
@@ -76,13 +78,14 @@ func (rt *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	verbose := rt.log != nil && rt.log.Enabled
 	if verbose {
 		var body []byte
+		limit := rt.log.logLimit()
 		if req.Body != nil && req.GetBody != nil {
 			if rc, err := req.GetBody(); err == nil {
-				body, _ = io.ReadAll(io.LimitReader(rc, maxLoggedPayload)) // best effort: logging only
+				body, _ = io.ReadAll(io.LimitReader(rc, int64(limit))) // best effort: logging only
 				rc.Close()
 			}
 		}
-		rt.log.Printf("> %s %s\n%s%s", req.Method, req.URL, redactedHeaders(req.Header), payload(body))
+		rt.log.Printf("> %s %s\n%s%s", req.Method, req.URL, redactedHeaders(req.Header), rt.log.logPayload(body, len(body) >= limit))
 	}
 	shown := req.URL // what the log shows: never the query credential
 	if name, value := rt.query.get(); name != "" && rt.guard.allows(originOf(req.URL)) {
@@ -109,38 +112,50 @@ func (rt *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 		rt.log.Printf("< %s %s: %v", req.Method, shown, err)
 		return nil, err
 	}
-	if verbose && !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+	switch sse := strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream"); {
+	case verbose && !sse:
 		resp.Body = &loggedBody{ReadCloser: resp.Body, log: rt.log}
+	case sse && rt.log.debugging():
+		resp.Body = &sseLog{ReadCloser: resp.Body, log: rt.log}
 	}
 	return resp, nil
 }
 
-func payload(b []byte) string {
-	if len(b) == 0 {
-		return ""
+// logOnce logs the body read so far, once: at its end, or when it is closed before (a JSON decoder stops reading
+// after the document, short of EOF).
+func (b *loggedBody) logOnce() {
+	if b.done {
+		return
 	}
-	s := string(redact.JSON(b))
-	if len(b) >= maxLoggedPayload {
-		s += " …(truncated)"
-	}
-	return "  " + s + "\n"
+	b.done = true
+	b.log.Printf("< body%s", "\n"+b.log.logPayload(b.buf.Bytes(), b.buf.Len() >= b.log.logLimit()))
+}
+
+func (b *loggedBody) Close() error {
+	b.mu.Lock()
+	b.logOnce()
+	b.mu.Unlock()
+	return b.ReadCloser.Close()
 }
 
 type loggedBody struct {
 	io.ReadCloser
 	log  *Log
+	mu   sync.Mutex // a body may be closed from another goroutine than the one reading it
 	buf  bytes.Buffer
 	done bool
 }
 
 func (b *loggedBody) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
-	if b.buf.Len() < maxLoggedPayload {
-		b.buf.Write(p[:min(n, maxLoggedPayload-b.buf.Len())])
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	limit := b.log.logLimit()
+	if b.buf.Len() < limit {
+		b.buf.Write(p[:min(n, limit-b.buf.Len())])
 	}
-	if err == io.EOF && !b.done {
-		b.done = true
-		b.log.Printf("< body%s", "\n"+payload(b.buf.Bytes()))
+	if err == io.EOF {
+		b.logOnce()
 	}
 	return n, err
 }

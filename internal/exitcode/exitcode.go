@@ -113,7 +113,10 @@ func Classify(err error) Meaning {
 	var re *client.ResolveError
 	var se *client.SignatureError
 	var le *client.LoginError
+	var cre *client.CredentialsError
 	switch {
+	case errors.As(err, &cre):
+		return set(Auth, CodeCredentialsMissing, cre.Hint)
 	case errors.As(err, &le):
 		return set(Auth, CodeCredentialsMissing, "log in with: a2a auth login "+le.URL)
 	case errors.As(err, &se):
@@ -160,6 +163,10 @@ func Classify(err error) Meaning {
 		return set(Unreachable, CodeUnreachable, "is the host name right? a local card file is named by its path (./card.json)")
 	case client.IsUnreachable(err):
 		return set(Unreachable, CodeUnreachable, "is the agent running, and is the URL right?")
+	}
+	var lv *client.LegacyVersionError
+	if errors.As(err, &lv) {
+		return set(Failure, "VersionNotSupportedError", "")
 	}
 	for _, pe := range client.ProtocolErrors {
 		if errors.Is(err, pe.Err) {

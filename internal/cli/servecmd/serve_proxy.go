@@ -91,7 +91,9 @@ func (p *proxyFlags) build(v *verb) (serve.Backend, error) {
 func (p *proxyFlags) connect(ctx context.Context) (*a2aclient.Client, *a2a.AgentCard, error) {
 	// serve's --transport names what we serve, not how to reach the upstream. The dialer is the run's: every
 	// reconnect reuses its HTTP client and pool.
-	c, err := p.d.Dialer().WithTransport("").Connect(ctx, p.upstream)
+	// A proxy fronts whatever its upstream speaks, v0.3 included: the a2a-cli specification's opt-in for a version
+	// before 1.0 (§13.2) is a client's rule, and serve is a server (§3).
+	c, err := p.d.Dialer().WithTransport("").WithLegacy().Connect(ctx, p.upstream)
 	if err != nil {
 		return nil, nil, err
 	}
