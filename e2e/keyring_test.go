@@ -170,3 +170,32 @@ func TestAuthKeyring(t *testing.T) {
 		t.Fatalf("a file login put %d items in the keyring", n)
 	}
 }
+
+// The browser auth login opens (on a terminal, $BROWSER) outlives the login: it gets none of the credentials the
+// user gave a2a through the environment.
+func TestAuthBrowserGetsNoSecrets(t *testing.T) {
+	t.Parallel()
+	agent := testagent.Start(t, testagent.Options{Behavior: testagent.Echo, EditCard: func(c *a2a.AgentCard) {
+		c.SecuritySchemes = a2a.NamedSecuritySchemes{"oauth": a2a.OAuth2SecurityScheme{Flows: a2a.AuthorizationCodeOAuthFlow{
+			AuthorizationURL: "http://127.0.0.1:1/authorize", TokenURL: "http://127.0.0.1:1/token"}}}
+	}})
+	dir := t.TempDir()
+	browser, out := filepath.Join(dir, "browser"), filepath.Join(dir, "browser.env")
+	os.WriteFile(browser, []byte("#!/bin/sh\nenv > \"$BROWSER_ENV_OUT.tmp\" && mv \"$BROWSER_ENV_OUT.tmp\" \"$BROWSER_ENV_OUT\"\n"), 0o700)
+	p := startPTYWith(t, []string{"TERM=xterm", "NO_COLOR=1", "XDG_CONFIG_HOME=" + dir, "BROWSER=" + browser, "BROWSER_ENV_OUT=" + out,
+		"A2ACLI_CLIENT_SECRET=browser-must-not-see-1", "A2ACLI_BEARER=browser-must-not-see-2", "A2ACLI_API_KEY=browser-must-not-see-3"},
+		"auth", "login", agent.URL, "--client-id", "native", "--flow", "authorization-code")
+	p.waitFor("To log in, open ")
+	var env []byte
+	eventually(t, 20*time.Second, "the browser started", func() bool {
+		var err error
+		env, err = os.ReadFile(out)
+		return err == nil
+	})
+	if strings.Contains(string(env), "browser-must-not-see") {
+		t.Fatalf("the browser's environment carries a2a's credentials:\n%s", env)
+	}
+	if !strings.Contains(string(env), "BROWSER_ENV_OUT=") {
+		t.Fatalf("the browser lost the rest of the environment:\n%s", env)
+	}
+}

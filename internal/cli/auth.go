@@ -15,6 +15,7 @@ import (
 
 	"github.com/a2acli/a2a/internal/auth"
 	"github.com/a2acli/a2a/internal/client"
+	"github.com/a2acli/a2a/internal/config"
 	"github.com/a2acli/a2a/internal/termsafe"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 )
@@ -354,6 +355,11 @@ func (f *factory) openBrowser(u string) {
 	default:
 		return
 	}
+	var env []string
+	if f.io.Environ != nil {
+		env = f.io.Environ()
+	}
+	cmd.Env = config.WithoutSecrets(env) // the browser lives on: no credentials of a2a's in its environment
 	if err := cmd.Start(); err != nil {
 		f.log.Printf("auth: no browser: %v", err)
 		return
