@@ -232,3 +232,34 @@ func TestDiscoverJSONIsACard(t *testing.T) {
 	r = run(t, "", "discover", file, "--trust-keys", pub, "--verify")
 	wantCode(t, r, 8)
 }
+
+// Before any call a signed card's signatures are classified, not only under --verify: an invalid one (here, the
+// signature checked against a key that did not make it) is a warning, and the call goes on; -v says what they
+// amount to otherwise. An unsigned card costs nothing and says nothing.
+func TestCallChecksSignedCard(t *testing.T) {
+	t.Parallel()
+	signTools(t)
+	dir := t.TempDir()
+	priv, pub := opensslKey(t, dir, "card", "-algorithm", "ED25519")
+	_, other := opensslKey(t, dir, "other", "-algorithm", "ED25519")
+	signed := startServe(t, "--echo", "--sign-card", priv)
+
+	r := run(t, "", "send", signed.url, "--trust-keys", other, "-o", "raw", "hi")
+	wantCode(t, r, 0)
+	wantContains(t, "invalid signature", r.stderr, "warning: the agent card's signature is invalid: ")
+	wantContains(t, "the call went on", r.stdout, "hi")
+
+	r = run(t, "", "send", signed.url, "--trust-keys", pub, "-o", "raw", "-v", "hi")
+	wantCode(t, r, 0)
+	wantContains(t, "verified", r.stderr, "card signature: verified")
+	if strings.Contains(r.stderr, "warning:") {
+		t.Errorf("a verified card gets no warning:\n%s", r.stderr)
+	}
+
+	plain := startServe(t, "--echo")
+	r = run(t, "", "send", plain.url, "-o", "raw", "-v", "hi")
+	wantCode(t, r, 0)
+	if strings.Contains(r.stderr, "card signature") {
+		t.Errorf("an unsigned card is not classified before a call:\n%s", r.stderr)
+	}
+}

@@ -40,6 +40,20 @@ func (f *factory) verifyCard(ctx context.Context, raw []byte, cardURL string) (c
 	return r, nil
 }
 
+// checkSignature classifies a signed card's signatures before a call made without --verify: the -v log says what
+// they amount to, and an invalid signature (a tampered card, or one signed by another key than the one trusted) is
+// a warning on stderr. An unsigned card costs nothing; --verify makes anything but verified an error instead.
+func (f *factory) checkSignature(ctx context.Context, raw []byte, cardURL string) {
+	r, err := f.cardSignature(ctx, raw, cardURL)
+	if err != nil {
+		f.log.Printf("card signature: %v", err)
+		return
+	}
+	if r.Status == cardsig.Invalid {
+		fmt.Fprintf(f.io.Err, "warning: the agent card's signature is invalid: %s (--verify refuses such a card)\n", output.Sanitize(r.Reason))
+	}
+}
+
 // signatureNote is the classification as the card's output shows it: "Signature: verified (kid …, jku …)".
 func signatureNote(r cardsig.Result) output.CardNote {
 	line := string(r.Status)
