@@ -47,6 +47,8 @@ var thirdParty = map[string][]string{
 	"mcp-sdk":      {"github.com/modelcontextprotocol/go-sdk/"},
 	"x/oauth2":     {"golang.org/x/oauth2"},
 	"go-jose":      {"github.com/go-jose/go-jose/"},
+	"go-keyring":   {"github.com/zalando/go-keyring"},
+	"godbus":       {"github.com/godbus/dbus/"},
 	"jwx":          {"github.com/lestrrat-go/jwx/"},
 	"yaml":         {"go.yaml.in/yaml/", "gopkg.in/yaml."},
 	"x/text":       {"golang.org/x/text/"},

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/json"
 	"io"
 	"net"
 	"net/http"
@@ -14,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/a2acli/a2a/internal/testagent"
 	"github.com/a2acli/a2a/internal/testskip"
 )
 
@@ -123,7 +125,7 @@ func TestIndependentlySignedCardFile(t *testing.T) {
 	wantCode(t, r, 8)
 	wantContains(t, "tampered card under --verify", r.stderr, "signature invalid", "hint: ")
 
-	r = run(t, "", "discover", good, "-o", "json", "--jq", ".signatureCheck.status + \" \" + .signatureCheck.reason")
+	r = run(t, "", "discover", good, "--checks", "--jq", ".signatureCheck.status + \" \" + .signatureCheck.reason")
 	wantCode(t, r, 0)
 	wantContains(t, "no key", r.stdout, "unverifiable jku https://agent.example/.well-known/jwks.json not followed: a card read from a file")
 }
@@ -154,4 +156,110 @@ func TestProxySignedUpstreamCard(t *testing.T) {
 	eventually(t, 10*time.Second, "the proxy's note that it re-signs the upstream card", func() bool {
 		return strings.Contains(resigned.Log(), "re-signed with --sign-card's key")
 	})
+}
+
+// A card printed with -o json is an AgentCard and nothing more: saved to a file, it validates and (signed) still
+// verifies; what a2a found out about it goes to stderr, or, with --checks, into a document around the card. Against
+// the a2a-go SDK's agents (v1.0 and v0.3 cards) and our own signed card.
+func TestDiscoverJSONIsACard(t *testing.T) {
+	t.Parallel()
+	signTools(t)
+	dir := t.TempDir()
+	priv, pub := opensslKey(t, dir, "card", "-algorithm", "ED25519")
+	signed := startServe(t, "--echo", "--sign-card", priv)
+	agents := map[string]string{
+		"a2a-go v1.0": testagent.Start(t, testagent.Options{}).URL,
+		"a2a-go v0.3": testagent.Start(t, testagent.Options{V03: true}).URL,
+		"signed":      signed.url,
+	}
+	for name, url := range agents {
+		file := filepath.Join(dir, strings.ReplaceAll(name, " ", "-")+".json")
+		r := run(t, "", "discover", url, "-o", "json")
+		wantCode(t, r, 0)
+		var card map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(r.stdout), &card); err != nil {
+			t.Fatalf("%s: -o json is not one JSON object: %v\n%s", name, err, r.stdout)
+		}
+		for _, m := range []string{"signatureCheck", "validation", "card"} {
+			if _, ok := card[m]; ok {
+				t.Errorf("%s: the card printed with -o json has a member %q, which no AgentCard has", name, m)
+			}
+		}
+		if name == "signed" {
+			wantContains(t, name+" stderr", r.stderr, "Signature: unverifiable")
+		} else if strings.TrimSpace(r.stderr) != "" {
+			t.Errorf("%s: an unsigned card's -o json has nothing to say on stderr: %q", name, r.stderr)
+		}
+		if err := os.WriteFile(file, []byte(r.stdout), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		for _, verb := range [][]string{{"discover"}, {"card", "get"}} {
+			r = run(t, "", append(verb, file, "--validate")...)
+			wantCode(t, r, 0)
+			wantContains(t, name+" saved card validated", r.stdout, "Validation: v1.0, 0 errors")
+			r = run(t, "", append(verb, file, "--validate", "-o", "json")...)
+			wantCode(t, r, 0)
+			if strings.Contains(r.stdout, `"validation"`) {
+				t.Errorf("%s: %v --validate -o json put the report in the card: %s", name, verb, r.stdout)
+			}
+			wantContains(t, name+" findings on stderr", r.stderr, "Validation: v1.0, 0 errors")
+		}
+
+		r = run(t, "", "discover", url, "--checks", "--validate", "-o", "json")
+		wantCode(t, r, 0)
+		var doc struct {
+			Card           map[string]any `json:"card"`
+			SignatureCheck struct{ Status string }
+			Validation     struct{ Valid bool }
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil || doc.Card["name"] == nil || doc.SignatureCheck.Status == "" || !doc.Validation.Valid {
+			t.Errorf("%s: --checks document %+v (%v): %s", name, doc, err, r.stdout)
+		}
+		if strings.TrimSpace(r.stderr) != "" {
+			t.Errorf("%s: with --checks the checks are on stdout, not stderr: %q", name, r.stderr)
+		}
+	}
+
+	// The saved signed card still verifies with the key, and a tampered copy does not.
+	file := filepath.Join(dir, "signed.json")
+	r := run(t, "", "discover", file, "--trust-keys", pub, "--verify", "--checks", "--jq", ".signatureCheck.status")
+	wantCode(t, r, 0)
+	if strings.TrimSpace(r.stdout) != "verified" {
+		t.Errorf("saved signed card: %s", r)
+	}
+	b, _ := os.ReadFile(file)
+	os.WriteFile(file, bytes.Replace(b, []byte(`"name":"`), []byte(`"name":"x`), 1), 0o600)
+	r = run(t, "", "discover", file, "--trust-keys", pub, "--verify")
+	wantCode(t, r, 8)
+}
+
+// Before any call a signed card's signatures are classified, not only under --verify: an invalid one (here, the
+// signature checked against a key that did not make it) is a warning, and the call goes on; -v says what they
+// amount to otherwise. An unsigned card costs nothing and says nothing.
+func TestCallChecksSignedCard(t *testing.T) {
+	t.Parallel()
+	signTools(t)
+	dir := t.TempDir()
+	priv, pub := opensslKey(t, dir, "card", "-algorithm", "ED25519")
+	_, other := opensslKey(t, dir, "other", "-algorithm", "ED25519")
+	signed := startServe(t, "--echo", "--sign-card", priv)
+
+	r := run(t, "", "send", signed.url, "--trust-keys", other, "-o", "raw", "hi")
+	wantCode(t, r, 0)
+	wantContains(t, "invalid signature", r.stderr, "warning: the agent card's signature is invalid: ")
+	wantContains(t, "the call went on", r.stdout, "hi")
+
+	r = run(t, "", "send", signed.url, "--trust-keys", pub, "-o", "raw", "-v", "hi")
+	wantCode(t, r, 0)
+	wantContains(t, "verified", r.stderr, "card signature: verified")
+	if strings.Contains(r.stderr, "warning:") {
+		t.Errorf("a verified card gets no warning:\n%s", r.stderr)
+	}
+
+	plain := startServe(t, "--echo")
+	r = run(t, "", "send", plain.url, "-o", "raw", "-v", "hi")
+	wantCode(t, r, 0)
+	if strings.Contains(r.stderr, "card signature") {
+		t.Errorf("an unsigned card is not classified before a call:\n%s", r.stderr)
+	}
 }

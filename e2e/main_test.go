@@ -80,11 +80,12 @@ func trim(s string) string {
 var configHome string
 
 // cmdEnv is the environment the binary runs with: no colour forcing, no terminal, the tests' own configuration
-// directory.
+// directory, no D-Bus session (no test stores tokens in the keyring of whoever runs it).
 func cmdEnv(extra ...string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
-		if strings.HasPrefix(kv, "NO_COLOR=") || strings.HasPrefix(kv, "CLICOLOR_FORCE=") || strings.HasPrefix(kv, "XDG_CONFIG_HOME=") {
+		if strings.HasPrefix(kv, "NO_COLOR=") || strings.HasPrefix(kv, "CLICOLOR_FORCE=") || strings.HasPrefix(kv, "XDG_CONFIG_HOME=") ||
+			strings.HasPrefix(kv, "DBUS_SESSION_BUS_ADDRESS=") {
 			continue
 		}
 		env = append(env, kv)

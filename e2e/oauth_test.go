@@ -21,6 +21,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/a2acli/a2a/internal/testagent"
+	"github.com/a2acli/a2a/internal/testagent/wire"
 	"github.com/a2acli/a2a/internal/testskip"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 )
@@ -458,5 +459,63 @@ func TestAuthRequiredHint(t *testing.T) {
 	wantContains(t, "auth-required", r.stderr, "log in with:\n  a2a auth login "+agent.URL, "--task ")
 	if task := sendTask(t, r); task.Status.State != a2a.TaskStateAuthRequired {
 		t.Fatalf("task state %s, want auth-required", task.Status.State)
+	}
+}
+
+// In-task authorization (A2A §7.6) end to end: a task stops at auth-required, the user logs in with `a2a auth login`
+// against a real authorization server, and `a2a send --task` continues the task to its end with the stored token.
+// Against the a2a-go SDK's handler (whose execution waits at auth-required and refuses messages meanwhile: the agent
+// goes on once the credential reaches it, and the CLI follows the task) over JSON-RPC and HTTP+JSON, and against a
+// hand-written agent that takes the follow-up message at auth-required, streaming or not.
+func TestAuthRequiredContinuesAfterLogin(t *testing.T) {
+	t.Parallel()
+	op := startOP(t)
+	tokenURL, userinfoURL := opEndpoints(t, op)
+	var userinfo atomic.Value
+	userinfo.Store(userinfoURL)
+	check := userinfoCheck(&userinfo)
+	oauth := func(c *a2a.AgentCard) {
+		c.SecuritySchemes = a2a.NamedSecuritySchemes{"oauth": a2a.OAuth2SecurityScheme{
+			Flows: a2a.ClientCredentialsOAuthFlow{TokenURL: tokenURL, Scopes: map[string]string{"openid": "who you are"}}}}
+	}
+	schemes := `{"oauth":{"oauth2SecurityScheme":{"flows":{"clientCredentials":{"tokenUrl":"` + tokenURL + `","scopes":{"openid":"who you are"}}}}}}`
+	agents := []struct {
+		name, url, answer string
+	}{
+		{"a2a-go JSON-RPC", testagent.Start(t, testagent.Options{Behavior: testagent.AuthRequired, TaskAuth: check, EditCard: oauth}).URL, "authorized: start"},
+		{"a2a-go HTTP+JSON", testagent.Start(t, testagent.Options{Behavior: testagent.AuthRequired, Transport: a2a.TransportProtocolHTTPJSON, TaskAuth: check, EditCard: oauth}).URL, "authorized: start"},
+		{"wire streaming", wire.StartInTaskAuth(t, wire.InTaskAuthOptions{Stream: true, Schemes: schemes, Check: check}).URL, "authorized: start, go on"},
+		{"wire", wire.StartInTaskAuth(t, wire.InTaskAuthOptions{Schemes: schemes, Check: check}).URL, "authorized: start, go on"},
+	}
+	for _, ag := range agents {
+		t.Run(strings.ReplaceAll(ag.name, " ", "_"), func(t *testing.T) {
+			home := t.TempDir()
+			env := authEnv(home)
+			secret := filepath.Join(home, "secret")
+			os.WriteFile(secret, []byte("verysecret\n"), 0o600)
+
+			r := runEnv(t, "", env, "", "send", ag.url, "-o", "json", "start")
+			wantCode(t, r, 0)
+			task := sendTask(t, r)
+			if task.Status.State != a2a.TaskStateAuthRequired {
+				t.Fatalf("task state %s, want auth-required", task.Status.State)
+			}
+			wantContains(t, "auth-required hints", r.stderr, "a2a auth login "+ag.url, "--task "+string(task.ID))
+
+			// Before a login the follow-up carries nothing new: the task still waits.
+			r = runEnv(t, "", env, "", "get", "task", ag.url, string(task.ID))
+			wantCode(t, r, 0)
+			wantContains(t, "still waiting", r.stdout, "State: auth-required")
+
+			r = runEnv(t, "", env, "", "auth", "login", ag.url, "--client-id", "sid1", "--client-secret", "@"+secret)
+			wantCode(t, r, 0)
+
+			r = runEnv(t, "", env, "", "send", ag.url, "--task", string(task.ID), "go on")
+			wantCode(t, r, 0)
+			wantContains(t, "continued after login", r.stdout, "Task ID: "+string(task.ID), "State: completed", ag.answer)
+			if strings.Contains(r.stderr, "hint:") {
+				t.Errorf("a completed task gets no hint:\n%s", r.stderr)
+			}
+		})
 	}
 }

@@ -17,13 +17,14 @@ func main() {
 // systemStreams returns the process's standard streams, with terminal detection done once.
 func systemStreams() *cli.Streams {
 	s := &cli.Streams{
-		In:     os.Stdin,
-		Out:    os.Stdout,
-		Err:    os.Stderr,
-		InTTY:  term.IsTerminal(int(os.Stdin.Fd())),
-		OutTTY: term.IsTerminal(int(os.Stdout.Fd())),
-		ErrTTY: term.IsTerminal(int(os.Stderr.Fd())),
-		Getenv: os.Getenv,
+		In:      os.Stdin,
+		Out:     os.Stdout,
+		Err:     os.Stderr,
+		InTTY:   term.IsTerminal(int(os.Stdin.Fd())),
+		OutTTY:  term.IsTerminal(int(os.Stdout.Fd())),
+		ErrTTY:  term.IsTerminal(int(os.Stderr.Fd())),
+		Getenv:  os.Getenv,
+		Environ: os.Environ,
 	}
 	if s.OutTTY {
 		if w, _, err := term.GetSize(int(os.Stdout.Fd())); err == nil {

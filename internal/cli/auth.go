@@ -15,6 +15,7 @@ import (
 
 	"github.com/a2acli/a2a/internal/auth"
 	"github.com/a2acli/a2a/internal/client"
+	"github.com/a2acli/a2a/internal/config"
 	"github.com/a2acli/a2a/internal/termsafe"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 )
@@ -26,6 +27,7 @@ type authOptions struct {
 	clientID     string
 	clientSecret string
 	scopes       []string
+	tokenStore   string
 }
 
 func newAuthCmd(f *factory) *cobra.Command {
@@ -43,14 +45,21 @@ func newAuthLoginCmd(f *factory) *cobra.Command {
 client-credentials (--client-id, --client-secret), device-code (RFC 8628: open the printed URL, enter the code) or
 authorization-code with PKCE (a browser opens where it can, else open the printed URL; the redirect comes back to
 127.0.0.1 on a free port).
-The token is stored for the agent's origin in a 0600 file under your config directory, refreshed before it expires,
-and sent with every later call to that origin, and to no other.`,
+The token is stored for the agent's origin in the OS keyring where one is reachable (the Secret Service over D-Bus,
+the macOS Keychain, the Windows Credential Manager), else, with a notice, in a 0600 file under your config directory
+(--token-store chooses); it is refreshed before it expires, and sent with every later call to that origin, and to
+no other.`,
 		Example: `  a2a auth login https://agent.example --client-id my-app --client-secret @secret.txt
   a2a auth login https://agent.example --flow device-code --client-id my-cli
   A2ACLI_CLIENT_SECRET=… a2a auth login https://agent.example --client-id my-app --scope tasks.read`,
 		Args: exactArgs("<url>"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.url = args[0]
+			switch o.tokenStore {
+			case "auto", "keyring", "file":
+			default:
+				return client.Usagef("invalid --token-store %q: want auto, keyring or file", o.tokenStore)
+			}
 			switch auth.Flow(o.flow) {
 			case "", auth.ClientCredentials, auth.DeviceCode, auth.AuthorizationCode:
 			default:
@@ -64,6 +73,8 @@ and sent with every later call to that origin, and to no other.`,
 	fl.StringVar(&o.clientID, "client-id", "", "the OAuth client id")
 	fl.StringVar(&o.clientSecret, "client-secret", "", "the OAuth client secret (@FILE, - for stdin, or $A2ACLI_CLIENT_SECRET)")
 	fl.StringSliceVar(&o.scopes, "scope", nil, "scopes to ask for (default: the card's requirements, else every scope of the flow)")
+	fl.StringVar(&o.tokenStore, "token-store", "auto", "where the token goes: keyring, file (0600) or auto (the keyring where one is reachable)")
+	_ = cmd.RegisterFlagCompletionFunc("token-store", fixedCompletion("auto", "keyring", "file")) // cannot fail: the flag exists
 	return cmd
 }
 
@@ -86,13 +97,58 @@ func origin(raw string) (string, error) {
 	return scheme + "://" + strings.ToLower(ref.Base.Host), nil
 }
 
-// tokenStore is the token file under the user's config directory ($XDG_CONFIG_HOME, else ~/.config).
+// tokenStore is the token file under the user's config directory ($XDG_CONFIG_HOME, else ~/.config), with the OS
+// keyring where one is reachable.
 func (f *factory) tokenStore() *auth.Store {
 	dir := f.io.Getenv("XDG_CONFIG_HOME")
 	if dir == "" || !filepath.IsAbs(dir) {
 		dir = filepath.Join(f.io.Getenv("HOME"), ".config")
 	}
-	return auth.DefaultStore(dir)
+	s := auth.DefaultStore(dir)
+	if f.noKeyring() == "" {
+		s.Vault = auth.OSKeyring()
+	}
+	return s
+}
+
+// noKeyring says why no OS keyring can be reached ("" when one can). On Linux and the BSDs the Secret Service is on
+// the D-Bus session bus, which $DBUS_SESSION_BUS_ADDRESS names: without it a2a does not go looking (the D-Bus
+// library would start dbus-launch).
+func (f *factory) noKeyring() string {
+	switch runtime.GOOS {
+	case "darwin", "windows":
+		return ""
+	case "linux", "freebsd", "openbsd", "netbsd", "dragonfly":
+		if f.io.Getenv("DBUS_SESSION_BUS_ADDRESS") == "" {
+			return "no D-Bus session bus ($DBUS_SESSION_BUS_ADDRESS is not set)"
+		}
+		return ""
+	}
+	return "no OS keyring on " + runtime.GOOS
+}
+
+// storeToken puts a new login's entry where --token-store says: the OS keyring, the 0600 file, or (auto) the
+// keyring where it takes the token and the file otherwise, with a notice saying why.
+func (f *factory) storeToken(o *authOptions, e *auth.Entry) error {
+	s := f.tokenStore()
+	if o.tokenStore == "file" {
+		return s.Put(e)
+	}
+	why := f.noKeyring()
+	if why == "" {
+		e.Keyring = true
+		err := s.Put(e)
+		if err == nil || o.tokenStore == "keyring" {
+			return err
+		}
+		why = err.Error()
+		e.Keyring = false
+	} else if o.tokenStore == "keyring" {
+		return fmt.Errorf("--token-store keyring: %s", why)
+	}
+	fmt.Fprintf(f.io.Err, "note: %s: the token is stored in %s (mode 0600); --token-store file says so without this note\n",
+		termsafe.Line(why), termsafe.Line(s.Path))
+	return s.Put(e)
 }
 
 func runAuthLogin(ctx context.Context, o *authOptions) error {
@@ -128,7 +184,7 @@ func runAuthLogin(ctx context.Context, o *authOptions) error {
 	if err != nil {
 		return fmt.Errorf("auth login: %w", err)
 	}
-	if err := f.tokenStore().Put(e); err != nil {
+	if err := f.storeToken(o, e); err != nil {
 		return err
 	}
 	fmt.Fprintf(f.io.Err, "Logged in to %s (scheme %s, %s)%s\n", org, termsafe.Line(e.Scheme), e.Flow, expiresIn(e, time.Now()))
@@ -172,12 +228,16 @@ func newAuthStatusCmd(f *factory) *cobra.Command {
 				state := "valid"
 				if !e.Expiry.IsZero() && !e.Expiry.After(now) {
 					state = "expired"
-					if e.RefreshToken != "" || e.ClientSecret != "" {
+					if e.Renewable || e.RefreshToken != "" || e.ClientSecret != "" {
 						state = "expired (renewed on next use)"
 					}
 				}
-				fmt.Fprintf(f.io.Out, "%s\n  Scheme: %s\n  Flow: %s\n  Client: %s\n  Scopes: %s\n  Token: %s%s\n",
-					e.Origin, termsafe.Line(e.Scheme), e.Flow, termsafe.Line(e.ClientID), termsafe.Line(strings.Join(e.Scopes, " ")), state, expiresIn(e, now))
+				where := "file"
+				if e.Keyring {
+					where = "OS keyring"
+				}
+				fmt.Fprintf(f.io.Out, "%s\n  Scheme: %s\n  Flow: %s\n  Client: %s\n  Scopes: %s\n  Token: %s%s\n  Stored: %s\n",
+					e.Origin, termsafe.Line(e.Scheme), e.Flow, termsafe.Line(e.ClientID), termsafe.Line(strings.Join(e.Scopes, " ")), state, expiresIn(e, now), where)
 			}
 			return nil
 		},
@@ -265,6 +325,10 @@ func (f *factory) freshToken(ctx context.Context, raw string) (*auth.Entry, erro
 	ctx, cancel := client.TimeoutContext(ctx, f.opts.Timeout)
 	defer cancel()
 	e, err := auth.Fresh(ctx, f.oauthClient(), f.tokenStore(), org, time.Now())
+	var ve *auth.VaultError
+	if errors.As(err, &ve) {
+		return nil, client.WithHint(err, fmt.Sprintf("reach the keyring (its D-Bus session), or log in again with: a2a auth login %s --token-store file", termsafe.ShellQuote(raw)))
+	}
 	var ee *auth.ExpiredError
 	if errors.As(err, &ee) {
 		return nil, &client.LoginError{URL: raw, Msg: ee.Error()}
@@ -291,6 +355,11 @@ func (f *factory) openBrowser(u string) {
 	default:
 		return
 	}
+	var env []string
+	if f.io.Environ != nil {
+		env = f.io.Environ()
+	}
+	cmd.Env = config.WithoutSecrets(env) // the browser lives on: no credentials of a2a's in its environment
 	if err := cmd.Start(); err != nil {
 		f.log.Printf("auth: no browser: %v", err)
 		return

@@ -8,6 +8,7 @@ import (
 	"github.com/a2acli/a2a/internal/cardsig"
 	"github.com/a2acli/a2a/internal/client"
 	"github.com/a2acli/a2a/internal/output"
+	"github.com/a2aproject/a2a-go/v2/a2a"
 )
 
 // cardSignature classifies the signatures of a card as it arrived (see package cardsig): keys from --trust-keys,
@@ -39,6 +40,20 @@ func (f *factory) verifyCard(ctx context.Context, raw []byte, cardURL string) (c
 	return r, nil
 }
 
+// checkSignature classifies a signed card's signatures before a call made without --verify: the -v log says what
+// they amount to, and an invalid signature (a tampered card, or one signed by another key than the one trusted) is
+// a warning on stderr. An unsigned card costs nothing; --verify makes anything but verified an error instead.
+func (f *factory) checkSignature(ctx context.Context, raw []byte, cardURL string) {
+	r, err := f.cardSignature(ctx, raw, cardURL)
+	if err != nil {
+		f.log.Printf("card signature: %v", err)
+		return
+	}
+	if r.Status == cardsig.Invalid {
+		fmt.Fprintf(f.io.Err, "warning: the agent card's signature is invalid: %s (--verify refuses such a card)\n", output.Sanitize(r.Reason))
+	}
+}
+
 // signatureNote is the classification as the card's output shows it: "Signature: verified (kid …, jku …)".
 func signatureNote(r cardsig.Result) output.CardNote {
 	line := string(r.Status)
@@ -48,5 +63,22 @@ func signatureNote(r cardsig.Result) output.CardNote {
 	case r.Reason != "":
 		line += ": " + r.Reason
 	}
-	return output.CardNote{Label: "Signature", Lines: []string{line}, Member: "signatureCheck", JSON: r}
+	return output.CardNote{Label: "Signature", Lines: []string{line}, Member: "signatureCheck", JSON: r, Quiet: r.Status == cardsig.Absent}
+}
+
+// printCard prints a card and what a2a found out about it (notes): in text, the notes after the card's fields; in
+// JSON and raw, the card alone on stdout (an AgentCard a program can save and read back) and the notes as text on
+// stderr (but an unsigned card's: signing is optional, and a pipe's stderr need not say so every time), or, with checks (--checks), one document {"card":…,"signatureCheck":…,"validation":…} on stdout.
+func (f *factory) printCard(card *a2a.AgentCard, checks bool, notes []output.CardNote) error {
+	p := f.printer()
+	if f.opts.output == string(output.Text) {
+		return p.CardNotes(card, notes...)
+	}
+	if checks {
+		return p.CardChecks(card, notes...)
+	}
+	if err := p.Card(card); err != nil {
+		return err
+	}
+	return output.WriteNotes(f.io.Err, notes...)
 }

@@ -15,7 +15,7 @@ import (
 
 // validateCard is --validate: the card with its findings; an error among them fails the command (exit 1,
 // A2ACLI_ERR_CARD_INVALID), whose JSON error document carries the report as its data.
-func (f *factory) validateCard(ctx context.Context, card *a2a.AgentCard, raw []byte, cardURL string, notes []output.CardNote) error {
+func (f *factory) validateCard(ctx context.Context, card *a2a.AgentCard, raw []byte, cardURL string, checks bool, notes []output.CardNote) error {
 	ctx, cancel := client.TimeoutContext(ctx, f.opts.Timeout)
 	defer cancel()
 	opts := cardcheck.Options{CardURL: cardURL, HTTP: f.dialer().HTTPClient()}
@@ -25,7 +25,7 @@ func (f *factory) validateCard(ctx context.Context, card *a2a.AgentCard, raw []b
 	rep := cardcheck.Validate(ctx, raw, opts)
 	n := rep.Errors()
 	if n == 0 || f.opts.output != string(output.JSON) {
-		if err := f.printer().CardNotes(card, append(notes, validationNote(rep))...); err != nil {
+		if err := f.printCard(card, checks, append(notes, validationNote(rep))); err != nil {
 			return err
 		}
 	}

@@ -16,6 +16,7 @@ type discoverOptions struct {
 	url        string
 	extended   bool
 	validate   bool
+	checks     bool
 }
 
 func newDiscoverCmd(f *factory, runF func(context.Context, *discoverOptions) error) *cobra.Command {
@@ -30,6 +31,7 @@ authenticated extended card.`,
   a2a discover https://agent.example -o json | jq .supportedInterfaces
   a2a discover https://agent.example --extended --auth "Bearer $TOKEN"
   a2a discover https://agent.example --validate
+  a2a discover https://agent.example --validate --checks --jq .validation.findings
   a2a discover https://agent.example --verify --trust-keys agent-jwks.json`,
 		Args: exactArgs("<url>"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -42,7 +44,9 @@ authenticated extended card.`,
 	}
 	cmd.Flags().BoolVar(&o.extended, "extended", false, "fetch the authenticated extended card, with credentials for a scheme the public card declares")
 	cmd.Flags().BoolVar(&o.validate, "validate", false, "check the card against the A2A JSON Schema of its version and lint it (exit 1 on an error)")
+	cmd.Flags().BoolVar(&o.checks, "checks", false, `with -o json: print {"card":…,"signatureCheck":…,"validation":…} instead of the card alone`)
 	cmd.MarkFlagsMutuallyExclusive("extended", "validate")
+	cmd.MarkFlagsMutuallyExclusive("extended", "checks")
 	return cmd
 }
 
@@ -75,9 +79,9 @@ func runDiscover(ctx context.Context, o *discoverOptions) error {
 		}
 		notes := []output.CardNote{signatureNote(sig)}
 		if o.validate {
-			return o.f.validateCard(ctx, r.Card, r.CardBytes, r.CardURL(), notes)
+			return o.f.validateCard(ctx, r.Card, r.CardBytes, r.CardURL(), o.checks, notes)
 		}
-		return o.f.printer().CardNotes(r.Card, notes...)
+		return o.f.printCard(r.Card, o.checks, notes)
 	}
 	return o.withClient(ctx, o.url, func(ctx context.Context, c *client.Conn) error {
 		card := c.Card

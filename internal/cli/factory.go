@@ -94,10 +94,13 @@ func (f *factory) withClient(ctx context.Context, rawURL string, fn func(ctx con
 	}
 	defer c.Destroy() //nolint:errcheck // closing a client has nothing useful to report
 	f.agentOAuth, f.agentCard = declaresOAuth(c.Card), c.Card
-	if f.opts.verify && c.Card != nil {
+	switch {
+	case f.opts.verify && c.Card != nil:
 		if _, err := f.verifyCard(ctx, c.CardBytes, c.CardURL); err != nil {
 			return err
 		}
+	case c.Card != nil && len(c.Card.Signatures) > 0:
+		f.checkSignature(ctx, c.CardBytes, c.CardURL)
 	}
 	return fn(ctx, c)
 }

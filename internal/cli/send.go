@@ -34,6 +34,8 @@ type sendOptions struct {
 	// followUp is set when the message goes to an existing task (--task): the task's state from before it is not
 	// the agent's answer.
 	followUp *follow.FollowUp
+	// sawEvent: the agent answered a streamed send with at least one event (it took the message).
+	sawEvent bool
 }
 
 func newSendCmd(f *factory, runF func(context.Context, *sendOptions) error) *cobra.Command {
@@ -188,48 +190,64 @@ func (o *sendOptions) sendTo(ctx context.Context, req *a2a.SendMessageRequest) e
 	return o.withClient(ctx, o.url, func(ctx context.Context, c *client.Conn) error {
 		ctx, cancel := o.f.waits().Context(ctx)
 		defer cancel()
-		if o.push.own || o.push.url != "" {
-			if err := requirePush(c); err != nil { // canonical_cmds.go
-				return err
-			}
+		prior := o.authPrior(ctx, c, req) // send_auth.go
+		err := o.send(ctx, c, req)
+		if prior != nil && err != nil {
+			return o.continueAfterAuth(ctx, c, prior, err)
 		}
-		if o.push.own {
-			return o.sendPush(ctx, c, req)
-		}
-		if o.stream || o.streamsTurn(c) {
-			return o.sendTurn(ctx, c, func(ctx context.Context) iter.Seq2[a2a.Event, error] {
-				return c.SendStreamingMessage(ctx, req)
-			})
-		}
-		if o.waitsByStream(c) && !o.blocking {
-			// The stream names the task at once and follows it in one call: a wait that ends early (--wait, Ctrl-C,
-			// a lost agent) can say which task goes on, and silence longer than --timeout is a question, not a
-			// verdict (docs/CONTRACT.md, "Time"). A blocking SendMessage would name no task until it answered, and a
-			// non-blocking one followed by SubscribeToTask costs two calls (three when the task is done by then).
-			o.quietStream = true
-			sp := o.f.startSpinner("waiting for the agent")
-			o.progress = func(t *a2a.Task) { sp.Set(spinnerTask(t)) }
-			seen := false // an event came: the agent has the message, whatever happens next
-			err := o.sendTurn(ctx, c, func(ctx context.Context) iter.Seq2[a2a.Event, error] {
-				return func(yield func(a2a.Event, error) bool) {
-					for ev, err := range c.SendStreamingMessage(ctx, req) {
-						seen = seen || err == nil
-						if !yield(ev, err) {
-							return
-						}
-					}
-				}
-			})
-			sp.Stop()
-			if seen || !streamRefused(err) {
-				return err
-			}
-			// A card that says the agent streams when it does not: nothing was sent, so send it the other way.
-			o.f.log.Printf("the agent refused the stream (%v): sending with SendMessage", err)
-			o.quietStream = false
-		}
-		return o.sendUnary(ctx, c, req)
+		return err
 	})
+}
+
+// send sends the message the way the user and the card ask: by a stream, by SendMessage and polling, or with
+// --push.
+func (o *sendOptions) send(ctx context.Context, c *client.Conn, req *a2a.SendMessageRequest) error {
+	if o.push.own || o.push.url != "" {
+		if err := requirePush(c); err != nil { // canonical_cmds.go
+			return err
+		}
+	}
+	if o.push.own {
+		return o.sendPush(ctx, c, req)
+	}
+	if o.stream || o.streamsTurn(c) {
+		return o.sendTurn(ctx, c, func(ctx context.Context) iter.Seq2[a2a.Event, error] {
+			return o.watchStream(c.SendStreamingMessage(ctx, req))
+		})
+	}
+	if o.waitsByStream(c) && !o.blocking {
+		// The stream names the task at once and follows it in one call: a wait that ends early (--wait, Ctrl-C,
+		// a lost agent) can say which task goes on, and silence longer than --timeout is a question, not a
+		// verdict (docs/CONTRACT.md, "Time"). A blocking SendMessage would name no task until it answered, and a
+		// non-blocking one followed by SubscribeToTask costs two calls (three when the task is done by then).
+		o.quietStream = true
+		sp := o.f.startSpinner("waiting for the agent")
+		o.progress = func(t *a2a.Task) { sp.Set(spinnerTask(t)) }
+		err := o.sendTurn(ctx, c, func(ctx context.Context) iter.Seq2[a2a.Event, error] {
+			return o.watchStream(c.SendStreamingMessage(ctx, req))
+		})
+		sp.Stop()
+		// An event came: the agent has the message, whatever happens next.
+		if o.sawEvent || !streamRefused(err) {
+			return err
+		}
+		// A card that says the agent streams when it does not: nothing was sent, so send it the other way.
+		o.f.log.Printf("the agent refused the stream (%v): sending with SendMessage", err)
+		o.quietStream = false
+	}
+	return o.sendUnary(ctx, c, req)
+}
+
+// watchStream passes a stream on and notes whether an event came (sawEvent).
+func (o *sendOptions) watchStream(events iter.Seq2[a2a.Event, error]) iter.Seq2[a2a.Event, error] {
+	return func(yield func(a2a.Event, error) bool) {
+		for ev, err := range events {
+			o.sawEvent = o.sawEvent || err == nil
+			if !yield(ev, err) {
+				return
+			}
+		}
+	}
 }
 
 // streamRefused reports whether a streaming call failed because the agent does not stream at all (a method or route
@@ -266,6 +284,7 @@ func (o *sendOptions) sendUnary(ctx context.Context, c *client.Conn, req *a2a.Se
 		}
 		return err
 	}
+	o.sawEvent = true // the agent took the message
 	task, _ := res.(*a2a.Task)
 	stale := !o.immediate && o.followUp.Stale(task)
 	if task != nil && !o.immediate && (!follow.Settled(task.Status.State) || stale) {

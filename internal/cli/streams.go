@@ -14,6 +14,8 @@ type Streams struct {
 	OutTTY, ErrTTY bool
 	// Getenv reads the environment; nil means an empty environment.
 	Getenv func(string) string
+	// Environ is the whole environment (KEY=value), for the processes a2a starts; nil means an empty one.
+	Environ func() []string
 	// Width is the terminal width of Out, 0 when Out is not a terminal.
 	Width int
 	// ErrWidth reports the terminal width of Err now (a pane may be resized while a spinner runs); nil, or a result

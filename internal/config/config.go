@@ -36,6 +36,22 @@ func NoEnv(flag string) bool { return noEnvFlags[flag] }
 // secretFlags hold credentials: `config show` masks them, and "@FILE" or "-" reads them from a file or stdin.
 var secretFlags = map[string]bool{"auth": true, "bearer": true, "api-key": true, "client-secret": true}
 
+// WithoutSecrets is env (KEY=value entries) without the variables that carry credentials (A2ACLI_AUTH,
+// A2ACLI_BEARER, A2ACLI_API_KEY, A2ACLI_CLIENT_SECRET): the environment of a process a2a starts for someone else (a
+// browser), which has no business with them.
+func WithoutSecrets(env []string) []string {
+	out := make([]string, 0, len(env))
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		if secret := strings.TrimPrefix(strings.ToUpper(name), envPrefix); secret != strings.ToUpper(name) &&
+			secretFlags[strings.ToLower(strings.ReplaceAll(secret, "_", "-"))] {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
+}
+
 // Source says where an option's effective value came from.
 type Source struct {
 	Kind string // flag, env, file or default

@@ -60,3 +60,12 @@ func TestApplyPrecedence(t *testing.T) {
 		}
 	}
 }
+
+func TestWithoutSecrets(t *testing.T) {
+	got := WithoutSecrets([]string{"PATH=/bin", "A2ACLI_BEARER=t", "a2acli_client_secret=s", "A2ACLI_API_KEY=k", "A2ACLI_AUTH=Basic x",
+		"A2ACLI_TIMEOUT=5s", "BEARER=mine", "A2ACLI_AUTHORITY=x"})
+	want := []string{"PATH=/bin", "A2ACLI_TIMEOUT=5s", "BEARER=mine", "A2ACLI_AUTHORITY=x"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("WithoutSecrets = %q, want %q", got, want)
+	}
+}

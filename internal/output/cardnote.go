@@ -4,40 +4,28 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 )
 
 // CardNote is what a2a found out about a card beyond its content (its signatures, a validation): in text, lines
-// under Label after the card's fields; in JSON, one more member of the card object, named Member (a name the
-// protocol does not use, so the document still reads as an AgentCard).
+// under Label after the card's fields; in JSON, a member named Member of the checks document (CardChecks) beside
+// the card, never a member of the card itself, so that the card's JSON stays an AgentCard.
 type CardNote struct {
 	Label  string
 	Lines  []string // the first on the label's line, the others indented under it
 	Member string
 	JSON   any
+	// Quiet notes say nothing a user must hear about when stdout carries the card alone (an unsigned card).
+	Quiet bool
 }
 
-// CardNotes renders an agent card with notes.
+// CardNotes renders an agent card with notes: in text, the notes' lines after the card's fields; in JSON and raw,
+// the card alone (an AgentCard, as Card writes it). A caller that wants the notes as JSON asks CardChecks.
 func (p *Printer) CardNotes(c *a2a.AgentCard, notes ...CardNote) error {
-	if len(notes) == 0 {
+	if p.o.Format == JSON || p.o.Format == Raw || len(notes) == 0 {
 		return p.Card(c)
-	}
-	if p.o.Format == JSON || p.o.Format == Raw {
-		b, err := json.Marshal(c)
-		if err != nil {
-			return fmt.Errorf("encode card: %w", err)
-		}
-		doc := map[string]json.RawMessage{}
-		if err := json.Unmarshal(b, &doc); err != nil {
-			return fmt.Errorf("encode card: %w", err)
-		}
-		for _, n := range notes {
-			if doc[n.Member], err = json.Marshal(n.JSON); err != nil {
-				return fmt.Errorf("encode %s: %w", n.Member, err)
-			}
-		}
-		return p.writeJSON(orderedCard{card: b, notes: notes, doc: doc})
 	}
 	var b bytes.Buffer
 	p.card(&b, c)
@@ -53,22 +41,60 @@ func (p *Printer) CardNotes(c *a2a.AgentCard, notes ...CardNote) error {
 	return p.emit(b.Bytes())
 }
 
-// orderedCard writes the card's members in the card's order, then the notes: `jq` users and transcripts see the
-// card first.
-type orderedCard struct {
-	card  []byte
-	notes []CardNote
-	doc   map[string]json.RawMessage
+// CardChecks writes the checks document: {"card": AgentCard, <Member>: note, ...}, the card first, then the notes
+// in their order. In text it is CardNotes.
+func (p *Printer) CardChecks(c *a2a.AgentCard, notes ...CardNote) error {
+	if p.o.Format != JSON && p.o.Format != Raw {
+		return p.CardNotes(c, notes...)
+	}
+	card, err := json.Marshal(c)
+	if err != nil {
+		return fmt.Errorf("encode card: %w", err)
+	}
+	doc := checksDoc{{"card", card}}
+	for _, n := range notes {
+		b, err := json.Marshal(n.JSON)
+		if err != nil {
+			return fmt.Errorf("encode %s: %w", n.Member, err)
+		}
+		doc = append(doc, member{n.Member, b})
+	}
+	return p.writeJSON(doc)
 }
 
-func (o orderedCard) MarshalJSON() ([]byte, error) {
-	out := bytes.TrimSuffix(bytes.TrimSpace(o.card), []byte("}"))
-	for _, n := range o.notes {
-		if len(out) > 1 {
+// WriteNotes writes notes, but quiet ones, as text lines ("Label: first line", the others indented), sanitised:
+// what a card's notes say on stderr when stdout carries the card alone.
+func WriteNotes(w io.Writer, notes ...CardNote) error {
+	var b bytes.Buffer
+	for _, n := range notes {
+		if len(n.Lines) == 0 || n.Quiet {
+			continue
+		}
+		b.WriteString(n.Label + ": " + Sanitize(n.Lines[0]) + "\n")
+		for _, l := range n.Lines[1:] {
+			b.WriteString(indent + Sanitize(l) + "\n")
+		}
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+type member struct {
+	name string
+	json json.RawMessage
+}
+
+// checksDoc is an object whose members keep their order.
+type checksDoc []member
+
+func (d checksDoc) MarshalJSON() ([]byte, error) {
+	out := []byte{'{'}
+	for i, m := range d {
+		if i > 0 {
 			out = append(out, ',')
 		}
-		name, _ := json.Marshal(n.Member)
-		out = append(append(append(out, name...), ':'), o.doc[n.Member]...)
+		name, _ := json.Marshal(m.name)
+		out = append(append(append(out, name...), ':'), m.json...)
 	}
 	return append(out, '}'), nil
 }

@@ -50,7 +50,12 @@ const (
 	// UnnamedFiles completes with three artifacts whose file parts have no file name: two named
 	// ChartArtifact holding PNG bytes (image/png), one without a name holding text (text/plain).
 	UnnamedFiles
-	// AuthRequired stops the task at auth-required, status message "log in first".
+	// AuthRequired is in-task authorization (A2A §7.6) the a2a-go way: a message whose call carries no accepted
+	// credentials (Options.TaskAuth) stops its task at auth-required, status message AuthQuestion, and the execution
+	// waits there, as a2a-go's handler expects (auth-required does not end an execution). The credential reaches the
+	// agent out of band: any later call about the task (a message to it, GetTask, SubscribeToTask) whose
+	// Authorization TaskAuth accepts. The task then completes with an artifact "authorized: <text>". A message
+	// that comes with accepted credentials completes at once.
 	AuthRequired
 )
 
@@ -101,6 +106,17 @@ type Options struct {
 	PushLost bool
 	// NoStreaming makes the card say the agent does not stream (the handler still serves streams).
 	NoStreaming bool
+	// TaskAuth decides whether an Authorization value is the credential an AuthRequired task waits for (default:
+	// any value at all).
+	TaskAuth func(authorization string) bool
+}
+
+// taskAuthorized reports whether an Authorization value is the credential of in-task authorization.
+func (o Options) taskAuthorized(authz string) bool {
+	if o.TaskAuth == nil {
+		return authz != ""
+	}
+	return authz != "" && o.TaskAuth(authz)
 }
 
 // lostPush is a push.Sender whose notifications never arrive.
@@ -155,6 +171,30 @@ type Agent struct {
 	requests []http.Header
 	calls    []Call
 	cut      chan struct{}
+	// waiting holds, per AuthRequired task at auth-required, the channel its execution waits on for a credential.
+	waiting map[a2a.TaskID]chan struct{}
+}
+
+// awaitCredential registers task as waiting for in-task authorization and returns the channel closed when it comes.
+func (a *Agent) awaitCredential(id a2a.TaskID) <-chan struct{} {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.waiting == nil {
+		a.waiting = map[a2a.TaskID]chan struct{}{}
+	}
+	ch := make(chan struct{})
+	a.waiting[id] = ch
+	return ch
+}
+
+// credentialFor hands the credential to the execution waiting on task id, if there is one.
+func (a *Agent) credentialFor(id a2a.TaskID) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if ch, ok := a.waiting[id]; ok {
+		close(ch)
+		delete(a.waiting, id)
+	}
 }
 
 // Requests returns the headers of every A2A request received so far (not card
@@ -247,7 +287,7 @@ func (a *Agent) newHandler(stop <-chan struct{}) a2asrv.RequestHandler {
 				return a.extendedCard(), nil
 			})))
 	}
-	return a2asrv.NewHandler(&executor{opts: a.opts, stop: stop, cut: a.cut}, opts...)
+	return a2asrv.NewHandler(&executor{opts: a.opts, stop: stop, cut: a.cut, agent: a}, opts...)
 }
 
 // extendedCard returns Options.ExtendedCard with its empty fields taken from
@@ -301,7 +341,30 @@ func (r *recorder) Before(ctx context.Context, cc *a2asrv.CallContext, req *a2as
 	r.agent.mu.Lock()
 	r.agent.calls = append(r.agent.calls, c)
 	r.agent.mu.Unlock()
+	if r.agent.opts.Behavior == AuthRequired && r.agent.opts.taskAuthorized(c.Params.Get("Authorization")) {
+		if id := taskOf(req); id != "" {
+			r.agent.credentialFor(id)
+		}
+	}
 	return ctx, nil, nil
+}
+
+// taskOf is the task a call is about: a message's task, or the task of GetTask or SubscribeToTask.
+func taskOf(req *a2asrv.Request) a2a.TaskID {
+	if req == nil {
+		return ""
+	}
+	switch p := req.Payload.(type) {
+	case *a2a.SendMessageRequest:
+		if p.Message != nil {
+			return p.Message.TaskID
+		}
+	case *a2a.GetTaskRequest:
+		return p.ID
+	case *a2a.SubscribeToTaskRequest:
+		return p.ID
+	}
+	return ""
 }
 
 // listen opens a listener on a random loopback port.

@@ -29,6 +29,8 @@ const (
 	ChartArtifact = "Sales chart"
 	// BigSize is the total text length of the Big artifact (20 MiB).
 	BigSize = 20 << 20
+	// AuthQuestion is the status message text of an AuthRequired task.
+	AuthQuestion = "log in first"
 	// DieMarker is the text of the second (last sent) chunk of DieMidStream.
 	DieMarker = "chunk 2 (connection dies after this)"
 )
@@ -50,6 +52,8 @@ type executor struct {
 	opts Options
 	stop <-chan struct{} // closed when the agent shuts down
 	cut  <-chan struct{} // receives after a DieMidStream connection was cut
+	// agent hands AuthRequired executions the credentials its calls carry.
+	agent *Agent
 }
 
 // Execute implements a2asrv.AgentExecutor.
@@ -68,6 +72,10 @@ func (e *executor) Execute(ctx context.Context, ec *a2asrv.ExecutorContext) iter
 			}
 		}
 		if !yield(a2a.NewStatusUpdateEvent(ec, a2a.TaskStateWorking, nil), nil) {
+			return
+		}
+		if e.opts.Behavior == AuthRequired {
+			e.authRequired(ctx, ec, text, yield)
 			return
 		}
 		evs := e.script(ctx, ec, text)
@@ -111,9 +119,6 @@ func (e *executor) script(ctx context.Context, ec *a2asrv.ExecutorContext, text 
 			return []a2a.Event{a2a.NewStatusUpdateEvent(ec, a2a.TaskStateInputRequired, ask)}
 		}
 		return []a2a.Event{a2a.NewArtifactEvent(ec, a2a.NewTextPart("hello, "+text)), done}
-	case AuthRequired:
-		ask := a2a.NewMessageForTask(a2a.MessageRoleAgent, ec, a2a.NewTextPart("log in first"))
-		return []a2a.Event{a2a.NewStatusUpdateEvent(ec, a2a.TaskStateAuthRequired, ask)}
 	case Chunks:
 		return append(chunkEvents(ec, e.opts.chunks(), func(i int) string {
 			return fmt.Sprintf("chunk %d\n", i+1)
@@ -160,6 +165,37 @@ func (e *executor) script(ctx context.Context, ec *a2asrv.ExecutorContext, text 
 		return []a2a.Event{chart1, chart2, notes, done}
 	}
 	return []a2a.Event{echo, done}
+}
+
+// authRequired completes a task whose message came with accepted credentials; otherwise it asks for them
+// (auth-required) and waits until a call about the task brings them (see AuthRequired), the agent stops, or the
+// task is canceled.
+func (e *executor) authRequired(ctx context.Context, ec *a2asrv.ExecutorContext, text string, yield func(a2a.Event, error) bool) {
+	authorized := false
+	if sp := ec.ServiceParams; sp != nil {
+		v, ok := sp.Get("authorization")
+		authorized = ok && len(v) > 0 && e.opts.taskAuthorized(v[0])
+	}
+	if !authorized {
+		got := e.agent.awaitCredential(ec.TaskID)
+		ask := a2a.NewMessageForTask(a2a.MessageRoleAgent, ec, a2a.NewTextPart(AuthQuestion))
+		if !yield(a2a.NewStatusUpdateEvent(ec, a2a.TaskStateAuthRequired, ask), nil) {
+			return
+		}
+		select {
+		case <-got:
+		case <-ctx.Done():
+			return
+		case <-e.stop:
+			return
+		}
+		if !yield(a2a.NewStatusUpdateEvent(ec, a2a.TaskStateWorking, nil), nil) {
+			return
+		}
+	}
+	if yield(a2a.NewArtifactEvent(ec, a2a.NewTextPart("authorized: "+text)), nil) {
+		yield(a2a.NewStatusUpdateEvent(ec, a2a.TaskStateCompleted, nil), nil)
+	}
 }
 
 // Cancel implements a2asrv.AgentExecutor.
