@@ -16,7 +16,8 @@ import (
 // TestExecArtifactBudget streams more than the budget: the stream gets every chunk, GetTask the tail.
 func TestExecArtifactBudget(t *testing.T) {
 	t.Parallel()
-	srv := startServer(t, serve.Config{Backend: execbackend.New(execbackend.Config{Command: "seq 1 1000", Chunk: []byte("\n")}), Quiet: true, MaxArtifactBytes: 30})
+	srv := startServer(t, serve.Config{Backend: execbackend.New(execbackend.Config{Command: "seq 1 1000", Chunk: []byte("\n")}), Quiet: true,
+		MaxArtifactBytes: 30 + 9*tasks.PartOverhead}) // 30 bytes in 8 parts of one artifact
 	c := newClient(t, srv.url, a2a.TransportProtocolHTTPJSON)
 	evs, err := collect(t, c.SendStreamingMessage(context.Background(), textMessage("x")))
 	if err != nil {
@@ -33,7 +34,7 @@ func TestExecArtifactBudget(t *testing.T) {
 	for _, p := range task.Artifacts[0].Parts {
 		got = append(got, p.Text())
 	}
-	// Of the 3893 bytes, 30 hold 994 to 999 (4 bytes each with the newline), 1000 and the empty closing part: 29 bytes.
+	// Of the 3893 bytes, 30 (and their overhead) hold 994 to 999 (4 bytes each with the newline), 1000 and the empty closing part: 29 bytes.
 	if diff := cmp.Diff([]string{"994\n", "995\n", "996\n", "997\n", "998\n", "999\n", "1000\n", ""}, got); diff != "" {
 		t.Errorf("stored parts mismatch (-want +got):\n%s", diff)
 	}

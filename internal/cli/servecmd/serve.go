@@ -127,7 +127,7 @@ GET /metrics is Prometheus' text format (behind the token; --no-metrics turns it
 	fl.IntVar(&o.maxTasks, "max-tasks", 1000, "keep at most n finished tasks")
 	fl.Int64Var(&o.maxTaskBytes, "max-task-bytes", 256<<20, "keep finished tasks within n bytes together (messages, artifacts, ~128 bytes a part), forgetting the oldest first (0: no limit)")
 	fl.DurationVar(&o.taskTTL, "task-ttl", time.Hour, "forget finished tasks after this long")
-	fl.Int64Var(&o.maxArtBytes, "max-artifact-bytes", 8<<20, "keep at most n bytes of a task's artifacts (dropping the oldest streamed chunks) and of each message in its history (0: no limit)")
+	fl.Int64Var(&o.maxArtBytes, "max-artifact-bytes", 8<<20, "keep at most n bytes of a task's artifacts and as many of its history, each part counted as its payload and 128 bytes (the oldest go first; 0: no limit)")
 	fl.StringVar(&o.store, "store", "memory", "where tasks are kept: memory, sqlite:PATH (survives restarts) or postgres://... (shared by replicas)")
 	fl.DurationVar(&o.lease, "lease", 60*time.Second, "with a postgres:// --store: a replica silent this long has its running tasks failed by the others")
 	fl.StringArrayVar(&o.pushAllow, "push-allow", nil, "also send push notifications to this webhook host (repeatable; '*': any host but link-local and cloud metadata addresses, which must be named; loopback hosts always on a loopback listener, else only when one is named)")
