@@ -7,6 +7,7 @@ package servetest
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync"
 	"testing"
@@ -152,4 +153,26 @@ func PartsText(parts a2a.ContentParts) string {
 		b.WriteString(p.Text())
 	}
 	return b.String()
+}
+
+// AllTransports are the three bindings, for a server that serves them all.
+var AllTransports = []a2a.TransportProtocol{a2a.TransportProtocolHTTPJSON, a2a.TransportProtocolJSONRPC, a2a.TransportProtocolGRPC}
+
+// ErrorIs is errors.Is of a non-nil err.
+func ErrorIs(err, target error) bool { return err != nil && errors.Is(err, target) }
+
+// Connector connects to the agent at url as the CLI's client factory does: the card resolved, gRPC in plaintext (a
+// proxy backend's Connect).
+func Connector(url string) func(ctx context.Context) (*a2aclient.Client, *a2a.AgentCard, error) {
+	return func(ctx context.Context) (*a2aclient.Client, *a2a.AgentCard, error) {
+		card, err := agentcard.DefaultResolver.Resolve(ctx, url)
+		if err != nil {
+			return nil, nil, err
+		}
+		c, err := a2aclient.NewFromCard(ctx, card, InsecureGRPC)
+		if err != nil {
+			return nil, nil, err
+		}
+		return c, card, nil
+	}
 }
