@@ -9,7 +9,6 @@ import (
 	"github.com/a2acli/a2a/internal/serve"
 	"github.com/a2acli/a2a/internal/serve/execbackend"
 	"github.com/a2acli/a2a/internal/serve/servetest"
-	"github.com/a2acli/a2a/internal/store/pgtest"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 )
 
@@ -17,16 +16,7 @@ import (
 // is saved: the caller gets "not saved yet", and the task is canceled once the store is back.
 func TestStoreAwayCancel(t *testing.T) {
 	t.Parallel()
-	serve.PostgresURL(t) // skips without PostgreSQL
-	srv, err := pgtest.New()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Close)
-	db, err := srv.NewDB()
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv, db := servetest.OwnPostgres(t) // skips without PostgreSQL
 	s := startServer(t, serve.Config{Store: db, Quiet: true, Backend: execbackend.New(execbackend.Config{Command: "exec sleep 60"})})
 	ctx := context.Background()
 	c := servetest.NewClient(t, s.URL, a2a.TransportProtocolHTTPJSON)

@@ -10,7 +10,6 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"github.com/a2acli/a2a/internal/serve/servetest"
-	"github.com/a2acli/a2a/internal/store/pgtest"
 )
 
 // TestStoreAwayTurnEnd: a turn that ends while PostgreSQL is stopped is not reported done: its blocking caller gets
@@ -19,16 +18,7 @@ import (
 // error, never the store's (the store's URL and password stay in serve's log).
 func TestStoreAwayTurnEnd(t *testing.T) {
 	t.Parallel()
-	postgresURL(t) // skips without PostgreSQL
-	srv, err := pgtest.New()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Close)
-	db, err := srv.NewDB()
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv, db := servetest.OwnPostgres(t) // skips without PostgreSQL
 	hook := newWebhook(t)
 	s := startServer(t, Config{Store: db, Transports: servetest.AllTransports, Quiet: true})
 	ctx := context.Background()
@@ -37,7 +27,7 @@ func TestStoreAwayTurnEnd(t *testing.T) {
 	srv.Stop()
 	req := servetest.TextMessage("during")
 	req.Config = &a2a.SendMessageConfig{PushConfig: &a2a.PushConfig{URL: hook.srv.URL + "/hook"}}
-	_, err = c.SendMessage(ctx, req)
+	_, err := c.SendMessage(ctx, req)
 	if err == nil || !strings.Contains(err.Error(), "task store unavailable") || !strings.Contains(err.Error(), "not saved yet") {
 		t.Fatalf("SendMessage while the store is away: %v", err)
 	}

@@ -1,8 +1,8 @@
 // Package servetest holds what the tests of serve and of its backends share: a server run in-process on a free
 // loopback port and stopped with the test, a2a-go clients connected to it on a chosen transport, and small
 // helpers for messages, streams and logs. It is imported only from tests; it imports no package of this
-// repository but syncbuf (the log a server writes while a test reads it): serve's own internal tests use it too,
-// so the server to run is handed in as a function.
+// repository but syncbuf (the log a server writes while a test reads it) and store/pgtest (a PostgreSQL of a
+// test's own): serve's own internal tests use it too, so the server to run is handed in as a function.
 package servetest
 
 import (
@@ -20,6 +20,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
+	"github.com/a2acli/a2a/internal/store/pgtest"
 	"github.com/a2acli/a2a/internal/syncbuf"
 )
 
@@ -175,4 +176,22 @@ func Connector(url string) func(ctx context.Context) (*a2aclient.Client, *a2a.Ag
 		}
 		return c, card, nil
 	}
+}
+
+// OwnPostgres starts a PostgreSQL server of the test's own, one it may stop and start, closed when the test ends,
+// and returns it with the URL of a fresh database on it. Without PostgreSQL binaries it skips the test (CI=1 makes
+// that a failure).
+func OwnPostgres(t testing.TB) (*pgtest.Server, string) {
+	t.Helper()
+	srv, stop, err := pgtest.Main()
+	if err != nil {
+		t.Fatal("start PostgreSQL: ", err)
+	}
+	pgtest.Need(t, srv)
+	t.Cleanup(stop)
+	db, err := srv.NewDB()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv, db
 }
