@@ -66,6 +66,19 @@ func sendBig(t testing.TB, url, text string) (int, []byte) {
 	return resp.StatusCode, b
 }
 
+// sendBigTask sends text as sendBig does, fails the test unless it was answered 200, and decodes the answer into
+// task (a struct with the fields the caller reads).
+func sendBigTask(t testing.TB, url, text string, task any) {
+	t.Helper()
+	code, body := sendBig(t, url, text)
+	if code != 200 {
+		t.Fatalf("send: status %d: %.300s", code, body)
+	}
+	if err := json.Unmarshal(body, task); err != nil {
+		t.Fatalf("send: %v: %.300s", err, body)
+	}
+}
+
 // TestServeAnnouncedBodiesMemory: 600 connections that announce a 4 MB body and send one byte cost serve what
 // arrived, not what was announced. Before the fix, serve grew a buffer to the Content-Length at once: about
 // 2.4 GB here.
@@ -180,10 +193,6 @@ func TestServeChunkOverheadMemory(t *testing.T) {
 	before := rssKB(t, pid)
 	text := strings.Repeat("\n", 2<<20-100) // 4 MB as JSON
 	for i := range 3 {
-		code, body := sendBig(t, s.url, text)
-		if code != 200 {
-			t.Fatalf("send %d: status %d: %.300s", i, code, body)
-		}
 		var task struct {
 			Task struct {
 				ID        string `json:"id"`
@@ -194,8 +203,8 @@ func TestServeChunkOverheadMemory(t *testing.T) {
 				} `json:"artifacts"`
 			} `json:"task"`
 		}
-		if err := json.Unmarshal(body, &task); err != nil || len(task.Task.Artifacts) != 1 {
-			t.Fatalf("send %d: %v: %.300s", i, err, body)
+		if sendBigTask(t, s.url, text, &task); len(task.Task.Artifacts) != 1 {
+			t.Fatalf("send %d: %d artifacts, want 1", i, len(task.Task.Artifacts))
 		}
 		// What the task keeps is the command's output exactly, in fewer parts.
 		var got strings.Builder
@@ -227,10 +236,9 @@ func TestServeInspectorMemory(t *testing.T) {
 	pid := s.cmd.Process.Pid
 	before := rssKB(t, pid)
 	text := strings.Repeat("a", 4<<20-200)
-	for i := range 60 {
-		if code, body := sendBig(t, s.url, text); code != 200 {
-			t.Fatalf("send %d: status %d: %.300s", i, code, body)
-		}
+	for range 60 {
+		var task struct{}
+		sendBigTask(t, s.url, text, &task)
 	}
 	heap := value(scrape(t, s.url, ""), "go_memstats_heap_alloc_bytes")
 	after := rssKB(t, pid)
@@ -256,17 +264,13 @@ func TestServeTaskBytesRetention(t *testing.T) {
 	text := strings.Repeat("a", 4<<20-200)
 	var ids []string
 	for i := range 40 {
-		code, body := sendBig(t, s.url, text)
-		if code != 200 {
-			t.Fatalf("send %d: status %d: %.300s", i, code, body)
-		}
 		var res struct {
 			Task struct {
 				ID string `json:"id"`
 			} `json:"task"`
 		}
-		if err := json.Unmarshal(body, &res); err != nil || res.Task.ID == "" {
-			t.Fatalf("send %d: no task: %v", i, err)
+		if sendBigTask(t, s.url, text, &res); res.Task.ID == "" {
+			t.Fatalf("send %d: no task", i)
 		}
 		ids = append(ids, res.Task.ID)
 	}
