@@ -52,6 +52,7 @@ var thirdParty = map[string][]string{
 	"jwx":          {"github.com/lestrrat-go/jwx/"},
 	"yaml":         {"go.yaml.in/yaml/", "gopkg.in/yaml."},
 	"x/text":       {"golang.org/x/text/"},
+	"x/net":        {"golang.org/x/net/"},
 }
 
 // styleRow is one package's row of STYLE.md's table.

@@ -138,6 +138,21 @@ func (p *ptyProc) wait() int {
 	return 0
 }
 
+// wantSuccess waits for the process to exit and fails the test, showing the screen, unless it exited 0.
+func (p *ptyProc) wantSuccess() {
+	p.t.Helper()
+	if code := p.wait(); code != 0 {
+		p.t.Fatalf("exit %d, want 0; screen:\n%s", code, p.text())
+	}
+}
+
+// answer waits for prompt, then types line.
+func (p *ptyProc) answer(prompt, line string) {
+	p.t.Helper()
+	p.waitFor(prompt)
+	p.write(line)
+}
+
 func (p *ptyProc) text() string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -161,9 +176,7 @@ func TestPermissionPromptPTY(t *testing.T) {
 			p.waitFor("[Y]es once / [a]lways / [n]o")
 			p.write(tt.answer + "\n")
 			p.waitFor(tt.want)
-			if code := p.wait(); code != 0 {
-				t.Fatalf("exit %d, want 0; screen:\n%s", code, p.text())
-			}
+			p.wantSuccess()
 			if strings.Contains(p.text(), "permission needed") {
 				t.Errorf("stopped at the prompt although the answer was given on the terminal:\n%s", p.text())
 			}
@@ -178,26 +191,18 @@ func TestChatPTY(t *testing.T) {
 	srv := replayAgent(t, "gemini-approve-write", "gemini-reject-write")
 	p := startPTY(t, "chat", srv.url, "--workspace", t.TempDir())
 	p.waitFor("chatting with")
-	p.waitFor("> ")
-	p.write("Please write hello.txt\r")
-	p.waitFor("[Y]es once / [a]lways / [n]o")
-	p.write("y\r")
+	p.answer("> ", "Please write hello.txt\r")
+	p.answer("[Y]es once / [a]lways / [n]o", "y\r")
 	p.waitFor("WriteFile hello.txt - succeeded")
 	p.waitFor("your turn")
-	p.waitFor("> ")
-	p.write("/help\r")
-	p.waitFor("start a new conversation")
-	p.write("/new\r")
-	p.waitFor("(new conversation)")
-	p.write("Please write hello.txt\r")
-	p.waitFor("[Y]es once / [a]lways / [n]o")
-	p.write("n\r")
+	p.answer("> ", "/help\r")
+	p.answer("start a new conversation", "/new\r")
+	p.answer("(new conversation)", "Please write hello.txt\r")
+	p.answer("[Y]es once / [a]lways / [n]o", "n\r")
 	p.waitFor("WriteFile hello.txt - cancelled")
 	p.waitFor("> ")
 	p.write("\x04") // Ctrl-D
-	if code := p.wait(); code != 0 {
-		t.Fatalf("exit %d, want 0; screen:\n%s", code, p.text())
-	}
+	p.wantSuccess()
 }
 
 // TestChatCtrlCTwiceLeaves checks that Ctrl-C (byte 0x03 in raw mode, not a signal) at the prompt warns first and
@@ -206,16 +211,11 @@ func TestChatCtrlCTwiceLeaves(t *testing.T) {
 	t.Parallel()
 	srv := startServe(t, "--echo")
 	p := startPTY(t, "chat", srv.url)
-	p.waitFor("> ")
-	p.write("hello there\r")
+	p.answer("> ", "hello there\r")
 	p.waitFor("hello there") // the echo
-	p.waitFor("> ")
-	p.write("\x03")
-	p.waitFor("Ctrl-C again")
-	p.write("\x03")
-	if code := p.wait(); code != 0 {
-		t.Fatalf("exit %d, want 0; screen:\n%s", code, p.text())
-	}
+	p.answer("> ", "\x03")
+	p.answer("Ctrl-C again", "\x03")
+	p.wantSuccess()
 }
 
 // TestChatCtrlCCancelsTurn: Ctrl-C during a running turn cancels that turn only; the chat goes on with the next
@@ -224,20 +224,14 @@ func TestChatCtrlCCancelsTurn(t *testing.T) {
 	t.Parallel()
 	srv := startServe(t, "--exec", `read x; [ "$x" = slow ] && sleep 300; echo "got $x"`, "--chunk=\n", "--quiet")
 	p := startPTY(t, "chat", srv.url)
-	p.waitFor("> ")
-	p.write("slow\r")
-	p.waitFor("State: working")
-	p.write("\x03")
+	p.answer("> ", "slow\r")
+	p.answer("State: working", "\x03")
 	p.waitFor("(turn cancelled)")
-	p.waitFor("> ")
-	p.write("quick\r")
+	p.answer("> ", "quick\r")
 	p.waitFor("got quick")
 	p.waitFor("State: completed")
-	p.waitFor("> ")
-	p.write("\x04")
-	if code := p.wait(); code != 0 {
-		t.Fatalf("exit %d, want 0; screen:\n%s", code, p.text())
-	}
+	p.answer("> ", "\x04")
+	p.wantSuccess()
 }
 
 // TestChatHeaderOncePerTask: a task that takes several chat turns shows its header (Task ID,
@@ -246,17 +240,12 @@ func TestChatCtrlCCancelsTurn(t *testing.T) {
 func TestChatHeaderOncePerTask(t *testing.T) {
 	t.Parallel()
 	p := startPTY(t, "chat", wire.TaskEveryTurn(t))
-	p.waitFor("> ")
-	p.write("hi\r")
+	p.answer("> ", "hi\r")
 	p.waitFor("what is your name?")
-	p.waitFor("> ")
-	p.write("world\r")
+	p.answer("> ", "world\r")
 	p.waitFor("hello, world")
-	p.waitFor("> ")
-	p.write("\x04")
-	if code := p.wait(); code != 0 {
-		t.Fatalf("exit %d, want 0; screen:\n%s", code, p.text())
-	}
+	p.answer("> ", "\x04")
+	p.wantSuccess()
 	screen := p.text()
 	if n := strings.Count(screen, "Task ID:"); n != 1 {
 		t.Fatalf("the task header was shown %d times over two turns of one task, want once; screen:\n%s", n, screen)

@@ -13,9 +13,7 @@ func TestSpinnerOnTerminalOnly(t *testing.T) {
 	p := startPTY(t, "send", srv.url, "hi")
 	p.waitFor(" working") // the spinner names the task and its state once the agent has named it
 	p.waitFor("slow-answer")
-	if code := p.wait(); code != 0 {
-		t.Fatalf("exit %d:\n%s", code, p.text())
-	}
+	p.wantSuccess()
 	if !strings.Contains(p.text(), "\x1b[K") {
 		t.Fatalf("the spinner line was not erased:\n%q", p.text())
 	}
@@ -90,9 +88,7 @@ func TestTerminalColourOnlyWhenAsked(t *testing.T) {
 		{[]string{"TERM=xterm", "FORCE_COLOR=1", "NO_COLOR=1"}, false},
 	} {
 		p := startPTYWith(t, tc.env, "discover", srv.url)
-		if code := p.wait(); code != 0 {
-			t.Fatalf("%v: exit %d:\n%s", tc.env, code, p.text())
-		}
+		p.wantSuccess()
 		if got := strings.Contains(p.text(), "\x1b["); got != tc.color {
 			t.Errorf("%v: colour %v, want %v:\n%q", tc.env, got, tc.color, p.text())
 		}
@@ -159,8 +155,7 @@ func TestChatRedrawsAfterATurn(t *testing.T) {
 	srv := startServe(t, "--echo")
 	p := startPTY(t, "chat", srv.url)
 	p.waitFor("chatting with")
-	p.waitFor("> ")
-	p.write("first\r")
+	p.answer("> ", "first\r")
 	p.waitFor("State: completed")
 	p.waitFor("> ")
 	start := p.mark
@@ -171,9 +166,7 @@ func TestChatRedrawsAfterATurn(t *testing.T) {
 		t.Fatalf("the typed line was not drawn as typed: %q", typed[:min(len(typed), 60)])
 	}
 	p.write("\x04")
-	if code := p.wait(); code != 0 {
-		t.Fatalf("exit %d; screen:\n%s", code, p.text())
-	}
+	p.wantSuccess()
 }
 
 // TestListTasksTable: list tasks in text is an aligned table, one row per task, the ids in the first column.

@@ -31,24 +31,46 @@ type testCA struct {
 
 func newTestCA(t *testing.T) *testCA {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
 	tmpl := &x509.Certificate{
 		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "a2a test CA"},
 		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
 		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
 	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
+	der, key := makeCert(t, tmpl, nil, nil)
 	cert, _ := x509.ParseCertificate(der)
 	dir := t.TempDir()
 	ca := &testCA{cert: cert, key: key, dir: dir, pem: filepath.Join(dir, "ca.pem")}
 	writePEM(t, ca.pem, "CERTIFICATE", der)
 	return ca
+}
+
+// makeCert makes a P-256 key and a certificate from tmpl for it, signed by parent's key (nil: self-signed), and
+// returns the certificate's DER and the key.
+func makeCert(t *testing.T, tmpl, parent *x509.Certificate, parentKey *ecdsa.PrivateKey) ([]byte, *ecdsa.PrivateKey) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if parent == nil {
+		parent, parentKey = tmpl, key
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, parent, &key.PublicKey, parentKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return der, key
+}
+
+// writeKeyPair writes a certificate and its key as PEM files.
+func writeKeyPair(t *testing.T, certPath, keyPath string, der []byte, key *ecdsa.PrivateKey) {
+	t.Helper()
+	kder, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writePEM(t, certPath, "CERTIFICATE", der)
+	writePEM(t, keyPath, "PRIVATE KEY", kder)
 }
 
 func writePEM(t *testing.T, path, typ string, der []byte) {
@@ -62,10 +84,6 @@ func writePEM(t *testing.T, path, typ string, der []byte) {
 // pair and the paths of its PEM files.
 func (ca *testCA) issue(t *testing.T, name string, ips []net.IP, dns []string, notAfter time.Time, usage x509.ExtKeyUsage) (tls.Certificate, string, string) {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
 	serial, _ := rand.Int(rand.Reader, big.NewInt(1<<62))
 	tmpl := &x509.Certificate{
 		SerialNumber: serial, Subject: pkix.Name{CommonName: name},
@@ -73,17 +91,9 @@ func (ca *testCA) issue(t *testing.T, name string, ips []net.IP, dns []string, n
 		IPAddresses: ips, DNSNames: dns,
 		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{usage},
 	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, &key.PublicKey, ca.key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kder, err := x509.MarshalPKCS8PrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
+	der, key := makeCert(t, tmpl, ca.cert, ca.key)
 	certPath, keyPath := filepath.Join(ca.dir, name+".pem"), filepath.Join(ca.dir, name+"-key.pem")
-	writePEM(t, certPath, "CERTIFICATE", der)
-	writePEM(t, keyPath, "PRIVATE KEY", kder)
+	writeKeyPair(t, certPath, keyPath, der, key)
 	pair, err := tls.LoadX509KeyPair(certPath, keyPath)
 	if err != nil {
 		t.Fatal(err)

@@ -1,8 +1,6 @@
 package e2e
 
 import (
-	"encoding/json"
-	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -68,33 +66,9 @@ func TestListenBrowserCannotFakeNotifications(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reports := make(chan []byte, 1)
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /attack", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html")
-		io.WriteString(w, listenAttackPage)
-	})
-	mux.HandleFunc("POST /report", func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		select {
-		case reports <- b:
-		default:
-		}
-	})
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Close() })
-	runBrowser(t, chromium, "http://"+ln.Addr().String()+"/attack?"+url.Values{"hook": {hook}}.Encode())
-
 	var report []struct{ Name, Outcome string }
-	select {
-	case b := <-reports:
-		if err := json.Unmarshal(b, &report); err != nil {
-			t.Fatalf("report: %v\n%s", err, b)
-		}
-	case <-time.After(120 * time.Second):
-		t.Fatalf("the page did not report within 120s; listen's stderr:\n%s", l.Stderr())
-	}
+	browserReport(t, chromium, ln, listenAttackPage, "?"+url.Values{"hook": {hook}}.Encode(), &report,
+		func() string { return "; listen's stderr:\n" + l.Stderr() })
 	if len(report) != 8 {
 		t.Fatalf("the page made %d attempts, want 8: %+v", len(report), report)
 	}

@@ -56,7 +56,7 @@ func rawHTTP(t testing.TB, hostport, method, target string, hdr map[string]strin
 type recordingUpstream struct {
 	*httptest.Server
 	mu   sync.Mutex
-	seen []string // "METHOD REQUEST-URI auth=…"
+	seen []string // "METHOD REQUEST-URI auth=…" and " key=…" when an X-Api-Key came
 }
 
 func startRecordingUpstream(t *testing.T) *recordingUpstream {
@@ -64,7 +64,11 @@ func startRecordingUpstream(t *testing.T) *recordingUpstream {
 	u := &recordingUpstream{}
 	u.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		u.mu.Lock()
-		u.seen = append(u.seen, r.Method+" "+r.RequestURI+" auth="+r.Header.Get("Authorization"))
+		seen := r.Method + " " + r.RequestURI + " auth=" + r.Header.Get("Authorization")
+		if k := r.Header.Get("X-Api-Key"); k != "" {
+			seen += " key=" + k
+		}
+		u.seen = append(u.seen, seen)
 		u.mu.Unlock()
 		const task = `{"id":"t-1","contextId":"c-1","status":{"state":"TASK_STATE_COMPLETED"}}`
 		w.Header().Set("Content-Type", "application/json")
@@ -181,5 +185,43 @@ func TestProxyForwardsOnlyA2ARoutesV03(t *testing.T) {
 		if !strings.HasPrefix(s, "GET /.well-known/agent-card.json ") && s != "POST /rpc auth=Bearer op-secret" {
 			t.Errorf("the upstream saw %q", s)
 		}
+	}
+}
+
+// TestProxyDevtoolPathsGetNoCredentials: the development tool's own paths (GET /listCommands, POST /executeCommand)
+// are no A2A endpoint of the upstream's card: the proxy forwards them to its origin without the operator's --auth
+// and --svc-param (nor a caller's value of those names), while the A2A calls still carry them.
+func TestProxyDevtoolPathsGetNoCredentials(t *testing.T) {
+	t.Parallel()
+	up := startRecordingUpstream(t)
+	proxy := startServe(t, "--proxy", up.URL, "--auth", "Bearer op-secret", "--svc-param", "X-Api-Key=op-key",
+		"--transport", "jsonrpc,rest")
+	hp := strings.TrimPrefix(proxy.url, "http://")
+	hdr := map[string]string{"A2A-Version": "1.0", "X-Api-Key": "caller-key", "Authorization": "Bearer caller"}
+	for _, r := range []struct{ method, target, body string }{
+		{"GET", "/listCommands", ""},
+		{"POST", "/executeCommand", `{"command":"rm","args":[]}`},
+		{"POST", "/message:send", restSend},
+	} {
+		if code, body := rawHTTP(t, hp, r.method, r.target, hdr, r.body); code != http.StatusOK {
+			t.Errorf("%s %s through the proxy = %d %.200q, want the upstream's 200", r.method, r.target, code, body)
+		}
+	}
+	up.mu.Lock()
+	defer up.mu.Unlock()
+	want := map[string]string{"/listCommands": "", "/executeCommand": "", "/api/message:send": "Bearer op-secret key=op-key"}
+	seen := 0
+	for _, s := range up.seen {
+		for path, auth := range want {
+			if strings.Contains(s, " "+path+" ") {
+				seen++
+				if got := s[strings.Index(s, " auth=")+len(" auth="):]; got != auth {
+					t.Errorf("the upstream saw %q: credentials %q, want %q", s, got, auth)
+				}
+			}
+		}
+	}
+	if seen != len(want) {
+		t.Errorf("the upstream saw %q, want one call to each of the three paths", up.seen)
 	}
 }

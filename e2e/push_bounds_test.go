@@ -72,3 +72,26 @@ func TestPushConfigsCapped(t *testing.T) {
 		t.Errorf("the task has %d configs, want 10:\n%s", n, l.stdout)
 	}
 }
+
+// TestPushMetadataRefusedThroughStar: serve --push-allow '*' sends no push notification to a link-local or cloud
+// metadata address (169.254.169.254, fd00:ec2::254, …): the config is refused with a hint to name it, while a real
+// webhook on this machine still gets its notification.
+func TestPushMetadataRefusedThroughStar(t *testing.T) {
+	t.Parallel()
+	var hits atomic.Int32
+	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
+	t.Cleanup(hook.Close)
+	srv := startServe(t, "--echo", "--push-allow", "*")
+	id := string(sendTask(t, run(t, "", "send", srv.url, "-o", "json", "--immediate", "x")).ID)
+	for _, h := range []string{"http://169.254.169.254/latest/meta-data/iam/", "http://[fd00:ec2::254]/latest",
+		"http://[::ffff:a9fe:a9fe]/latest"} {
+		r := run(t, "", "create", "push-config", srv.url, id, "--webhook", h)
+		wantCode(t, r, 1)
+		wantContains(t, "create "+h, r.stderr, "metadata address", "--push-allow ")
+		s := run(t, "", "send", srv.url, "--push-url", h, "y")
+		wantCode(t, s, 1)
+		wantContains(t, "send --push-url "+h, s.stderr, "metadata address")
+	}
+	wantCode(t, run(t, "", "send", srv.url, "--push-url", hook.URL+"/hook", "z"), 0)
+	eventually(t, 30*time.Second, "a notification to the real webhook", func() bool { return hits.Load() > 0 })
+}

@@ -127,34 +127,9 @@ func TestServeBrowserCannotDriveServe(t *testing.T) {
 	cmd3, ran3 := execMarker(t)
 	plain := startServe(t, "--exec", cmd3, "--transport", "rest,jsonrpc", "--allow-origin", pageOrigin)
 
-	reports := make(chan []byte, 1)
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /attack", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html")
-		io.WriteString(w, attackPage)
-	})
-	mux.HandleFunc("POST /report", func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		select {
-		case reports <- b:
-		default:
-		}
-	})
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Close() })
-
-	page := pageOrigin + "/attack?" + url.Values{"guarded": {guarded.url}, "allowed": {allowed.url}, "plain": {plain.url}}.Encode()
-	runBrowser(t, chromium, page)
+	page := "?" + url.Values{"guarded": {guarded.url}, "allowed": {allowed.url}, "plain": {plain.url}}.Encode()
 	var report struct{ Guarded, Allowed, Plain []pageResult }
-	select {
-	case b := <-reports:
-		if err := json.Unmarshal(b, &report); err != nil {
-			t.Fatalf("report: %v\n%s", err, b)
-		}
-	case <-time.After(120 * time.Second):
-		t.Fatal("the page did not report within 120s")
-	}
+	browserReport(t, chromium, ln, attackPage, page, &report, func() string { return "" })
 	if len(report.Guarded) != 22 {
 		t.Fatalf("the page made %d attempts, want 22: %+v", len(report.Guarded), report.Guarded)
 	}
@@ -239,6 +214,37 @@ func chromedpGroup(t *testing.T) chromedp.ExecAllocatorOption {
 		cmd = c
 		c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	})
+}
+
+// browserReport serves html on ln as /attack, opens it with query in a headless Chromium, and decodes into report
+// the JSON the page POSTs to /report, within 120 s (else the test fails with what more returns).
+func browserReport(t *testing.T, chromium string, ln net.Listener, html, query string, report any, more func() string) {
+	t.Helper()
+	reports := make(chan []byte, 1)
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /attack", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		io.WriteString(w, html)
+	})
+	mux.HandleFunc("POST /report", func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		select {
+		case reports <- b:
+		default:
+		}
+	})
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	runBrowser(t, chromium, "http://"+ln.Addr().String()+"/attack"+query)
+	select {
+	case b := <-reports:
+		if err := json.Unmarshal(b, report); err != nil {
+			t.Fatalf("report: %v\n%s", err, b)
+		}
+	case <-time.After(120 * time.Second):
+		t.Fatalf("the page did not report within 120s%s", more())
+	}
 }
 
 // runBrowser opens page in a headless Chromium with a profile of its own, until the test ends.

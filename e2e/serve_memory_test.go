@@ -66,6 +66,19 @@ func sendBig(t testing.TB, url, text string) (int, []byte) {
 	return resp.StatusCode, b
 }
 
+// sendBigTask sends text as sendBig does, fails the test unless it was answered 200, and decodes the answer into
+// task (a struct with the fields the caller reads).
+func sendBigTask(t testing.TB, url, text string, task any) {
+	t.Helper()
+	code, body := sendBig(t, url, text)
+	if code != 200 {
+		t.Fatalf("send: status %d: %.300s", code, body)
+	}
+	if err := json.Unmarshal(body, task); err != nil {
+		t.Fatalf("send: %v: %.300s", err, body)
+	}
+}
+
 // TestServeAnnouncedBodiesMemory: 600 connections that announce a 4 MB body and send one byte cost serve what
 // arrived, not what was announced. Before the fix, serve grew a buffer to the Content-Length at once: about
 // 2.4 GB here.
@@ -180,10 +193,6 @@ func TestServeChunkOverheadMemory(t *testing.T) {
 	before := rssKB(t, pid)
 	text := strings.Repeat("\n", 2<<20-100) // 4 MB as JSON
 	for i := range 3 {
-		code, body := sendBig(t, s.url, text)
-		if code != 200 {
-			t.Fatalf("send %d: status %d: %.300s", i, code, body)
-		}
 		var task struct {
 			Task struct {
 				ID        string `json:"id"`
@@ -194,8 +203,8 @@ func TestServeChunkOverheadMemory(t *testing.T) {
 				} `json:"artifacts"`
 			} `json:"task"`
 		}
-		if err := json.Unmarshal(body, &task); err != nil || len(task.Task.Artifacts) != 1 {
-			t.Fatalf("send %d: %v: %.300s", i, err, body)
+		if sendBigTask(t, s.url, text, &task); len(task.Task.Artifacts) != 1 {
+			t.Fatalf("send %d: %d artifacts, want 1", i, len(task.Task.Artifacts))
 		}
 		// What the task keeps is the command's output exactly, in fewer parts.
 		var got strings.Builder
@@ -227,10 +236,9 @@ func TestServeInspectorMemory(t *testing.T) {
 	pid := s.cmd.Process.Pid
 	before := rssKB(t, pid)
 	text := strings.Repeat("a", 4<<20-200)
-	for i := range 60 {
-		if code, body := sendBig(t, s.url, text); code != 200 {
-			t.Fatalf("send %d: status %d: %.300s", i, code, body)
-		}
+	for range 60 {
+		var task struct{}
+		sendBigTask(t, s.url, text, &task)
 	}
 	heap := value(scrape(t, s.url, ""), "go_memstats_heap_alloc_bytes")
 	after := rssKB(t, pid)
@@ -256,17 +264,13 @@ func TestServeTaskBytesRetention(t *testing.T) {
 	text := strings.Repeat("a", 4<<20-200)
 	var ids []string
 	for i := range 40 {
-		code, body := sendBig(t, s.url, text)
-		if code != 200 {
-			t.Fatalf("send %d: status %d: %.300s", i, code, body)
-		}
 		var res struct {
 			Task struct {
 				ID string `json:"id"`
 			} `json:"task"`
 		}
-		if err := json.Unmarshal(body, &res); err != nil || res.Task.ID == "" {
-			t.Fatalf("send %d: no task: %v", i, err)
+		if sendBigTask(t, s.url, text, &res); res.Task.ID == "" {
+			t.Fatalf("send %d: no task", i)
 		}
 		ids = append(ids, res.Task.ID)
 	}
@@ -340,5 +344,75 @@ func TestServeHeaderFlood(t *testing.T) {
 	}
 	if grew := peak - before; grew > 200<<10 {
 		t.Errorf("serve's peak RSS grew by %d kB, want under 200 MB", grew)
+	}
+}
+
+// TestServeTaskItemsMemory plays a client that sends message after message of tiny parts to one task (a v0.3 caller
+// may reopen a finished task; echo answers each with a new artifact): the history and the artifacts one task keeps
+// are bounded in count and in bytes, each item's overhead counted, not only its payload. Before the fix each message
+// of 20,000 empty parts (520 KB of JSON) was kept whole, about 2.7 MB of parts: 270 MB of heap for these 100.
+func TestServeTaskItemsMemory(t *testing.T) {
+	t.Parallel()
+	s := startServe(t, "--echo", "--quiet", "--protocol", "0.3", "--transport", "jsonrpc", "--max-artifact-bytes", strconv.Itoa(1<<20))
+	pid := s.cmd.Process.Pid
+	before := rssKB(t, pid)
+	parts := strings.TrimSuffix(strings.Repeat(`{"kind":"text","text":""},`, 20000), ",")
+	rpc := func(method, params string) []byte {
+		t.Helper()
+		code, body := rawRequest(t, "POST", s.url+"/", map[string]string{"Content-Type": "application/json"},
+			`{"jsonrpc":"2.0","id":1,"method":"`+method+`","params":`+params+`}`)
+		if code != 200 || strings.Contains(body, `"error"`) {
+			t.Fatalf("%s: %d %.300s", method, code, body)
+		}
+		return []byte(body)
+	}
+	var task struct {
+		Result struct {
+			ID        string            `json:"id"`
+			History   []json.RawMessage `json:"history"`
+			Artifacts []struct {
+				Parts []json.RawMessage `json:"parts"`
+			} `json:"artifacts"`
+			Metadata map[string]any `json:"metadata"`
+		} `json:"result"`
+	}
+	const turns = 100
+	for i := range turns {
+		taskID := ""
+		if i > 0 {
+			taskID = fmt.Sprintf(`"taskId":%q,`, task.Result.ID)
+		}
+		body := rpc("message/send", fmt.Sprintf(`{"message":{"kind":"message","role":"user","messageId":"m-%d",%s"parts":[%s]}}`,
+			i, taskID, parts))
+		if i == 0 {
+			if err := json.Unmarshal(body, &task); err != nil || task.Result.ID == "" {
+				t.Fatalf("first send: %v: %.300s", err, body)
+			}
+		}
+	}
+	heap := value(scrape(t, s.url, ""), "go_memstats_heap_alloc_bytes")
+	peak := peakKB(t, pid)
+	if err := json.Unmarshal(rpc("tasks/get", fmt.Sprintf(`{"id":%q}`, task.Result.ID)), &task); err != nil {
+		t.Fatal(err)
+	}
+	kept := 0
+	for _, h := range task.Result.History {
+		kept += strings.Count(string(h), `"kind":"text"`)
+	}
+	for _, a := range task.Result.Artifacts {
+		kept += len(a.Parts)
+	}
+	t.Logf("serve RSS %d kB before, peak %d kB after %d messages of 20,000 parts to one task; heap %.0f MB; the task "+
+		"keeps %d messages, %d artifacts, %d parts; metadata %v", before, peak, turns, heap/(1<<20),
+		len(task.Result.History), len(task.Result.Artifacts), kept, task.Result.Metadata)
+	// 1 MiB of history and 1 MiB of artifacts at 128 bytes a part hold about 16,000 parts.
+	if kept > 20000 {
+		t.Errorf("the task keeps %d parts, want at most about 16,000 (1 MiB each of history and artifacts)", kept)
+	}
+	if task.Result.Metadata["a2a-cli/history-dropped"] == nil || task.Result.Metadata["a2a-cli/artifacts-dropped"] == nil {
+		t.Errorf("the task's metadata does not count what was dropped: %v", task.Result.Metadata)
+	}
+	if heap > 100<<20 {
+		t.Errorf("heap %.0f MB after the flood, want under 100 MB", heap/(1<<20))
 	}
 }

@@ -3,7 +3,6 @@ package e2e
 import (
 	"bytes"
 	"encoding/json"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -18,27 +17,11 @@ import (
 	"github.com/prometheus/common/model"
 )
 
-// rawRequest sends one HTTP request to serve as curl would, and returns the status and body.
+// rawRequest sends one HTTP request to serve as curl would (rawCall), and returns the status and body.
 func rawRequest(t *testing.T, method, url string, headers map[string]string, body string) (int, string) {
 	t.Helper()
-	req, err := http.NewRequest(method, url, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for k, v := range headers {
-		if k == "Host" {
-			req.Host = v
-			continue
-		}
-		req.Header.Set(k, v)
-	}
-	resp, err := (&http.Client{Timeout: 10 * time.Second}).Do(req)
-	if err != nil {
-		t.Fatalf("%s %s: %v", method, url, err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b)
+	r := rawCall(t, method, url, headers, body)
+	return r.status, r.body
 }
 
 var (

@@ -10,6 +10,7 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
+	"github.com/a2acli/a2a/internal/serve/servetest"
 	"github.com/a2acli/a2a/internal/store/pgtest"
 )
 
@@ -179,16 +180,7 @@ func TestStoreReplicaKilled(t *testing.T) {
 // restarting serve.
 func TestStoreGoesAway(t *testing.T) {
 	t.Parallel()
-	postgresURL(t) // skips without PostgreSQL
-	srv, err := pgtest.New()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Close)
-	db, err := srv.NewDB()
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv, db := servetest.OwnPostgres(t) // skips without PostgreSQL
 	// Every form a password takes (trust authentication ignores them).
 	db = strings.Replace(db, "postgres:s3cret-pw@", "postgres@", 1) + "&password=q-s3cret-pw&sslpassword=ssl-s3cret-pw"
 	env := []string{"PGPASSWORD=env-s3cret-pw"}

@@ -34,9 +34,7 @@ func TestSpinnerPTY(t *testing.T) {
 			if err := os.WriteFile(fifo, []byte("the answer\n"), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			if code := p.wait(); code != 0 {
-				t.Fatalf("exit %d; screen:\n%q", code, p.text())
-			}
+			p.wantSuccess()
 			raw := p.text()
 			lines := playScreen(raw, int(cols))
 			joined := strings.Join(lines, "\n")

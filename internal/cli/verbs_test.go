@@ -298,25 +298,32 @@ func TestQuietStreamBounded(t *testing.T) {
 
 // TestLongTaskEveryBinding: a plain send waits for a task longer than --timeout on every binding and both protocol
 // versions (a2a-go's agents, v1.0 and v0.3), and prints the task whole: the chunks of a streamed artifact joined.
+// --timeout bounds each call, so on a loaded machine it is derived from how long a whole send of the chunks takes
+// there (at least 300 ms), and the slow task works three times as long as that bound: a send that gave up at
+// --timeout would still fail, whatever the load.
 func TestLongTaskEveryBinding(t *testing.T) {
 	t.Parallel()
 	for _, v03 := range []bool{false, true} {
 		for _, tr := range []a2a.TransportProtocol{a2a.TransportProtocolJSONRPC, a2a.TransportProtocolHTTPJSON, a2a.TransportProtocolGRPC} {
-			slow := testagent.Start(t, testagent.Options{Transport: tr, V03: v03, Behavior: testagent.Slow, Delay: time.Second})
-			chunks := testagent.Start(t, testagent.Options{Transport: tr, V03: v03, Behavior: testagent.Chunks, Chunks: 5})
-			name := fmt.Sprintf("%s v0.3=%t", tr, v03)
-			var optIn []string // a v0.3 agent is spoken to in v0.3 on the opt-in (the a2a-cli specification, §13.2)
-			if v03 {
-				optIn = []string{"--a2a-version", "0.3"}
-			}
-			code, stdout, stderr := runMain(t, "", append([]string{"send", slow.URL, "hi", "--timeout", "300ms", "-o", "json"}, optIn...)...)
-			if code != 0 || !strings.Contains(stdout, "TASK_STATE_COMPLETED") || !strings.Contains(stdout, "echo: hi") {
-				t.Errorf("%s: long task: exit %d\n%s\n%s", name, code, stdout, stderr)
-			}
-			code, stdout, stderr = runMain(t, "", append([]string{"send", chunks.URL, "hi", "-o", "raw"}, optIn...)...)
-			if code != 0 || stdout != "chunk 1\nchunk 2\nchunk 3\nchunk 4\nchunk 5\n" {
-				t.Errorf("%s: chunks: exit %d\n%q\n%s", name, code, stdout, stderr)
-			}
+			t.Run(fmt.Sprintf("%s v0.3=%t", tr, v03), func(t *testing.T) {
+				t.Parallel()
+				var optIn []string // a v0.3 agent is spoken to in v0.3 on the opt-in (the a2a-cli specification, §13.2)
+				if v03 {
+					optIn = []string{"--a2a-version", "0.3"}
+				}
+				chunks := testagent.Start(t, testagent.Options{Transport: tr, V03: v03, Behavior: testagent.Chunks, Chunks: 5})
+				start := time.Now()
+				code, stdout, stderr := runMain(t, "", append([]string{"send", chunks.URL, "hi", "-o", "raw"}, optIn...)...)
+				if code != 0 || stdout != "chunk 1\nchunk 2\nchunk 3\nchunk 4\nchunk 5\n" {
+					t.Errorf("chunks: exit %d\n%q\n%s", code, stdout, stderr)
+				}
+				timeout := max(300*time.Millisecond, 3*time.Since(start)).Round(time.Millisecond)
+				slow := testagent.Start(t, testagent.Options{Transport: tr, V03: v03, Behavior: testagent.Slow, Delay: 3 * timeout})
+				code, stdout, stderr = runMain(t, "", append([]string{"send", slow.URL, "hi", "--timeout", timeout.String(), "-o", "json"}, optIn...)...)
+				if code != 0 || !strings.Contains(stdout, "TASK_STATE_COMPLETED") || !strings.Contains(stdout, "echo: hi") {
+					t.Errorf("long task (%s, --timeout %s): exit %d\n%s\n%s", 3*timeout, timeout, code, stdout, stderr)
+				}
+			})
 		}
 	}
 }

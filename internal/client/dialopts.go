@@ -138,9 +138,12 @@ func (d *Dialer) retryRefused(dial func(ctx context.Context, network, addr strin
 			return c, err
 		}
 		deadline := time.Now().Add(refusedRetry)
-		if d, ok := callDeadline(ctx); ok && d.Add(-100*time.Millisecond).Before(deadline) {
-			// Report the refusal, not a timeout: stop trying just before the call's own bound.
-			deadline = d.Add(-100 * time.Millisecond)
+		if d, ok := callDeadline(ctx); ok {
+			// Report the refusal, not a timeout: stop trying before the call's own bound, by a quarter of the time
+			// left (at least 100 ms), so that a late timer on a loaded machine still ends the dial in time.
+			if stop := d.Add(-max(100*time.Millisecond, time.Until(d)/4)); stop.Before(deadline) {
+				deadline = stop
+			}
 		}
 		d.log.Printf("connect %s: refused: trying again for up to %s (the agent may be starting)", addr, time.Until(deadline).Round(time.Millisecond))
 		wait := 20 * time.Millisecond

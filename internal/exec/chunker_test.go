@@ -50,16 +50,41 @@ func collectFrom(t testing.TB, c *Chunker) []string {
 	}
 }
 
+// splitCase is an input, how it is split (keep: KeepDelimiters) and the chunks it gives.
+type splitCase struct {
+	name  string
+	in    string
+	delim string
+	max   int
+	want  []string
+}
+
+// runSplitCases splits each case's input as each of readers delivers it.
+func runSplitCases(t *testing.T, tests []splitCase, keep bool) {
+	for _, tt := range tests {
+		for _, rd := range readers {
+			if len(tt.in) > 1<<20 && rd.name == "onebyte" {
+				continue // correct but slow under -race
+			}
+			t.Run(tt.name+"/"+rd.name, func(t *testing.T) {
+				t.Parallel()
+				collectF := collect
+				if keep {
+					collectF = collectKept
+				}
+				got := collectF(t, rd.wrap(strings.NewReader(tt.in)), tt.delim, tt.max)
+				if diff := cmp.Diff(tt.want, got); diff != "" {
+					t.Errorf("split(%.40q, %q, %d, keep=%t) mismatch (-want +got):\n%s", tt.in, tt.delim, tt.max, keep, diff)
+				}
+			})
+		}
+	}
+}
+
 func TestChunker(t *testing.T) {
 	t.Parallel()
 	mb := strings.Repeat("x", DefaultMax)
-	tests := []struct {
-		name  string
-		in    string
-		delim string
-		max   int
-		want  []string
-	}{
+	tests := []splitCase{
 		{"lines", "a\nb\nc\n", "\n", 0, []string{"a", "b", "c"}},
 		{"no trailing delim", "a\nbc", "\n", 0, []string{"a", "bc"}},
 		{"delim at start", "\na\n", "\n", 0, []string{"a"}},
@@ -85,31 +110,12 @@ func TestChunker(t *testing.T) {
 		{"huge chunk under max", mb[:DefaultMax-1] + "\ny", "\n", 0, []string{mb[:DefaultMax-1], "y"}},
 		{"huge chunk over max", mb + mb + mb[:10] + "\ny", "\n", 0, []string{mb, mb, mb[:10], "y"}},
 	}
-	for _, tt := range tests {
-		for _, rd := range readers {
-			if len(tt.in) > 1<<20 && rd.name == "onebyte" {
-				continue // correct but slow under -race
-			}
-			t.Run(tt.name+"/"+rd.name, func(t *testing.T) {
-				t.Parallel()
-				got := collect(t, rd.wrap(strings.NewReader(tt.in)), tt.delim, tt.max)
-				if diff := cmp.Diff(tt.want, got); diff != "" {
-					t.Errorf("split(%.40q, %q, %d) mismatch (-want +got):\n%s", tt.in, tt.delim, tt.max, diff)
-				}
-			})
-		}
-	}
+	runSplitCases(t, tests, false)
 }
 
 func TestChunkerKeepDelimiters(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		name  string
-		in    string
-		delim string
-		max   int
-		want  []string
-	}{
+	tests := []splitCase{
 		{"lines", "a\nb\nc\n", "\n", 0, []string{"a\n", "b\n", "c\n"}},
 		{"no trailing delim", "a\nbc", "\n", 0, []string{"a\n", "bc"}},
 		{"blank lines", "\na\n\n\nb", "\n", 0, []string{"\n", "a\n", "\n", "\n", "b"}},
@@ -125,17 +131,7 @@ func TestChunkerKeepDelimiters(t *testing.T) {
 		{"utf8 cut moved back", "ab€cd\n", "\n", 3, []string{"ab", "€", "cd\n"}},
 		{"binary", "\xff\x00\n\xfe", "\n", 0, []string{"\xff\x00\n", "\xfe"}},
 	}
-	for _, tt := range tests {
-		for _, rd := range readers {
-			t.Run(tt.name+"/"+rd.name, func(t *testing.T) {
-				t.Parallel()
-				got := collectKept(t, rd.wrap(strings.NewReader(tt.in)), tt.delim, tt.max)
-				if diff := cmp.Diff(tt.want, got); diff != "" {
-					t.Errorf("split kept(%q, %q, %d) mismatch (-want +got):\n%s", tt.in, tt.delim, tt.max, diff)
-				}
-			})
-		}
-	}
+	runSplitCases(t, tests, true)
 }
 
 func TestChunkerNoDelim(t *testing.T) {

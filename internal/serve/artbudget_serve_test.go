@@ -10,19 +10,21 @@ import (
 
 	"github.com/a2acli/a2a/internal/serve"
 	"github.com/a2acli/a2a/internal/serve/execbackend"
+	"github.com/a2acli/a2a/internal/serve/servetest"
 	"github.com/a2acli/a2a/internal/serve/tasks"
 )
 
 // TestExecArtifactBudget streams more than the budget: the stream gets every chunk, GetTask the tail.
 func TestExecArtifactBudget(t *testing.T) {
 	t.Parallel()
-	srv := startServer(t, serve.Config{Backend: execbackend.New(execbackend.Config{Command: "seq 1 1000", Chunk: []byte("\n")}), Quiet: true, MaxArtifactBytes: 30})
-	c := newClient(t, srv.url, a2a.TransportProtocolHTTPJSON)
-	evs, err := collect(t, c.SendStreamingMessage(context.Background(), textMessage("x")))
+	srv := startServer(t, serve.Config{Backend: execbackend.New(execbackend.Config{Command: "seq 1 1000", Chunk: []byte("\n")}), Quiet: true,
+		MaxArtifactBytes: 30 + 9*tasks.PartOverhead}) // 30 bytes in 8 parts of one artifact
+	c := servetest.NewClient(t, srv.URL, a2a.TransportProtocolHTTPJSON)
+	evs, err := servetest.Collect(t, c.SendStreamingMessage(context.Background(), servetest.TextMessage("x")))
 	if err != nil {
 		t.Fatalf("stream: %v", err)
 	}
-	if texts, _, _ := chunks(evs); len(texts) != 1001 || texts[999] != "1000\n" {
+	if texts, _, _ := servetest.Chunks(evs); len(texts) != 1001 || texts[999] != "1000\n" {
 		t.Fatalf("stream got %d chunks, want 1001 ending with 1000 and an empty last chunk", len(texts))
 	}
 	task, err := c.GetTask(context.Background(), &a2a.GetTaskRequest{ID: evs[0].TaskInfo().TaskID})
@@ -33,7 +35,7 @@ func TestExecArtifactBudget(t *testing.T) {
 	for _, p := range task.Artifacts[0].Parts {
 		got = append(got, p.Text())
 	}
-	// Of the 3893 bytes, 30 hold 994 to 999 (4 bytes each with the newline), 1000 and the empty closing part: 29 bytes.
+	// Of the 3893 bytes, 30 (and their overhead) hold 994 to 999 (4 bytes each with the newline), 1000 and the empty closing part: 29 bytes.
 	if diff := cmp.Diff([]string{"994\n", "995\n", "996\n", "997\n", "998\n", "999\n", "1000\n", ""}, got); diff != "" {
 		t.Errorf("stored parts mismatch (-want +got):\n%s", diff)
 	}
@@ -47,7 +49,7 @@ func TestExecArtifactBudget(t *testing.T) {
 func TestHistoryBudget(t *testing.T) {
 	t.Parallel()
 	srv := startServer(t, serve.Config{Backend: execbackend.New(execbackend.Config{Command: "wc -c"}), Quiet: true, MaxArtifactBytes: 1000})
-	c := newClient(t, srv.url, a2a.TransportProtocolHTTPJSON)
+	c := servetest.NewClient(t, srv.URL, a2a.TransportProtocolHTTPJSON)
 	req := &a2a.SendMessageRequest{Message: a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("small"),
 		a2a.NewTextPart(strings.Repeat("x", 5000)))}
 	res, err := c.SendMessage(context.Background(), req)
@@ -58,7 +60,7 @@ func TestHistoryBudget(t *testing.T) {
 	if !ok {
 		t.Fatalf("SendMessage = %T, want a task", res)
 	}
-	if got := strings.TrimSpace(partsText(task.Artifacts[0].Parts)); got != "5006" {
+	if got := strings.TrimSpace(servetest.PartsText(task.Artifacts[0].Parts)); got != "5006" {
 		t.Errorf("the command read %s bytes, want 5006 (the whole message)", got)
 	}
 	got, err := c.GetTask(context.Background(), &a2a.GetTaskRequest{ID: task.ID})

@@ -35,7 +35,7 @@ func benchStores(b *testing.B) []struct{ name, url string } {
 func BenchmarkStoreEcho(b *testing.B) {
 	for _, st := range benchStores(b) {
 		srv := startServer(b, serve.Config{Backend: serve.Echo(), Quiet: true, Store: st.url})
-		c := newBenchClient(b, srv.url, a2a.TransportProtocolHTTPJSON)
+		c := newBenchClient(b, srv.URL, a2a.TransportProtocolHTTPJSON)
 		for _, n := range []int{1, 16} {
 			b.Run(fmt.Sprintf("%s/c%d", st.name, n), func(b *testing.B) { runClients(b, n, true, sendOp(c)) })
 		}
@@ -51,7 +51,7 @@ func BenchmarkStoreExecChunks(b *testing.B) {
 		srv := startServer(b, serve.Config{Backend: execbackend.New(execbackend.Config{Command: fmt.Sprintf("seq 1 %d", lines), Chunk: []byte("\n")}),
 			Quiet: true, Store: st.url})
 		b.Run(st.name, func(b *testing.B) {
-			c := newBenchClient(b, srv.url, a2a.TransportProtocolHTTPJSON)
+			c := newBenchClient(b, srv.URL, a2a.TransportProtocolHTTPJSON)
 			b.ResetTimer()
 			for range b.N {
 				if n, _ := streamAll(b, c, want); n != lines {

@@ -24,13 +24,14 @@ import (
 
 	"github.com/a2acli/a2a/internal/serve"
 	"github.com/a2acli/a2a/internal/serve/execbackend"
+	"github.com/a2acli/a2a/internal/serve/servetest"
 	"github.com/a2acli/a2a/internal/serve/tasks"
 )
 
 // streamAll drains one streaming send, checking that the chunks arrive whole and in order when
 // want is non-nil (chunk i must be want(i)).
 func streamAll(b *testing.B, c *a2aclient.Client, want func(i int) string) (chunks int, bytes int) {
-	for ev, err := range c.SendStreamingMessage(context.Background(), textMessage("x")) {
+	for ev, err := range c.SendStreamingMessage(context.Background(), servetest.TextMessage("x")) {
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -58,10 +59,10 @@ func streamAll(b *testing.B, c *a2aclient.Client, want func(i int) string) (chun
 func BenchmarkExecChunks(b *testing.B) {
 	const lines = 100000
 	want := func(i int) string { return strconv.Itoa(i+1) + "\n" }
-	srv := startServer(b, serve.Config{Backend: execbackend.New(execbackend.Config{Command: fmt.Sprintf("seq 1 %d", lines), Chunk: []byte("\n")}), Quiet: true, Transports: allTransports})
-	for _, tr := range allTransports {
+	srv := startServer(b, serve.Config{Backend: execbackend.New(execbackend.Config{Command: fmt.Sprintf("seq 1 %d", lines), Chunk: []byte("\n")}), Quiet: true, Transports: servetest.AllTransports})
+	for _, tr := range servetest.AllTransports {
 		b.Run(string(tr), func(b *testing.B) {
-			c := newBenchClient(b, srv.url, tr)
+			c := newBenchClient(b, srv.URL, tr)
 			b.ResetTimer()
 			cpu := processCPU()
 			for range b.N {
@@ -133,10 +134,10 @@ func heapInuse() uint64 {
 func BenchmarkExecThroughput(b *testing.B) {
 	const size = 50 << 20
 	file := writeLines(b, b.TempDir(), size)
-	srv := startServer(b, serve.Config{Backend: execbackend.New(execbackend.Config{Command: "cat " + file, Chunk: []byte("\n")}), Quiet: true, Transports: allTransports, MaxTasks: 1})
-	for _, tr := range allTransports {
+	srv := startServer(b, serve.Config{Backend: execbackend.New(execbackend.Config{Command: "cat " + file, Chunk: []byte("\n")}), Quiet: true, Transports: servetest.AllTransports, MaxTasks: 1})
+	for _, tr := range servetest.AllTransports {
 		b.Run(string(tr), func(b *testing.B) {
-			c := newBenchClient(b, srv.url, tr)
+			c := newBenchClient(b, srv.URL, tr)
 			before := heapInuse()
 			hs := sampleHeap(50 * time.Millisecond)
 			b.ResetTimer()
@@ -160,11 +161,11 @@ func BenchmarkExecThroughput(b *testing.B) {
 // BenchmarkFirstChunk measures send-to-first-chunk latency for a command that keeps running.
 func BenchmarkFirstChunk(b *testing.B) {
 	srv := startServer(b, serve.Config{Backend: execbackend.New(execbackend.Config{Command: "printf '1\\n'; sleep 30", Chunk: []byte("\n"), Grace: 50 * time.Millisecond}), Quiet: true})
-	c := newBenchClient(b, srv.url, a2a.TransportProtocolHTTPJSON)
+	c := newBenchClient(b, srv.URL, a2a.TransportProtocolHTTPJSON)
 	b.ResetTimer()
 	for range b.N {
 		var id a2a.TaskID
-		for ev, err := range c.SendStreamingMessage(context.Background(), textMessage("x")) {
+		for ev, err := range c.SendStreamingMessage(context.Background(), servetest.TextMessage("x")) {
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -232,7 +233,7 @@ func BenchmarkTaskUpdates(b *testing.B) {
 		b.Run(fmt.Sprintf("a2asrv/%d", n), func(b *testing.B) {
 			h := a2asrv.NewHandler(chunkExecutor{n: n})
 			for range b.N {
-				if _, err := h.SendMessage(context.Background(), textMessage("x")); err != nil {
+				if _, err := h.SendMessage(context.Background(), servetest.TextMessage("x")); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -240,7 +241,7 @@ func BenchmarkTaskUpdates(b *testing.B) {
 		b.Run(fmt.Sprintf("ours/%d", n), func(b *testing.B) {
 			h := tasks.NewHandler(tasks.NewRunner(tasks.NewStore(0, 0, nil), chunkAgent{n: n}, nil))
 			for range b.N {
-				if _, err := h.SendMessage(context.Background(), textMessage("x")); err != nil {
+				if _, err := h.SendMessage(context.Background(), servetest.TextMessage("x")); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -276,7 +277,7 @@ func BenchmarkExecThroughputRaw(b *testing.B) {
 			cpu := processCPU()
 			total := 0
 			for range b.N {
-				n, err := rawStream(hc, srv.url+call.path, call.body, size/lineLen)
+				n, err := rawStream(hc, srv.URL+call.path, call.body, size/lineLen)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -18,6 +18,7 @@ import (
 	"github.com/a2acli/a2a/internal/serve"
 	"github.com/a2acli/a2a/internal/serve/execbackend"
 	"github.com/a2acli/a2a/internal/serve/proxy"
+	"github.com/a2acli/a2a/internal/serve/servetest"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2aclient"
 	"github.com/a2aproject/a2a-go/v2/a2aclient/agentcard"
@@ -38,7 +39,7 @@ func benchHTTPClient() *http.Client {
 // newBenchClient is newClient over a benchHTTPClient.
 func newBenchClient(b testing.TB, url string, tr a2a.TransportProtocol) *a2aclient.Client {
 	hc := benchHTTPClient()
-	return newClient(b, url, tr, a2aclient.WithRESTTransport(hc), a2aclient.WithJSONRPCTransport(hc))
+	return servetest.NewClient(b, url, tr, a2aclient.WithRESTTransport(hc), a2aclient.WithJSONRPCTransport(hc))
 }
 
 // benchConnector is the proxy's upstream connector over a benchHTTPClient, like the CLI's.
@@ -49,7 +50,7 @@ func benchConnector(url string) func(ctx context.Context) (*a2aclient.Client, *a
 			return nil, nil, err
 		}
 		hc := benchHTTPClient()
-		c, err := a2aclient.NewFromCard(ctx, card, insecureGRPC, a2aclient.WithRESTTransport(hc), a2aclient.WithJSONRPCTransport(hc))
+		c, err := a2aclient.NewFromCard(ctx, card, servetest.InsecureGRPC, a2aclient.WithRESTTransport(hc), a2aclient.WithJSONRPCTransport(hc))
 		if err != nil {
 			return nil, nil, err
 		}
@@ -109,16 +110,16 @@ func runClients(b *testing.B, n int, lat bool, op func() error) {
 
 func sendOp(c *a2aclient.Client) func() error {
 	return func() error {
-		_, err := c.SendMessage(context.Background(), textMessage("ping"))
+		_, err := c.SendMessage(context.Background(), servetest.TextMessage("ping"))
 		return err
 	}
 }
 
 // BenchmarkEchoSend: round trips of a non-streaming echo at exactly 1, 16 and 64 clients.
 func BenchmarkEchoSend(b *testing.B) {
-	srv := startServer(b, serve.Config{Backend: serve.Echo(), Quiet: true, Transports: allTransports})
-	for _, tr := range allTransports {
-		c := newBenchClient(b, srv.url, tr)
+	srv := startServer(b, serve.Config{Backend: serve.Echo(), Quiet: true, Transports: servetest.AllTransports})
+	for _, tr := range servetest.AllTransports {
+		c := newBenchClient(b, srv.URL, tr)
 		for _, n := range benchClients {
 			b.Run(fmt.Sprintf("%s/c%d", tr, n), func(b *testing.B) { runClients(b, n, n == 1, sendOp(c)) })
 		}
@@ -129,7 +130,7 @@ func BenchmarkEchoSend(b *testing.B) {
 // bytes posted with plain net/http, so that beside BenchmarkBareHTTP the ratio is the server's own cost (an
 // a2a-go client in the same process spends as much CPU as the server, and shares its 2 cores).
 func BenchmarkEchoRaw(b *testing.B) {
-	srv := startServer(b, serve.Config{Backend: serve.Echo(), Quiet: true, Transports: allTransports})
+	srv := startServer(b, serve.Config{Backend: serve.Echo(), Quiet: true, Transports: servetest.AllTransports})
 	hc := benchHTTPClient()
 	calls := []struct{ name, path, body string }{
 		{"HTTP+JSON", "/message:send", `{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":"ping"}]}}`},
@@ -139,7 +140,7 @@ func BenchmarkEchoRaw(b *testing.B) {
 		for _, n := range benchClients {
 			b.Run(fmt.Sprintf("%s/c%d", call.name, n), func(b *testing.B) {
 				runClients(b, n, n == 1, func() error {
-					req, err := http.NewRequest(http.MethodPost, srv.url+call.path, strings.NewReader(call.body))
+					req, err := http.NewRequest(http.MethodPost, srv.URL+call.path, strings.NewReader(call.body))
 					if err != nil {
 						return err
 					}
@@ -192,10 +193,10 @@ func BenchmarkBareHTTP(b *testing.B) {
 func BenchmarkProxy(b *testing.B) {
 	fronts := []a2a.TransportProtocol{a2a.TransportProtocolHTTPJSON, a2a.TransportProtocolJSONRPC}
 	up := startServer(b, serve.Config{Backend: serve.Echo(), Quiet: true, Transports: fronts})
-	px := startServer(b, serve.Config{Backend: proxy.New(proxy.Config{Connect: benchConnector(up.url)}), Quiet: true, Transports: fronts})
+	px := startServer(b, serve.Config{Backend: proxy.New(proxy.Config{Connect: benchConnector(up.URL)}), Quiet: true, Transports: fronts})
 	for _, tr := range fronts {
-		direct := newBenchClient(b, up.url, tr)
-		proxied := newBenchClient(b, px.url, tr)
+		direct := newBenchClient(b, up.URL, tr)
+		proxied := newBenchClient(b, px.URL, tr)
 		for _, n := range []int{1, 16} {
 			b.Run(fmt.Sprintf("%s/direct/c%d", tr, n), func(b *testing.B) { runClients(b, n, true, sendOp(direct)) })
 			b.Run(fmt.Sprintf("%s/proxy/c%d", tr, n), func(b *testing.B) { runClients(b, n, true, sendOp(proxied)) })
@@ -206,9 +207,9 @@ func BenchmarkProxy(b *testing.B) {
 	// call, here a subprocess as `serve --exec cat` runs one, shows the share the hop takes of a
 	// real call.
 	work := startServer(b, serve.Config{Backend: execbackend.New(execbackend.Config{Command: "cat"}), Quiet: true, Transports: fronts[:1]})
-	workPx := startServer(b, serve.Config{Backend: proxy.New(proxy.Config{Connect: benchConnector(work.url)}), Quiet: true, Transports: fronts[:1]})
-	direct := newBenchClient(b, work.url, fronts[0])
-	proxied := newBenchClient(b, workPx.url, fronts[0])
+	workPx := startServer(b, serve.Config{Backend: proxy.New(proxy.Config{Connect: benchConnector(work.URL)}), Quiet: true, Transports: fronts[:1]})
+	direct := newBenchClient(b, work.URL, fronts[0])
+	proxied := newBenchClient(b, workPx.URL, fronts[0])
 	b.Run(fmt.Sprintf("%s/exec/direct/c16", fronts[0]), func(b *testing.B) { runClients(b, 16, true, sendOp(direct)) })
 	b.Run(fmt.Sprintf("%s/exec/proxy/c16", fronts[0]), func(b *testing.B) { runClients(b, 16, true, sendOp(proxied)) })
 }

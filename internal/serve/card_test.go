@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/a2acli/a2a/internal/serve/servetest"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2aclient"
 	"github.com/a2aproject/a2a-go/v2/a2aclient/agentcard"
@@ -54,10 +55,10 @@ func TestCardInterfaces(t *testing.T) {
 		{"default rest", Config{Name: "Echo Agent"}, func(b, hp string) []ifaceRow {
 			return []ifaceRow{{b, "HTTP+JSON", "1.0"}}
 		}, "Echo Agent"},
-		{"all", Config{Transports: allTransports}, func(b, hp string) []ifaceRow {
+		{"all", Config{Transports: servetest.AllTransports}, func(b, hp string) []ifaceRow {
 			return []ifaceRow{{b, "HTTP+JSON", "1.0"}, {b + "/jsonrpc", "JSONRPC", "1.0"}, {hp, "GRPC", "1.0"}}
 		}, defaultName},
-		{"0.3", Config{Transports: allTransports, Protocol: "0.3"}, func(b, hp string) []ifaceRow {
+		{"0.3", Config{Transports: servetest.AllTransports, Protocol: "0.3"}, func(b, hp string) []ifaceRow {
 			return []ifaceRow{{b, "HTTP+JSON", "0.3"}, {b, "JSONRPC", "0.3"}, {hp, "GRPC", "0.3"}} // gRPC: the target SDK clients dial
 		}, defaultName},
 		{"compat", Config{Transports: []a2a.TransportProtocol{a2a.TransportProtocolJSONRPC}, CardCompat: true}, func(b, hp string) []ifaceRow {
@@ -73,20 +74,20 @@ func TestCardInterfaces(t *testing.T) {
 			tc.cfg.Quiet = true
 			tc.cfg.Host = "0.0.0.0" // the card must still advertise a usable address
 			srv := startServer(t, tc.cfg)
-			hp := strings.TrimPrefix(srv.url, "http://")
+			hp := strings.TrimPrefix(srv.URL, "http://")
 			if !strings.HasPrefix(hp, "127.0.0.1:") {
-				t.Fatalf("url = %s, want 127.0.0.1", srv.url)
+				t.Fatalf("url = %s, want 127.0.0.1", srv.URL)
 			}
 			for _, path := range []string{"", "/.well-known/agent.json"} {
 				opts := []agentcard.ResolveOption{}
 				if path != "" {
 					opts = append(opts, agentcard.WithPath(path))
 				}
-				card, err := agentcard.DefaultResolver.Resolve(context.Background(), srv.url, opts...)
+				card, err := agentcard.DefaultResolver.Resolve(context.Background(), srv.URL, opts...)
 				if err != nil {
 					t.Fatalf("Resolve(%q) = %v", path, err)
 				}
-				if diff := cmp.Diff(tc.want(srv.url, hp), rows(card.SupportedInterfaces)); diff != "" {
+				if diff := cmp.Diff(tc.want(srv.URL, hp), rows(card.SupportedInterfaces)); diff != "" {
 					t.Errorf("interfaces at %q (-want +got):\n%s", path, diff)
 				}
 				if card.Name != tc.wantName || !card.Capabilities.Streaming {
@@ -101,7 +102,7 @@ func TestCardInterfaces(t *testing.T) {
 func TestCompatCardBothParsers(t *testing.T) {
 	t.Parallel()
 	srv := startServer(t, Config{Transports: []a2a.TransportProtocol{a2a.TransportProtocolJSONRPC}, CardCompat: true, Quiet: true})
-	body := fetch(t, srv.url+"/.well-known/agent-card.json")
+	body := fetch(t, srv.URL+"/.well-known/agent-card.json")
 	v1, err := agentcard.DefaultCardParser(body)
 	if err != nil {
 		t.Fatalf("v1 parser: %v", err)
@@ -110,13 +111,13 @@ func TestCompatCardBothParsers(t *testing.T) {
 	if err != nil {
 		t.Fatalf("v0.3 parser: %v", err)
 	}
-	want := []ifaceRow{{srv.url + "/jsonrpc", "JSONRPC", "1.0"}, {srv.url, "JSONRPC", "0.3"}}
+	want := []ifaceRow{{srv.URL + "/jsonrpc", "JSONRPC", "1.0"}, {srv.URL, "JSONRPC", "0.3"}}
 	for name, card := range map[string]*a2a.AgentCard{"v1": v1, "v0.3": v0} {
 		if diff := cmp.Diff(want, rows(card.SupportedInterfaces)); diff != "" {
 			t.Errorf("%s parser interfaces (-want +got):\n%s", name, diff)
 		}
 	}
-	for _, field := range []string{`"url": "` + srv.url + `"`, `"preferredTransport": "JSONRPC"`, `"protocolVersion": "0.3"`} {
+	for _, field := range []string{`"url": "` + srv.URL + `"`, `"preferredTransport": "JSONRPC"`, `"protocolVersion": "0.3"`} {
 		if !strings.Contains(string(body), field) {
 			t.Errorf("compat card lacks v0.3 field %s:\n%s", field, body)
 		}
@@ -127,8 +128,8 @@ func TestCompatCardBothParsers(t *testing.T) {
 		if opt != nil {
 			opts = append(opts, opt, a2aclient.WithConfig(a2aclient.Config{}))
 		}
-		c := newClient(t, srv.url, a2a.TransportProtocolJSONRPC, opts...)
-		if _, err := c.SendMessage(context.Background(), textMessage("hi")); err != nil {
+		c := servetest.NewClient(t, srv.URL, a2a.TransportProtocolJSONRPC, opts...)
+		if _, err := c.SendMessage(context.Background(), servetest.TextMessage("hi")); err != nil {
 			t.Errorf("SendMessage() with compat card = %v", err)
 		}
 	}
@@ -136,7 +137,7 @@ func TestCompatCardBothParsers(t *testing.T) {
 
 func TestProtocol03Clients(t *testing.T) {
 	t.Parallel()
-	srv := startServer(t, Config{Transports: allTransports, Protocol: "0.3", Quiet: true})
+	srv := startServer(t, Config{Transports: servetest.AllTransports, Protocol: "0.3", Quiet: true})
 	cases := []struct {
 		tr  a2a.TransportProtocol
 		opt a2aclient.FactoryOption
@@ -149,15 +150,15 @@ func TestProtocol03Clients(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(string(tc.tr), func(t *testing.T) {
 			t.Parallel()
-			c := newClient(t, srv.url, tc.tr, tc.opt)
-			res, err := c.SendMessage(context.Background(), textMessage("old"))
+			c := servetest.NewClient(t, srv.URL, tc.tr, tc.opt)
+			res, err := c.SendMessage(context.Background(), servetest.TextMessage("old"))
 			if err != nil {
 				t.Fatalf("SendMessage() = %v", err)
 			}
 			if got := echoedTask(res); got != "old" {
 				t.Errorf("SendMessage() = %#v, want a completed echo of %q", res, "old")
 			}
-			evs, err := collect(t, c.SendStreamingMessage(context.Background(), textMessage("s")))
+			evs, err := servetest.Collect(t, c.SendStreamingMessage(context.Background(), servetest.TextMessage("s")))
 			if got := echoedStream(evs); err != nil || got != "s" {
 				t.Errorf("stream = %d events echoing %q, %v; want an echo of %q", len(evs), got, err, "s")
 			}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/a2acli/a2a/internal/serve/servetest"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	a2apb "github.com/a2aproject/a2a-go/v2/a2apb/v1"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
@@ -153,9 +154,9 @@ func completedTask(t *testing.T, srvURL string) string {
 
 func TestJSONRPCTrailingSlash(t *testing.T) {
 	t.Parallel()
-	srv := startServer(t, Config{Quiet: true, Transports: allTransports})
+	srv := startServer(t, Config{Quiet: true, Transports: servetest.AllTransports})
 	for _, path := range []string{"/jsonrpc", "/jsonrpc/"} {
-		st, ct, body := rawPost(t, srv.url+path, `{"jsonrpc":"2.0","id":7,"method":"SendMessage","params":{"message":{"role":"ROLE_USER","messageId":"m","parts":[{"text":"slash"}]}}}`,
+		st, ct, body := rawPost(t, srv.URL+path, `{"jsonrpc":"2.0","id":7,"method":"SendMessage","params":{"message":{"role":"ROLE_USER","messageId":"m","parts":[{"text":"slash"}]}}}`,
 			map[string]string{"Content-Type": jsonCT})
 		var r rpcReply
 		if st != http.StatusOK || json.Unmarshal(body, &r) != nil || r.Error != nil || !strings.Contains(string(r.Result), "slash") {
@@ -166,10 +167,10 @@ func TestJSONRPCTrailingSlash(t *testing.T) {
 
 func TestAgentCardCaching(t *testing.T) {
 	t.Parallel()
-	srv := startServer(t, Config{Quiet: true, Transports: allTransports, CardCompat: true})
+	srv := startServer(t, Config{Quiet: true, Transports: servetest.AllTransports, CardCompat: true})
 	for _, path := range []string{"/.well-known/agent-card.json", legacyCardPath} {
 		get := func(hdr map[string]string) (*http.Response, []byte) {
-			req, _ := http.NewRequest(http.MethodGet, srv.url+path, nil)
+			req, _ := http.NewRequest(http.MethodGet, srv.URL+path, nil)
 			for k, v := range hdr {
 				req.Header.Set(k, v)
 			}
@@ -227,32 +228,32 @@ func TestAgentCardCaching(t *testing.T) {
 
 func TestVersionNotSupported(t *testing.T) {
 	t.Parallel()
-	srv := startServer(t, Config{Quiet: true, Transports: allTransports})
+	srv := startServer(t, Config{Quiet: true, Transports: servetest.AllTransports})
 	send := `{"message":{"role":"ROLE_USER","messageId":"m","parts":[{"text":"v"}]}}`
 	rpcSend := `{"jsonrpc":"2.0","id":"req-9","method":"SendMessage","params":` + send + `}`
 	for _, v := range []string{"99.0", "0.3", "2"} {
 		hdr := map[string]string{"Content-Type": jsonCT, "A2A-Version": v}
-		st, ct, body := rawPost(t, srv.url+"/message:send", send, hdr)
+		st, ct, body := rawPost(t, srv.URL+"/message:send", send, hdr)
 		wantRESTError(t, "REST A2A-Version "+v, st, ct, body, http.StatusBadRequest, "VERSION_NOT_SUPPORTED")
-		st, ct, body = rawPost(t, srv.url+"/jsonrpc", rpcSend, hdr)
+		st, ct, body = rawPost(t, srv.URL+"/jsonrpc", rpcSend, hdr)
 		if r := wantRPCError(t, "JSON-RPC A2A-Version "+v, st, ct, body, -32009, "VERSION_NOT_SUPPORTED"); r.ID != "req-9" {
 			t.Errorf("JSON-RPC A2A-Version %s: id %v, want the request's", v, r.ID)
 		}
 		ctx := metadata.AppendToOutgoingContext(context.Background(), "a2a-version", v)
-		_, err := grpcStub(t, srv.url).SendMessage(ctx, &a2apb.SendMessageRequest{Message: &a2apb.Message{
+		_, err := grpcStub(t, srv.URL).SendMessage(ctx, &a2apb.SendMessageRequest{Message: &a2apb.Message{
 			MessageId: "m", Role: a2apb.Role_ROLE_USER, Parts: []*a2apb.Part{{Content: &a2apb.Part_Text{Text: "v"}}}}})
 		wantGRPCError(t, "gRPC A2A-Version "+v, err, codes.Unimplemented, "VERSION_NOT_SUPPORTED")
 	}
 	// The query parameter counts like the header.
-	st, ct, body := rawPost(t, srv.url+"/message:send?A2A-Version=99.0", send, map[string]string{"Content-Type": jsonCT})
+	st, ct, body := rawPost(t, srv.URL+"/message:send?A2A-Version=99.0", send, map[string]string{"Content-Type": jsonCT})
 	wantRESTError(t, "REST ?A2A-Version=99.0", st, ct, body, http.StatusBadRequest, "VERSION_NOT_SUPPORTED")
 	// What the server speaks, and no version at all, are served.
 	for _, v := range []string{"1.0", "1", "1.0.0", ""} {
 		hdr := map[string]string{"Content-Type": jsonCT, "A2A-Version": v}
-		if st, _, body := rawPost(t, srv.url+"/message:send", send, hdr); st != http.StatusOK {
+		if st, _, body := rawPost(t, srv.URL+"/message:send", send, hdr); st != http.StatusOK {
 			t.Errorf("REST A2A-Version %q: HTTP %d %s, want 200", v, st, body)
 		}
-		if st, _, body := rawPost(t, srv.url+"/jsonrpc", rpcSend, hdr); st != http.StatusOK || strings.Contains(string(body), `"error"`) {
+		if st, _, body := rawPost(t, srv.URL+"/jsonrpc", rpcSend, hdr); st != http.StatusOK || strings.Contains(string(body), `"error"`) {
 			t.Errorf("JSON-RPC A2A-Version %q: HTTP %d %s, want a result", v, st, body)
 		}
 	}
@@ -261,16 +262,16 @@ func TestVersionNotSupported(t *testing.T) {
 // TestVersionPerInterface: with --card-compat the v0.3 interfaces take 0.3 and the v1.0 ones 1.0.
 func TestVersionPerInterface(t *testing.T) {
 	t.Parallel()
-	srv := startServer(t, Config{Quiet: true, Transports: allTransports, CardCompat: true})
+	srv := startServer(t, Config{Quiet: true, Transports: servetest.AllTransports, CardCompat: true})
 	v03 := `{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"id":"nope"}}`
-	st, ct, body := rawPost(t, srv.url+"/", v03, map[string]string{"Content-Type": jsonCT, "A2A-Version": "0.3"})
+	st, ct, body := rawPost(t, srv.URL+"/", v03, map[string]string{"Content-Type": jsonCT, "A2A-Version": "0.3"})
 	wantRPCError(t, "v0.3 JSON-RPC, A2A-Version 0.3", st, ct, body, -32001, "TASK_NOT_FOUND")
-	st, ct, body = rawPost(t, srv.url+"/", v03, map[string]string{"Content-Type": jsonCT, "A2A-Version": "1.0"})
+	st, ct, body = rawPost(t, srv.URL+"/", v03, map[string]string{"Content-Type": jsonCT, "A2A-Version": "1.0"})
 	wantRPCError(t, "v0.3 JSON-RPC, A2A-Version 1.0", st, ct, body, -32009, "VERSION_NOT_SUPPORTED")
 	v1 := `{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"nope"}}`
-	st, ct, body = rawPost(t, srv.url+"/jsonrpc", v1, map[string]string{"Content-Type": jsonCT, "A2A-Version": "0.3"})
+	st, ct, body = rawPost(t, srv.URL+"/jsonrpc", v1, map[string]string{"Content-Type": jsonCT, "A2A-Version": "0.3"})
 	wantRPCError(t, "v1.0 JSON-RPC, A2A-Version 0.3", st, ct, body, -32009, "VERSION_NOT_SUPPORTED")
-	req, _ := http.NewRequest(http.MethodGet, srv.url+"/v1/tasks/nope", nil)
+	req, _ := http.NewRequest(http.MethodGet, srv.URL+"/v1/tasks/nope", nil)
 	req.Header.Set("A2A-Version", "1.0")
 	st, ct, body = do(t, req)
 	wantRESTError(t, "v0.3 REST, A2A-Version 1.0", st, ct, body, http.StatusBadRequest, "VERSION_NOT_SUPPORTED")
@@ -278,26 +279,26 @@ func TestVersionPerInterface(t *testing.T) {
 
 func TestTerminalTaskRefused(t *testing.T) {
 	t.Parallel()
-	srv := startServer(t, Config{Quiet: true, Transports: allTransports})
-	id := completedTask(t, srv.url)
+	srv := startServer(t, Config{Quiet: true, Transports: servetest.AllTransports})
+	id := completedTask(t, srv.URL)
 	follow := `{"message":{"role":"ROLE_USER","messageId":"m2","taskId":"` + id + `","parts":[{"text":"more"}]}}`
 	hdr := map[string]string{"Content-Type": jsonCT}
 
-	st, ct, body := rawPost(t, srv.url+"/message:send", follow, hdr)
+	st, ct, body := rawPost(t, srv.URL+"/message:send", follow, hdr)
 	wantRESTError(t, "REST SendMessage", st, ct, body, http.StatusBadRequest, "UNSUPPORTED_OPERATION")
-	st, ct, body = rawPost(t, srv.url+"/message:stream", follow, hdr)
+	st, ct, body = rawPost(t, srv.URL+"/message:stream", follow, hdr)
 	wantRESTError(t, "REST SendStreamingMessage", st, ct, body, http.StatusBadRequest, "UNSUPPORTED_OPERATION")
-	st, ct, body = rawPost(t, srv.url+"/tasks/"+id+":subscribe", "", nil)
+	st, ct, body = rawPost(t, srv.URL+"/tasks/"+id+":subscribe", "", nil)
 	wantRESTError(t, "REST SubscribeToTask", st, ct, body, http.StatusBadRequest, "UNSUPPORTED_OPERATION")
 
 	for _, m := range []string{"SendMessage", "SendStreamingMessage"} {
-		st, ct, body = rawPost(t, srv.url+"/jsonrpc", `{"jsonrpc":"2.0","id":1,"method":"`+m+`","params":`+follow+`}`, hdr)
+		st, ct, body = rawPost(t, srv.URL+"/jsonrpc", `{"jsonrpc":"2.0","id":1,"method":"`+m+`","params":`+follow+`}`, hdr)
 		wantRPCError(t, "JSON-RPC "+m, st, ct, body, -32004, "UNSUPPORTED_OPERATION")
 	}
-	st, ct, body = rawPost(t, srv.url+"/jsonrpc", `{"jsonrpc":"2.0","id":1,"method":"SubscribeToTask","params":{"id":"`+id+`"}}`, hdr)
+	st, ct, body = rawPost(t, srv.URL+"/jsonrpc", `{"jsonrpc":"2.0","id":1,"method":"SubscribeToTask","params":{"id":"`+id+`"}}`, hdr)
 	wantRPCError(t, "JSON-RPC SubscribeToTask", st, ct, body, -32004, "UNSUPPORTED_OPERATION")
 
-	stub := grpcStub(t, srv.url)
+	stub := grpcStub(t, srv.URL)
 	ctx := context.Background()
 	_, err := stub.SendMessage(ctx, &a2apb.SendMessageRequest{Message: &a2apb.Message{MessageId: "m3", TaskId: id,
 		Role: a2apb.Role_ROLE_USER, Parts: []*a2apb.Part{{Content: &a2apb.Part_Text{Text: "more"}}}}})
@@ -309,7 +310,7 @@ func TestTerminalTaskRefused(t *testing.T) {
 	wantGRPCError(t, "gRPC SubscribeToTask", err, codes.Unimplemented, "UNSUPPORTED_OPERATION")
 
 	// An unknown task is still TaskNotFoundError, also on a stream.
-	st, ct, body = rawPost(t, srv.url+"/tasks/nope:subscribe", "", nil)
+	st, ct, body = rawPost(t, srv.URL+"/tasks/nope:subscribe", "", nil)
 	wantRESTError(t, "REST SubscribeToTask unknown", st, ct, body, http.StatusNotFound, "TASK_NOT_FOUND")
 }
 
@@ -318,18 +319,18 @@ func TestTerminalTaskRefused(t *testing.T) {
 // JSON-RPC params are read under their proto names too (task_id, as the TCK sends them).
 func TestPushRawBindings(t *testing.T) {
 	t.Parallel()
-	srv := startServer(t, Config{Quiet: true, Transports: allTransports})
-	id := completedTask(t, srv.url)
+	srv := startServer(t, Config{Quiet: true, Transports: servetest.AllTransports})
+	id := completedTask(t, srv.URL)
 	hdr := map[string]string{"Content-Type": jsonCT}
-	st, ct, body := rawPost(t, srv.url+"/tasks/"+id+"/pushNotificationConfigs", `{"url":"https://example.com/hook"}`, hdr)
+	st, ct, body := rawPost(t, srv.URL+"/tasks/"+id+"/pushNotificationConfigs", `{"url":"https://example.com/hook"}`, hdr)
 	wantRESTError(t, "REST CreateTaskPushConfig", st, ct, body, http.StatusBadRequest, "INVALID_PARAMS")
-	st, ct, body = rawPost(t, srv.url+"/jsonrpc", `{"jsonrpc":"2.0","id":1,"method":"CreateTaskPushNotificationConfig","params":{"taskId":"`+id+`","url":"https://example.com/hook"}}`, hdr)
+	st, ct, body = rawPost(t, srv.URL+"/jsonrpc", `{"jsonrpc":"2.0","id":1,"method":"CreateTaskPushNotificationConfig","params":{"taskId":"`+id+`","url":"https://example.com/hook"}}`, hdr)
 	wantRPCError(t, "JSON-RPC CreateTaskPushNotificationConfig", st, ct, body, -32602, "INVALID_PARAMS")
-	stub := grpcStub(t, srv.url)
+	stub := grpcStub(t, srv.URL)
 	_, err := stub.CreateTaskPushNotificationConfig(context.Background(), &a2apb.TaskPushNotificationConfig{TaskId: id, Url: "https://example.com/hook"})
 	wantGRPCError(t, "gRPC CreateTaskPushNotificationConfig", err, codes.InvalidArgument, "INVALID_PARAMS")
 
-	st, _, body = rawPost(t, srv.url+"/jsonrpc", `{"jsonrpc":"2.0","id":2,"method":"CreateTaskPushNotificationConfig","params":{"task_id":"`+id+`","id":"c1","url":"http://127.0.0.1:9/hook"}}`, hdr)
+	st, _, body = rawPost(t, srv.URL+"/jsonrpc", `{"jsonrpc":"2.0","id":2,"method":"CreateTaskPushNotificationConfig","params":{"task_id":"`+id+`","id":"c1","url":"http://127.0.0.1:9/hook"}}`, hdr)
 	if st != http.StatusOK || !strings.Contains(string(body), `"id":"c1"`) || strings.Contains(string(body), `"error"`) {
 		t.Errorf("JSON-RPC create with task_id: %d %s", st, body)
 	}
@@ -348,9 +349,9 @@ func TestPushRawBindings(t *testing.T) {
 func TestV03CardURLs(t *testing.T) {
 	t.Parallel()
 	for _, compat := range []bool{false, true} {
-		srv := startServer(t, Config{Quiet: true, Transports: allTransports, Protocol: "0.3", CardCompat: compat})
-		hostport := strings.TrimPrefix(srv.url, "http://")
-		st, _, body := do(t, mustRequest(t, http.MethodGet, srv.url+"/.well-known/agent-card.json"))
+		srv := startServer(t, Config{Quiet: true, Transports: servetest.AllTransports, Protocol: "0.3", CardCompat: compat})
+		hostport := strings.TrimPrefix(srv.URL, "http://")
+		st, _, body := do(t, mustRequest(t, http.MethodGet, srv.URL+"/.well-known/agent-card.json"))
 		type iface struct {
 			URL       string `json:"url"`
 			Transport string `json:"transport"`
@@ -414,11 +415,11 @@ func TestV03RESTProtoNames(t *testing.T) {
 			ContextID string `json:"contextId"`
 		} `json:"task"`
 	}
-	st, _, body := rawPost(t, srv.url+"/v1/message:send", `{"message":{"message_id":"a","role":"ROLE_USER","content":[{"text":"x"}]}}`, hdr)
+	st, _, body := rawPost(t, srv.URL+"/v1/message:send", `{"message":{"message_id":"a","role":"ROLE_USER","content":[{"text":"x"}]}}`, hdr)
 	if st != http.StatusOK || json.Unmarshal(body, &first) != nil || first.Task.ID == "" {
 		t.Fatalf("send: HTTP %d %s", st, body)
 	}
-	st, _, body = rawPost(t, srv.url+"/v1/message:send", `{"message":{"message_id":"b","task_id":"`+first.Task.ID+
+	st, _, body = rawPost(t, srv.URL+"/v1/message:send", `{"message":{"message_id":"b","task_id":"`+first.Task.ID+
 		`","context_id":"`+first.Task.ContextID+`","role":"ROLE_USER","content":[{"text":"y"}],"metadata":{"a_b":1}}}`, hdr)
 	var second struct {
 		Task struct {
@@ -448,7 +449,7 @@ func TestV03RESTProtoQuery(t *testing.T) {
 		if id != "" {
 			msg += `,"taskId":"` + id + `"`
 		}
-		st, _, body := rawPost(t, srv.url+"/v1/message:send", msg+`}}`, map[string]string{"Content-Type": jsonCT})
+		st, _, body := rawPost(t, srv.URL+"/v1/message:send", msg+`}}`, map[string]string{"Content-Type": jsonCT})
 		var r struct {
 			Task struct{ ID string } `json:"task"`
 		}
@@ -458,7 +459,7 @@ func TestV03RESTProtoQuery(t *testing.T) {
 		id = r.Task.ID
 	}
 	for _, q := range []string{"historyLength=1", "history_length=1"} {
-		st, _, body := do(t, mustRequest(t, http.MethodGet, srv.url+"/v1/tasks/"+id+"?"+q))
+		st, _, body := do(t, mustRequest(t, http.MethodGet, srv.URL+"/v1/tasks/"+id+"?"+q))
 		var task struct {
 			History []json.RawMessage `json:"history"`
 		}
@@ -472,16 +473,16 @@ func TestV03RESTProtoQuery(t *testing.T) {
 // binding (HTTP 409 Conflict, where a2a-go writes 400).
 func TestTaskNotCancelable(t *testing.T) {
 	t.Parallel()
-	srv := startServer(t, Config{Quiet: true, Transports: allTransports})
-	id := completedTask(t, srv.url)
-	st, ct, body := rawPost(t, srv.url+"/tasks/"+id+":cancel", "", nil)
+	srv := startServer(t, Config{Quiet: true, Transports: servetest.AllTransports})
+	id := completedTask(t, srv.URL)
+	st, ct, body := rawPost(t, srv.URL+"/tasks/"+id+":cancel", "", nil)
 	wantRESTError(t, "REST CancelTask", st, ct, body, http.StatusConflict, "TASK_NOT_CANCELABLE")
-	st, ct, body = rawPost(t, srv.url+"/jsonrpc", `{"jsonrpc":"2.0","id":1,"method":"CancelTask","params":{"id":"`+id+`"}}`,
+	st, ct, body = rawPost(t, srv.URL+"/jsonrpc", `{"jsonrpc":"2.0","id":1,"method":"CancelTask","params":{"id":"`+id+`"}}`,
 		map[string]string{"Content-Type": jsonCT})
 	wantRPCError(t, "JSON-RPC CancelTask", st, ct, body, -32002, "TASK_NOT_CANCELABLE")
 	// a2a-go's client reads the 409 as the same error.
-	c := newClient(t, srv.url, a2a.TransportProtocolHTTPJSON)
-	if _, err := c.CancelTask(context.Background(), &a2a.CancelTaskRequest{ID: a2a.TaskID(id)}); !errorIs(err, a2a.ErrTaskNotCancelable) {
+	c := servetest.NewClient(t, srv.URL, a2a.TransportProtocolHTTPJSON)
+	if _, err := c.CancelTask(context.Background(), &a2a.CancelTaskRequest{ID: a2a.TaskID(id)}); !servetest.ErrorIs(err, a2a.ErrTaskNotCancelable) {
 		t.Errorf("a2a-go CancelTask = %v, want TaskNotCancelableError", err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/a2acli/a2a/internal/serve"
 	"github.com/a2acli/a2a/internal/serve/execbackend"
+	"github.com/a2acli/a2a/internal/serve/servetest"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 )
 
@@ -18,8 +19,8 @@ func TestReplicasShareTasks(t *testing.T) {
 	exec := execbackend.New(execbackend.Config{Command: `echo one; read l; echo "$l"; sleep 60`, Chunk: []byte("\n")})
 	a := startServer(t, serve.Config{Store: url, Backend: exec})
 	b := startServer(t, serve.Config{Store: url, Backend: exec})
-	ca := newClient(t, a.url, a2a.TransportProtocolHTTPJSON)
-	cb := newClient(t, b.url, a2a.TransportProtocolHTTPJSON)
+	ca := servetest.NewClient(t, a.URL, a2a.TransportProtocolHTTPJSON)
+	cb := servetest.NewClient(t, b.URL, a2a.TransportProtocolHTTPJSON)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	var id a2a.TaskID
@@ -27,7 +28,7 @@ func TestReplicasShareTasks(t *testing.T) {
 	sendDone := make(chan []a2a.Event, 1)
 	go func() {
 		var evs []a2a.Event
-		for ev, err := range ca.SendStreamingMessage(ctx, textMessage("two")) {
+		for ev, err := range ca.SendStreamingMessage(ctx, servetest.TextMessage("two")) {
 			if err != nil {
 				break
 			}
@@ -47,7 +48,7 @@ func TestReplicasShareTasks(t *testing.T) {
 	// Written behind: b sees the state a few milliseconds after a.
 	var got *a2a.Task
 	var err error
-	if !eventually(10*time.Second, func() bool {
+	if !servetest.Eventually(10*time.Second, func() bool {
 		got, err = cb.GetTask(ctx, &a2a.GetTaskRequest{ID: id})
 		return err == nil && got.Status.State == a2a.TaskStateWorking
 	}) {

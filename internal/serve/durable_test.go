@@ -10,6 +10,7 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
+	"github.com/a2acli/a2a/internal/serve/servetest"
 	"github.com/a2acli/a2a/internal/store/pgtest"
 )
 
@@ -33,11 +34,11 @@ func TestSQLiteKeepsTasks(t *testing.T) {
 	t.Parallel()
 	cfg := Config{Store: "sqlite:" + filepath.Join(t.TempDir(), "tasks.db")}
 	s := startServer(t, cfg)
-	c := newClient(t, s.url, a2a.TransportProtocolHTTPJSON)
+	c := servetest.NewClient(t, s.URL, a2a.TransportProtocolHTTPJSON)
 	ctx := context.Background()
 	var ids []a2a.TaskID
 	for i := range 3 {
-		res, err := c.SendMessage(ctx, textMessage(fmt.Sprint("hello ", i)))
+		res, err := c.SendMessage(ctx, servetest.TextMessage(fmt.Sprint("hello ", i)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -46,16 +47,16 @@ func TestSQLiteKeepsTasks(t *testing.T) {
 	if _, err := c.CreateTaskPushConfig(ctx, &a2a.PushConfig{TaskID: ids[0], ID: "hook", URL: "http://127.0.0.1:9/hook"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.shutdown(); err != nil {
+	if err := s.Shutdown(); err != nil {
 		t.Fatal(err)
 	}
 	s2 := startServer(t, cfg)
-	c2 := newClient(t, s2.url, a2a.TransportProtocolJSONRPC)
+	c2 := servetest.NewClient(t, s2.URL, a2a.TransportProtocolJSONRPC)
 	got, err := c2.GetTask(ctx, &a2a.GetTaskRequest{ID: ids[1]})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Status.State != a2a.TaskStateCompleted || partsText(got.Artifacts[0].Parts) != "hello 1" || partsText(got.History[0].Parts) != "hello 1" {
+	if got.Status.State != a2a.TaskStateCompleted || servetest.PartsText(got.Artifacts[0].Parts) != "hello 1" || servetest.PartsText(got.History[0].Parts) != "hello 1" {
 		t.Fatalf("task after restart = %+v", got)
 	}
 	p, err := c2.GetTaskPushConfig(ctx, &a2a.GetTaskPushConfigRequest{TaskID: ids[0], ID: "hook"})

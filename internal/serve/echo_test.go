@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/a2acli/a2a/internal/serve/servetest"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/google/go-cmp/cmp"
 )
@@ -18,15 +19,15 @@ func TestEchoTransports(t *testing.T) {
 		{"rest", []a2a.TransportProtocol{a2a.TransportProtocolHTTPJSON}, a2a.TransportProtocolHTTPJSON},
 		{"jsonrpc", []a2a.TransportProtocol{a2a.TransportProtocolJSONRPC}, a2a.TransportProtocolJSONRPC},
 		{"grpc", []a2a.TransportProtocol{a2a.TransportProtocolGRPC}, a2a.TransportProtocolGRPC},
-		{"all/rest", allTransports, a2a.TransportProtocolHTTPJSON},
-		{"all/jsonrpc", allTransports, a2a.TransportProtocolJSONRPC},
-		{"all/grpc", allTransports, a2a.TransportProtocolGRPC},
+		{"all/rest", servetest.AllTransports, a2a.TransportProtocolHTTPJSON},
+		{"all/jsonrpc", servetest.AllTransports, a2a.TransportProtocolJSONRPC},
+		{"all/grpc", servetest.AllTransports, a2a.TransportProtocolGRPC},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			srv := startServer(t, Config{Transports: tc.served, Backend: Echo(), Quiet: true})
-			c := newClient(t, srv.url, tc.use)
+			c := servetest.NewClient(t, srv.URL, tc.use)
 			ctx := context.Background()
 			req := &a2a.SendMessageRequest{Message: a2a.NewMessage(a2a.MessageRoleUser,
 				a2a.NewTextPart("hello"), a2a.NewDataPart(map[string]any{"k": "v"}), a2a.NewRawPart([]byte{0, 1, 2}))}
@@ -44,7 +45,7 @@ func TestEchoTransports(t *testing.T) {
 			if got, err := c.GetTask(ctx, &a2a.GetTaskRequest{ID: task.ID}); err != nil || got.Status.State != a2a.TaskStateCompleted {
 				t.Errorf("GetTask(echo task) = %v, %v; want it completed", got, err)
 			}
-			evs, err := collect(t, c.SendStreamingMessage(ctx, textMessage("streamed")))
+			evs, err := servetest.Collect(t, c.SendStreamingMessage(ctx, servetest.TextMessage("streamed")))
 			if err != nil {
 				t.Fatalf("SendStreamingMessage() = %v", err)
 			}
@@ -66,7 +67,7 @@ func echoedStream(evs []a2a.Event) string {
 	var text string
 	for _, ev := range evs {
 		if au, ok := ev.(*a2a.TaskArtifactUpdateEvent); ok {
-			text += partsText(au.Artifact.Parts)
+			text += servetest.PartsText(au.Artifact.Parts)
 		}
 	}
 	return text
@@ -78,5 +79,5 @@ func echoedTask(res a2a.SendMessageResult) string {
 	if !ok || task.Status.State != a2a.TaskStateCompleted || len(task.Artifacts) == 0 {
 		return ""
 	}
-	return partsText(task.Artifacts[0].Parts)
+	return servetest.PartsText(task.Artifacts[0].Parts)
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/a2acli/a2a/internal/serve/hotpath"
+	"github.com/a2acli/a2a/internal/serve/servetest"
 	"github.com/a2acli/a2a/internal/serve/tasks"
 	"github.com/a2acli/a2a/internal/serve/traffic"
 )
@@ -40,7 +41,7 @@ func TestTaskPartsReportToFlushGate(t *testing.T) {
 		FlushHints: func(context.Context) tasks.FlushHint { return hint }}
 	_, parts := e.TaskParts(echoAgent{})
 	defer parts.Shutdown(context.Background()) //nolint:errcheck // nothing runs after the stream ended
-	events, err := collect(t, parts.Handler.SendStreamingMessage(t.Context(), textMessage("hi")))
+	events, err := servetest.Collect(t, parts.Handler.SendStreamingMessage(t.Context(), servetest.TextMessage("hi")))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/a2acli/a2a/internal/serve"
 	"github.com/a2acli/a2a/internal/serve/execbackend"
+	"github.com/a2acli/a2a/internal/serve/servetest"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 )
 
@@ -18,13 +19,13 @@ import (
 func TestGuardQuietStreamSurvives(t *testing.T) {
 	t.Parallel()
 	srv := startServer(t, serve.WithTimeouts(serve.Config{Backend: execbackend.New(execbackend.Config{Command: "echo one; sleep 1; echo two", Chunk: []byte("\n")}),
-		Quiet: true, Transports: allTransports}, 100*time.Millisecond, 100*time.Millisecond))
-	for _, tr := range allTransports {
-		c := newClient(t, srv.url, tr)
+		Quiet: true, Transports: servetest.AllTransports}, 100*time.Millisecond, 100*time.Millisecond))
+	for _, tr := range servetest.AllTransports {
+		c := servetest.NewClient(t, srv.URL, tr)
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		evs, err := collect(t, c.SendStreamingMessage(ctx, textMessage("x")))
+		evs, err := servetest.Collect(t, c.SendStreamingMessage(ctx, servetest.TextMessage("x")))
 		cancel()
-		texts, _, state := chunks(evs)
+		texts, _, state := servetest.Chunks(evs)
 		if err != nil || state != a2a.TaskStateCompleted || strings.Join(texts, "") != "one\ntwo\n" {
 			t.Errorf("%s: quiet stream: %q %s %v", tr, texts, state, err)
 		}
@@ -45,7 +46,7 @@ func TestGuardStalledReaderLetGo(t *testing.T) {
 	} {
 		srv := startServer(t, serve.WithTimeouts(serve.Config{Backend: execbackend.New(execbackend.Config{Command: "head -c 30000000 /dev/zero | tr '\\0' x | fold -w 1000",
 			Chunk: []byte("\n")}), Quiet: true, Transports: []a2a.TransportProtocol{c.tr}}, 0, 100*time.Millisecond))
-		conn, err := net.Dial("tcp", strings.TrimPrefix(srv.url, "http://"))
+		conn, err := net.Dial("tcp", strings.TrimPrefix(srv.URL, "http://"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -54,8 +55,8 @@ func TestGuardStalledReaderLetGo(t *testing.T) {
 		fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s",
 			c.path, len(c.body), c.body)
 		// Never read: the task can only finish if serve stops writing to this client.
-		cl := newClient(t, srv.url, c.tr)
-		done := eventually(60*time.Second, func() bool {
+		cl := servetest.NewClient(t, srv.URL, c.tr)
+		done := servetest.Eventually(60*time.Second, func() bool {
 			res, err := cl.ListTasks(context.Background(), &a2a.ListTasksRequest{})
 			return err == nil && len(res.Tasks) == 1 && res.Tasks[0].Status.State == a2a.TaskStateCompleted
 		})

@@ -70,7 +70,7 @@ func TestGuardToken(t *testing.T) {
 func TestGuardSlowBody(t *testing.T) {
 	t.Parallel()
 	srv := startServer(t, Config{Quiet: true, readTimeout: 300 * time.Millisecond})
-	c, err := net.Dial("tcp", strings.TrimPrefix(srv.url, "http://"))
+	c, err := net.Dial("tcp", strings.TrimPrefix(srv.URL, "http://"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +91,7 @@ func TestGuardSlowBody(t *testing.T) {
 func TestGuardIdleConnection(t *testing.T) {
 	t.Parallel()
 	srv := startServer(t, Config{Quiet: true, idleTimeout: 300 * time.Millisecond})
-	c, err := net.Dial("tcp", strings.TrimPrefix(srv.url, "http://"))
+	c, err := net.Dial("tcp", strings.TrimPrefix(srv.URL, "http://"))
 	if err != nil {
 		t.Fatal(err)
 	}

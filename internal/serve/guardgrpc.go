@@ -3,6 +3,7 @@ package serve
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"google.golang.org/grpc"
@@ -10,13 +11,15 @@ import (
 	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
+	"google.golang.org/grpc/tap"
 )
 
 // grpcOptions applies the guard's rules to gRPC: :authority as Host, Origin, the token from the authorization
-// metadata, the message size bound and the connection timeouts.
+// metadata, the message size bound, the budget of messages in flight and the connection timeouts.
 func (g *guard) grpcOptions(idle time.Duration) []grpc.ServerOption {
 	opts := []grpc.ServerOption{
 		grpc.UnaryInterceptor(func(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
+			releaseGRPCBody(ctx) // a unary call's handler runs once its request arrived whole
 			ctx, done := g.log.GRPCCall(ctx)
 			ctx, err := g.checkGRPC(ctx)
 			if err == nil {
@@ -33,7 +36,7 @@ func (g *guard) grpcOptions(idle time.Duration) []grpc.ServerOption {
 			ctx, done := g.log.GRPCCall(ss.Context())
 			ctx, err := g.checkGRPC(ctx)
 			if err == nil {
-				err = h(srv, &ctxStream{ServerStream: ss, ctx: ctx})
+				err = h(srv, &ctxStream{ServerStream: ss, ctx: ctx, release: grpcBodyOf(ss.Context())})
 			}
 			done(info.FullMethod, err)
 			return err
@@ -42,6 +45,9 @@ func (g *guard) grpcOptions(idle time.Duration) []grpc.ServerOption {
 	}
 	if g.maxBody >= 0 {
 		opts = append(opts, grpc.MaxRecvMsgSize(int(min(g.maxBody, 1<<31-1))))
+	}
+	if g.bodies.max >= 0 {
+		opts = append(opts, grpc.InTapHandle(g.grpcTap))
 	}
 	if idle > 0 {
 		// Idle connections close like HTTP ones; a peer that stops answering pings (gone without a FIN) is let go.
@@ -85,10 +91,68 @@ func first(md metadata.MD, key string) string {
 	return ""
 }
 
-// ctxStream is a server stream with a replaced context.
+// A gRPC request message is read by grpc-go before any handler sees it, up to --max-request-bytes (MaxRecvMsgSize),
+// so the HTTP bodies' budget (guardlimits.go) holds gRPC calls too: a call reserves the largest message it may send
+// when its stream opens (grpcTap, before a byte of it is read), and gives it back once its request arrived (the
+// unary interceptor, a stream's first RecvMsg) or the stream ended, whichever is first. A stream that would go past
+// the budget is refused at once with UNAVAILABLE, as an HTTP body is with 503: 1000 streams that each send all but
+// the last byte of a large message cannot hold 1000 messages. At most 64 calls are being received at once at the
+// default --max-request-bytes (the budget is 64 times it); a call that is running, a stream that is open, holds
+// nothing.
+
+// grpcBody is a call's reservation in the bodies' budget.
+type grpcBody struct {
+	once   sync.Once
+	budget *bodyBudget
+	n      int64
+}
+
+func (b *grpcBody) release() {
+	if b != nil {
+		b.once.Do(func() {
+			b.budget.give(b.n)
+			b.budget.log.BodyBytes(-1, 0)
+		})
+	}
+}
+
+type grpcBodyKey struct{}
+
+func grpcBodyOf(ctx context.Context) *grpcBody {
+	b, _ := ctx.Value(grpcBodyKey{}).(*grpcBody)
+	return b
+}
+
+func releaseGRPCBody(ctx context.Context) { grpcBodyOf(ctx).release() }
+
+// grpcTap reserves a new stream's largest message in the bodies' budget, or refuses the stream. It runs on the
+// connection's reading goroutine: it never waits.
+func (g *guard) grpcTap(ctx context.Context, info *tap.Info) (context.Context, error) {
+	n := g.maxBody
+	if !g.bodies.take(n) {
+		err := status.Error(codes.Unavailable, fmt.Sprintf("a2a serve: too many request messages are arriving at "+
+			"once (%d bytes held together at most): try again in a moment", g.bodies.max))
+		_, done := g.log.GRPCCall(ctx)
+		done(info.FullMethodName, err)
+		return ctx, err
+	}
+	g.bodies.log.BodyBytes(1, 0)
+	b := &grpcBody{budget: g.bodies, n: n}
+	context.AfterFunc(ctx, b.release) // the stream ended (grpc-go cancels its context)
+	return context.WithValue(ctx, grpcBodyKey{}, b), nil
+}
+
+// ctxStream is a server stream with a replaced context; its first RecvMsg gives the request's reservation back.
 type ctxStream struct {
 	grpc.ServerStream
-	ctx context.Context
+	ctx     context.Context
+	release *grpcBody // nil: nothing reserved
 }
 
 func (s *ctxStream) Context() context.Context { return s.ctx }
+
+func (s *ctxStream) RecvMsg(m any) error {
+	err := s.ServerStream.RecvMsg(m)
+	s.release.release()
+	return err
+}

@@ -19,17 +19,18 @@ import (
 	"github.com/a2acli/a2a/internal/serve"
 	"github.com/a2acli/a2a/internal/serve/execbackend"
 	"github.com/a2acli/a2a/internal/serve/proxy"
+	"github.com/a2acli/a2a/internal/serve/servetest"
 	"github.com/a2acli/a2a/internal/serve/tasks"
 )
 
 // connector connects to url like the CLI's client factory does.
-func connector(url string) func(ctx context.Context) (*a2aclient.Client, *a2a.AgentCard, error) {
+func Connector(url string) func(ctx context.Context) (*a2aclient.Client, *a2a.AgentCard, error) {
 	return func(ctx context.Context) (*a2aclient.Client, *a2a.AgentCard, error) {
 		card, err := agentcard.DefaultResolver.Resolve(ctx, url)
 		if err != nil {
 			return nil, nil, err
 		}
-		c, err := a2aclient.NewFromCard(ctx, card, insecureGRPC)
+		c, err := a2aclient.NewFromCard(ctx, card, servetest.InsecureGRPC)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -39,16 +40,16 @@ func connector(url string) func(ctx context.Context) (*a2aclient.Client, *a2a.Ag
 
 func TestProxyForwards(t *testing.T) {
 	t.Parallel()
-	up := startServer(t, serve.Config{Backend: execbackend.New(execbackend.Config{Command: "cat", Chunk: []byte(" ")}), Name: "Upstream", Quiet: true, Transports: allTransports})
-	px := startServer(t, serve.Config{Backend: proxy.New(proxy.Config{Connect: connector(up.url)}), Quiet: true, Transports: allTransports})
+	up := startServer(t, serve.Config{Backend: execbackend.New(execbackend.Config{Command: "cat", Chunk: []byte(" ")}), Name: "Upstream", Quiet: true, Transports: servetest.AllTransports})
+	px := startServer(t, serve.Config{Backend: proxy.New(proxy.Config{Connect: servetest.Connector(up.URL)}), Quiet: true, Transports: servetest.AllTransports})
 	ctx := context.Background()
-	card, err := agentcard.DefaultResolver.Resolve(ctx, px.url)
-	if err != nil || card.Name != "Upstream" || card.SupportedInterfaces[0].URL != px.url {
+	card, err := agentcard.DefaultResolver.Resolve(ctx, px.URL)
+	if err != nil || card.Name != "Upstream" || card.SupportedInterfaces[0].URL != px.URL {
 		t.Fatalf("proxy card = %+v, %v; want upstream name with proxy URL", card, err)
 	}
-	for _, tr := range allTransports {
-		c := newClient(t, px.url, tr)
-		res, err := c.SendMessage(ctx, textMessage("a b"))
+	for _, tr := range servetest.AllTransports {
+		c := servetest.NewClient(t, px.URL, tr)
+		res, err := c.SendMessage(ctx, servetest.TextMessage("a b"))
 		if err != nil {
 			t.Fatalf("%s: SendMessage() = %v", tr, err)
 		}
@@ -57,16 +58,16 @@ func TestProxyForwards(t *testing.T) {
 		if err != nil || got.Status.State != a2a.TaskStateCompleted {
 			t.Fatalf("%s: GetTask() = %v, %v", tr, got, err)
 		}
-		evs, err := collect(t, c.SendStreamingMessage(ctx, textMessage("x y z")))
-		texts, last, state := chunks(evs)
+		evs, err := servetest.Collect(t, c.SendStreamingMessage(ctx, servetest.TextMessage("x y z")))
+		texts, last, state := servetest.Chunks(evs)
 		if err != nil || strings.Join(texts, ",") != "x ,y ,z," || !last || state != a2a.TaskStateCompleted {
 			t.Errorf("%s: stream = %q last=%v state=%v err=%v", tr, texts, last, state, err)
 		}
-		if _, err := c.CancelTask(ctx, &a2a.CancelTaskRequest{ID: task.ID}); !errorIs(err, a2a.ErrTaskNotCancelable) {
+		if _, err := c.CancelTask(ctx, &a2a.CancelTaskRequest{ID: task.ID}); !servetest.ErrorIs(err, a2a.ErrTaskNotCancelable) {
 			t.Errorf("%s: CancelTask(completed) = %v, want ErrTaskNotCancelable", tr, err)
 		}
 	}
-	c := newClient(t, px.url, a2a.TransportProtocolHTTPJSON)
+	c := servetest.NewClient(t, px.URL, a2a.TransportProtocolHTTPJSON)
 	list, err := c.ListTasks(ctx, &a2a.ListTasksRequest{})
 	if err != nil || len(list.Tasks) != 6 {
 		t.Errorf("ListTasks() = %d tasks, %v; want 6", len(list.Tasks), err)
@@ -81,24 +82,24 @@ func TestProxyUpstreamDownThenUp(t *testing.T) {
 		if !online.Load() {
 			return nil, nil, errors.New("dial tcp: connection refused")
 		}
-		return connector(up.url)(ctx)
+		return servetest.Connector(up.URL)(ctx)
 	}
 	px := startServer(t, serve.Config{Backend: proxy.New(proxy.Config{Connect: connect, Upstream: "http://late"}), Quiet: true})
 	ctx := context.Background()
-	card, err := agentcard.DefaultResolver.Resolve(ctx, px.url)
+	card, err := agentcard.DefaultResolver.Resolve(ctx, px.URL)
 	if err != nil || card.Name != "proxy for http://late" {
 		t.Fatalf("card while down = %v, %v; want fallback name", card, err)
 	}
-	c := newClient(t, px.url, a2a.TransportProtocolHTTPJSON)
-	_, err = c.SendMessage(ctx, textMessage("x"))
+	c := servetest.NewClient(t, px.URL, a2a.TransportProtocolHTTPJSON)
+	_, err = c.SendMessage(ctx, servetest.TextMessage("x"))
 	if err == nil || !strings.Contains(err.Error(), "upstream unreachable: dial tcp: connection refused") {
 		t.Fatalf("SendMessage() while down = %v, want upstream unreachable", err)
 	}
 	online.Store(true)
-	if _, err := c.SendMessage(ctx, textMessage("x")); err != nil {
+	if _, err := c.SendMessage(ctx, servetest.TextMessage("x")); err != nil {
 		t.Fatalf("SendMessage() after up = %v", err)
 	}
-	card, err = agentcard.DefaultResolver.Resolve(ctx, px.url)
+	card, err = agentcard.DefaultResolver.Resolve(ctx, px.URL)
 	if err != nil || card.Name != "Late" {
 		t.Errorf("card after up = %v, %v; want upstream card", card, err)
 	}
@@ -107,20 +108,20 @@ func TestProxyUpstreamDownThenUp(t *testing.T) {
 func TestProxyUpstreamDiesMidStream(t *testing.T) {
 	t.Parallel()
 	up := startServer(t, serve.Config{Backend: execbackend.New(execbackend.Config{Command: "printf '1\\n'; sleep 30", Chunk: []byte("\n"), Grace: 100e6}), Quiet: true})
-	px := startServer(t, serve.Config{Backend: proxy.New(proxy.Config{Connect: connector(up.url)}), Quiet: true})
-	c := newClient(t, px.url, a2a.TransportProtocolHTTPJSON)
+	px := startServer(t, serve.Config{Backend: proxy.New(proxy.Config{Connect: servetest.Connector(up.URL)}), Quiet: true})
+	c := servetest.NewClient(t, px.URL, a2a.TransportProtocolHTTPJSON)
 	var final a2a.TaskState
 	var streamErr error
 	stopped := make(chan error, 1)
 	var once sync.Once
-	for ev, err := range c.SendStreamingMessage(context.Background(), textMessage("x")) {
+	for ev, err := range c.SendStreamingMessage(context.Background(), servetest.TextMessage("x")) {
 		if err != nil {
 			streamErr = err
 			break
 		}
 		switch v := ev.(type) {
 		case *a2a.TaskArtifactUpdateEvent:
-			once.Do(func() { go func() { stopped <- up.shutdown() }() })
+			once.Do(func() { go func() { stopped <- up.Shutdown() }() })
 		case *a2a.TaskStatusUpdateEvent:
 			final = v.Status.State
 		}
@@ -150,12 +151,12 @@ func TestProxyAuthAndRedaction(t *testing.T) {
 			mu.Unlock()
 			rest.ServeHTTP(w, r)
 		}))
-		log := &syncBuffer{}
-		px := startServer(t, serve.Config{Backend: proxy.New(proxy.Config{Connect: connector(upSrv.URL), AuthInjected: injected}), Verbose: true, Log: log})
-		c := newClient(t, px.url, a2a.TransportProtocolHTTPJSON)
+		log := &servetest.SyncBuffer{}
+		px := startServer(t, serve.Config{Backend: proxy.New(proxy.Config{Connect: servetest.Connector(upSrv.URL), AuthInjected: injected}), Verbose: true, Log: log})
+		c := servetest.NewClient(t, px.URL, a2a.TransportProtocolHTTPJSON)
 		ctx := a2aclient.AttachServiceParams(context.Background(), a2aclient.ServiceParams{
 			"Authorization": {"Bearer s3cr3t"}, "X-Trace": {"t1"}, "X-Api-Key": {"k3y"}})
-		if _, err := c.SendMessage(ctx, textMessage("x")); err != nil {
+		if _, err := c.SendMessage(ctx, servetest.TextMessage("x")); err != nil {
 			t.Fatalf("SendMessage() = %v", err)
 		}
 		mu.Lock()
@@ -169,7 +170,7 @@ func TestProxyAuthAndRedaction(t *testing.T) {
 			t.Errorf("injected=%v: upstream saw Authorization=%q X-Trace=%q, want %q t1", injected, gotAuth, gotTrace, wantAuth)
 		}
 		// The call line is written once the answer went out, so it may trail the client's return.
-		hasLine := eventually(5*time.Second, func() bool { return strings.Contains(log.String(), "SendMessage task=") })
+		hasLine := servetest.Eventually(5*time.Second, func() bool { return strings.Contains(log.String(), "SendMessage task=") })
 		out := log.String()
 		if strings.Contains(out, "s3cr3t") || strings.Contains(out, "k3y") || !strings.Contains(strings.ToLower(out), "authorization=***") {
 			t.Errorf("log leaks or lacks redaction:\n%s", out)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/a2acli/a2a/internal/serve"
 	"github.com/a2acli/a2a/internal/serve/proxy"
+	"github.com/a2acli/a2a/internal/serve/servetest"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2aclient"
 	"github.com/google/go-cmp/cmp"
@@ -105,7 +106,7 @@ func TestProxyFastPassthrough(t *testing.T) {
 	t.Parallel()
 	answer := `{"task":{"id":"t1","contextId":"c1","status":{"state":"TASK_STATE_COMPLETED"},"x-unknown":{"keep":[1,2.50,"me"]}}}`
 	up := startFakeUpstream(t, fixedAnswer("application/json", answer))
-	px := startServer(t, serve.Config{Backend: proxy.New(proxy.Config{Connect: connector(up.srv.URL)}), Quiet: true, Transports: bothFronts})
+	px := startServer(t, serve.Config{Backend: proxy.New(proxy.Config{Connect: servetest.Connector(up.srv.URL)}), Quiet: true, Transports: bothFronts})
 	cases := []struct {
 		method, path, body, wantPath string
 	}{
@@ -117,7 +118,7 @@ func TestProxyFastPassthrough(t *testing.T) {
 		{"POST", "/executeCommand", `{"command":"memory show","args":[]}`, "/executeCommand"},
 	}
 	for _, tc := range cases {
-		code, hdr, got := rawCall(t, tc.method, px.url+tc.path, tc.body, nil)
+		code, hdr, got := rawCall(t, tc.method, px.URL+tc.path, tc.body, nil)
 		if code != http.StatusOK || got != answer {
 			t.Errorf("%s %s = %d %s, want 200 and the upstream's bytes", tc.method, tc.path, code, got)
 		}
@@ -150,9 +151,9 @@ func TestProxyFastHeaders(t *testing.T) {
 			"Bearer proxy", []string{"https://ext.example/a", "https://ext.example/b"}, "s"},
 	}
 	for _, tc := range cases {
-		tc.cfg.Connect = connector(up.srv.URL)
+		tc.cfg.Connect = servetest.Connector(up.srv.URL)
 		px := startServer(t, serve.Config{Backend: proxy.New(tc.cfg), Quiet: true})
-		rawCall(t, "POST", px.url+"/message:send", `{}`, caller)
+		rawCall(t, "POST", px.URL+"/message:send", `{}`, caller)
 		h := up.last(t).Header
 		if h.Get("Authorization") != tc.wantAuth || h.Get("X-Svc") != tc.wantSvc || h.Get("X-Caller") != "c" {
 			t.Errorf("%s: upstream saw Authorization=%q X-Svc=%q X-Caller=%q, want %q %q c", tc.name,
@@ -176,9 +177,9 @@ func TestProxyFastStreamFlushes(t *testing.T) {
 		<-release
 		io.WriteString(w, `data: {"jsonrpc":"2.0","id":1,"result":{"statusUpdate":{"taskId":"t9","status":{"state":"TASK_STATE_COMPLETED"}}}}`+"\n\n")
 	})
-	log := &syncBuffer{}
-	px := startServer(t, serve.Config{Backend: proxy.New(proxy.Config{Connect: connector(up.srv.URL)}), Log: log, Transports: bothFronts})
-	resp, err := http.Post(px.url+"/jsonrpc", "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"SendStreamingMessage","params":{}}`))
+	log := &servetest.SyncBuffer{}
+	px := startServer(t, serve.Config{Backend: proxy.New(proxy.Config{Connect: servetest.Connector(up.srv.URL)}), Log: log, Transports: bothFronts})
+	resp, err := http.Post(px.URL+"/jsonrpc", "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"SendStreamingMessage","params":{}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +195,7 @@ func TestProxyFastStreamFlushes(t *testing.T) {
 		t.Fatalf("rest of the stream = %q, %v; want the completed event", rest, err)
 	}
 	resp.Body.Close()
-	px.shutdown()
+	px.Shutdown()
 	if out := log.String(); !strings.Contains(out, "SendStreamingMessage task=t9 state=completed ") || !strings.Contains(out, " events=2") {
 		t.Errorf("log lacks the stream's line:\n%s", out)
 	}
@@ -212,7 +213,7 @@ func TestProxyFastUpstreamDown(t *testing.T) {
 	upURL := up.srv.URL
 	// The upstream answers the card, then every other request fails at the transport.
 	dying := func(ctx context.Context) (*a2aclient.Client, *a2a.AgentCard, error) {
-		c, card, err := connector(upURL)(ctx)
+		c, card, err := servetest.Connector(upURL)(ctx)
 		if err == nil {
 			for _, iface := range card.SupportedInterfaces {
 				iface.URL = strings.Replace(iface.URL, upURL, gone.URL, 1)
@@ -229,7 +230,7 @@ func TestProxyFastUpstreamDown(t *testing.T) {
 		{"dead", dying, "connection refused"},
 	} {
 		px := startServer(t, serve.Config{Backend: proxy.New(proxy.Config{Connect: tc.connect}), Quiet: true, Transports: bothFronts})
-		code, _, body := rawCall(t, "POST", px.url+"/jsonrpc", `{"jsonrpc":"2.0","id":"q1","method":"SendMessage","params":{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":"x"}]}}}`, nil)
+		code, _, body := rawCall(t, "POST", px.URL+"/jsonrpc", `{"jsonrpc":"2.0","id":"q1","method":"SendMessage","params":{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":"x"}]}}}`, nil)
 		var rpc struct {
 			ID    string `json:"id"`
 			Error struct {
@@ -240,11 +241,11 @@ func TestProxyFastUpstreamDown(t *testing.T) {
 		if err := json.Unmarshal([]byte(body), &rpc); err != nil || code != http.StatusOK || rpc.ID != "q1" || rpc.Error.Code != -32000 || !strings.Contains(rpc.Error.Message, tc.want) {
 			t.Errorf("%s: JSON-RPC = %d %s, want a -32000 error for id q1 naming %q", tc.name, code, body, tc.want)
 		}
-		code, _, body = rawCall(t, "POST", px.url+"/message:send", `{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":"x"}]}}`, nil)
+		code, _, body = rawCall(t, "POST", px.URL+"/message:send", `{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":"x"}]}}`, nil)
 		if code != http.StatusInternalServerError || !strings.Contains(body, `"status":"INTERNAL"`) || !strings.Contains(body, tc.want) {
 			t.Errorf("%s: REST = %d %s, want a google.rpc.Status error naming %q", tc.name, code, body, tc.want)
 		}
-		code, _, body = rawCall(t, "GET", px.url+"/listCommands", "", nil)
+		code, _, body = rawCall(t, "GET", px.URL+"/listCommands", "", nil)
 		if code != http.StatusServiceUnavailable || !strings.Contains(body, `"status":"UNAVAILABLE"`) || !strings.Contains(body, tc.want) {
 			t.Errorf("%s: GET /listCommands = %d %s, want a 503 JSON error naming %q", tc.name, code, body, tc.want)
 		}
@@ -263,8 +264,8 @@ func TestProxyFastUpstreamDiesMidStream(t *testing.T) {
 		close(sent)
 		<-r.Context().Done()
 	})
-	px := startServer(t, serve.Config{Backend: proxy.New(proxy.Config{Connect: connector(up.srv.URL)}), Quiet: true})
-	resp, err := http.Post(px.url+"/message:stream", "application/json", strings.NewReader(`{}`))
+	px := startServer(t, serve.Config{Backend: proxy.New(proxy.Config{Connect: servetest.Connector(up.srv.URL)}), Quiet: true})
+	resp, err := http.Post(px.URL+"/message:stream", "application/json", strings.NewReader(`{}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -286,10 +287,10 @@ func TestProxyFastUpstreamDiesMidStream(t *testing.T) {
 func TestProxyFastLog(t *testing.T) {
 	t.Parallel()
 	up := startServer(t, serve.Config{Backend: serve.Echo(), Quiet: true, Transports: bothFronts})
-	log := &syncBuffer{}
-	px := startServer(t, serve.Config{Backend: proxy.New(proxy.Config{Connect: connector(up.url)}), Log: log, Verbose: true, Transports: bothFronts})
+	log := &servetest.SyncBuffer{}
+	px := startServer(t, serve.Config{Backend: proxy.New(proxy.Config{Connect: servetest.Connector(up.URL)}), Log: log, Verbose: true, Transports: bothFronts})
 	hdr := http.Header{"Authorization": {"Bearer s3cr3t"}, "Content-Type": {"application/json"}}
-	_, _, body := rawCall(t, "POST", px.url+"/jsonrpc", `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"data":{"api_token":"t0ken"}}]}}}`, hdr)
+	_, _, body := rawCall(t, "POST", px.URL+"/jsonrpc", `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"data":{"api_token":"t0ken"}}]}}}`, hdr)
 	var res struct {
 		Result struct {
 			Task struct {
@@ -301,9 +302,9 @@ func TestProxyFastLog(t *testing.T) {
 		t.Fatalf("SendMessage answer = %s, %v", body, err)
 	}
 	id := res.Result.Task.ID
-	rawCall(t, "GET", px.url+"/tasks/"+id, "", hdr)
-	rawCall(t, "POST", px.url+"/message:stream", `{"message":{"messageId":"m2","role":"ROLE_USER","parts":[{"text":"s"}]}}`, hdr)
-	px.shutdown()
+	rawCall(t, "GET", px.URL+"/tasks/"+id, "", hdr)
+	rawCall(t, "POST", px.URL+"/message:stream", `{"message":{"messageId":"m2","role":"ROLE_USER","parts":[{"text":"s"}]}}`, hdr)
+	px.Shutdown()
 	out := log.String()
 	for _, want := range []string{
 		"SendMessage task=" + id + " state=completed ",

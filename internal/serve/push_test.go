@@ -14,6 +14,7 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
+	"github.com/a2acli/a2a/internal/serve/servetest"
 	"github.com/a2acli/a2a/internal/serve/tasks"
 )
 
@@ -63,12 +64,12 @@ func (w *webhook) final() bool {
 
 func TestPushConfigMethods(t *testing.T) {
 	t.Parallel()
-	srv := startServer(t, Config{Transports: allTransports, Quiet: true})
-	for _, tr := range allTransports {
+	srv := startServer(t, Config{Transports: servetest.AllTransports, Quiet: true})
+	for _, tr := range servetest.AllTransports {
 		t.Run(string(tr), func(t *testing.T) {
 			ctx := context.Background()
-			c := newClient(t, srv.url, tr)
-			res, err := c.SendMessage(ctx, textMessage("hi"))
+			c := servetest.NewClient(t, srv.URL, tr)
+			res, err := c.SendMessage(ctx, servetest.TextMessage("hi"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -94,14 +95,14 @@ func TestPushConfigMethods(t *testing.T) {
 					t.Fatalf("DeleteTaskPushConfig = %v", err)
 				}
 			}
-			if _, err := c.GetTaskPushConfig(ctx, &a2a.GetTaskPushConfigRequest{TaskID: task.ID, ID: "one"}); !errorIs(err, a2a.ErrTaskNotFound) {
+			if _, err := c.GetTaskPushConfig(ctx, &a2a.GetTaskPushConfigRequest{TaskID: task.ID, ID: "one"}); !servetest.ErrorIs(err, a2a.ErrTaskNotFound) {
 				t.Fatalf("GetTaskPushConfig after delete = %v, want TaskNotFound", err)
 			}
-			if _, err := c.ListTaskPushConfigs(ctx, &a2a.ListTaskPushConfigRequest{TaskID: "nope"}); !errorIs(err, a2a.ErrTaskNotFound) {
+			if _, err := c.ListTaskPushConfigs(ctx, &a2a.ListTaskPushConfigRequest{TaskID: "nope"}); !servetest.ErrorIs(err, a2a.ErrTaskNotFound) {
 				t.Fatalf("ListTaskPushConfigs(unknown task) = %v, want TaskNotFound", err)
 			}
 			_, err = c.CreateTaskPushConfig(ctx, &a2a.PushConfig{TaskID: task.ID, URL: "https://example.com/hook"})
-			if !errorIs(err, a2a.ErrInvalidParams) || !strings.Contains(err.Error(), "--push-allow example.com") {
+			if !servetest.ErrorIs(err, a2a.ErrInvalidParams) || !strings.Contains(err.Error(), "--push-allow example.com") {
 				t.Fatalf("CreateTaskPushConfig(example.com) = %v, want InvalidParams naming --push-allow example.com", err)
 			}
 		})
@@ -134,9 +135,9 @@ func TestPushDelivery(t *testing.T) {
 		}
 	}()
 	srv := startServer(t, Config{Transports: []a2a.TransportProtocol{a2a.TransportProtocolJSONRPC}, Quiet: true, Grace: time.Second})
-	c := newClient(t, srv.url, a2a.TransportProtocolJSONRPC)
+	c := servetest.NewClient(t, srv.URL, a2a.TransportProtocolJSONRPC)
 	ctx := context.Background()
-	req := textMessage("hello")
+	req := servetest.TextMessage("hello")
 	req.Config = &a2a.SendMessageConfig{PushConfig: &a2a.PushConfig{URL: "http://" + hang.Addr().String() + "/hook"}}
 	start := time.Now()
 	res, err := c.SendMessage(ctx, req)
@@ -150,7 +151,7 @@ func TestPushDelivery(t *testing.T) {
 	}
 	// A second turn on the same task (v0.3 reopens; v1 refuses completed tasks), so send a new
 	// message carrying the good webhook and check its events in order.
-	req2 := textMessage("second")
+	req2 := servetest.TextMessage("second")
 	req2.Config = &a2a.SendMessageConfig{PushConfig: &a2a.PushConfig{URL: good.srv.URL + "/y", Token: "t2",
 		Auth: &a2a.PushAuthInfo{Scheme: "Basic", Credentials: "dXNlcjpwdw=="}}}
 	if _, err := c.SendMessage(ctx, req2); err != nil {
@@ -159,7 +160,7 @@ func TestPushDelivery(t *testing.T) {
 	if took := time.Since(start); took > 5*time.Second {
 		t.Errorf("tasks took %v with a hanging webhook", took)
 	}
-	if !eventually(20*time.Second, good.final) {
+	if !servetest.Eventually(20*time.Second, good.final) {
 		t.Fatalf("webhook got %d notifications, none final", len(good.got()))
 	}
 	reqs := good.got()
@@ -172,7 +173,7 @@ func TestPushDelivery(t *testing.T) {
 		case *a2a.TaskStatusUpdateEvent:
 			kinds = append(kinds, "status:"+tasks.ShortState(ev.Status.State))
 		case *a2a.TaskArtifactUpdateEvent:
-			kinds = append(kinds, "artifact:"+partsText(ev.Artifact.Parts))
+			kinds = append(kinds, "artifact:"+servetest.PartsText(ev.Artifact.Parts))
 		}
 	}
 	if want := "status:working artifact:second status:completed"; strings.Join(kinds, " ") != want {
@@ -184,11 +185,11 @@ func TestPushDelivery(t *testing.T) {
 func TestPushRetention(t *testing.T) {
 	t.Parallel()
 	srv := startServer(t, Config{Quiet: true, MaxTasks: 1})
-	c := newClient(t, srv.url, a2a.TransportProtocolHTTPJSON)
+	c := servetest.NewClient(t, srv.URL, a2a.TransportProtocolHTTPJSON)
 	ctx := context.Background()
 	var ids []a2a.TaskID
 	for _, text := range []string{"first", "second", "third"} { // each insert prunes the finished ones beyond 1
-		res, err := c.SendMessage(ctx, textMessage(text))
+		res, err := c.SendMessage(ctx, servetest.TextMessage(text))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -198,7 +199,7 @@ func TestPushRetention(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := c.ListTaskPushConfigs(ctx, &a2a.ListTaskPushConfigRequest{TaskID: ids[0]}); !errorIs(err, a2a.ErrTaskNotFound) {
+	if _, err := c.ListTaskPushConfigs(ctx, &a2a.ListTaskPushConfigRequest{TaskID: ids[0]}); !servetest.ErrorIs(err, a2a.ErrTaskNotFound) {
 		t.Errorf("configs of a dropped task: %v, want TaskNotFound", err)
 	}
 	if l, err := c.ListTaskPushConfigs(ctx, &a2a.ListTaskPushConfigRequest{TaskID: ids[2]}); err != nil || len(l) != 1 {

@@ -77,7 +77,8 @@ type front struct {
 	taskID string
 	// exact is true when the request is one a binding routes, method and clean path both: a JSON-RPC
 	// POST, a REST route of a2a-go's tables, the development tool's GET /listCommands and POST
-	// /executeCommand. The proxy forwards only these (with the operator's credentials); a shape it
+	// /executeCommand. The proxy forwards only these (the A2A calls with the operator's credentials, the
+	// development tool's paths without them); a shape it
 	// does not know, a path with . or .. segments, is answered 404 without reaching the upstream.
 	exact bool
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/a2acli/a2a/internal/serve/servetest"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 )
 
@@ -13,14 +14,14 @@ import (
 func TestShutdownAfterDetachedStream(t *testing.T) {
 	t.Parallel()
 	srv := startServer(t, Config{Quiet: true, Grace: 20 * time.Second})
-	c := newClient(t, srv.url, a2a.TransportProtocolHTTPJSON)
-	for _, err := range c.SendStreamingMessage(context.Background(), textMessage("hi")) {
+	c := servetest.NewClient(t, srv.URL, a2a.TransportProtocolHTTPJSON)
+	for _, err := range c.SendStreamingMessage(context.Background(), servetest.TextMessage("hi")) {
 		if err != nil {
 			t.Fatal(err)
 		}
 	}
 	start := time.Now()
-	if err := srv.shutdown(); err != nil {
+	if err := srv.Shutdown(); err != nil {
 		t.Fatalf("Run() = %v after shutdown", err)
 	}
 	if d := time.Since(start); d > 4*time.Second {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/a2acli/a2a/internal/serve"
 	"github.com/a2acli/a2a/internal/serve/execbackend"
-	"github.com/a2acli/a2a/internal/store/pgtest"
+	"github.com/a2acli/a2a/internal/serve/servetest"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 )
 
@@ -16,20 +16,11 @@ import (
 // is saved: the caller gets "not saved yet", and the task is canceled once the store is back.
 func TestStoreAwayCancel(t *testing.T) {
 	t.Parallel()
-	serve.PostgresURL(t) // skips without PostgreSQL
-	srv, err := pgtest.New()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Close)
-	db, err := srv.NewDB()
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv, db := servetest.OwnPostgres(t) // skips without PostgreSQL
 	s := startServer(t, serve.Config{Store: db, Quiet: true, Backend: execbackend.New(execbackend.Config{Command: "exec sleep 60"})})
 	ctx := context.Background()
-	c := newClient(t, s.url, a2a.TransportProtocolHTTPJSON)
-	req := textMessage("slow")
+	c := servetest.NewClient(t, s.URL, a2a.TransportProtocolHTTPJSON)
+	req := servetest.TextMessage("slow")
 	req.Config = &a2a.SendMessageConfig{ReturnImmediately: true}
 	res, err := c.SendMessage(ctx, req)
 	if err != nil {
@@ -45,7 +36,7 @@ func TestStoreAwayCancel(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got *a2a.Task
-	if !eventually(30*time.Second, func() bool {
+	if !servetest.Eventually(30*time.Second, func() bool {
 		got, err = c.GetTask(ctx, &a2a.GetTaskRequest{ID: id})
 		return err == nil && got.Status.State == a2a.TaskStateCanceled
 	}) {

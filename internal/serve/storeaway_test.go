@@ -9,7 +9,7 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
-	"github.com/a2acli/a2a/internal/store/pgtest"
+	"github.com/a2acli/a2a/internal/serve/servetest"
 )
 
 // TestStoreAwayTurnEnd: a turn that ends while PostgreSQL is stopped is not reported done: its blocking caller gets
@@ -18,25 +18,16 @@ import (
 // error, never the store's (the store's URL and password stay in serve's log).
 func TestStoreAwayTurnEnd(t *testing.T) {
 	t.Parallel()
-	postgresURL(t) // skips without PostgreSQL
-	srv, err := pgtest.New()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Close)
-	db, err := srv.NewDB()
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv, db := servetest.OwnPostgres(t) // skips without PostgreSQL
 	hook := newWebhook(t)
-	s := startServer(t, Config{Store: db, Transports: allTransports, Quiet: true})
+	s := startServer(t, Config{Store: db, Transports: servetest.AllTransports, Quiet: true})
 	ctx := context.Background()
-	c := newClient(t, s.url, a2a.TransportProtocolJSONRPC)
+	c := servetest.NewClient(t, s.URL, a2a.TransportProtocolJSONRPC)
 
 	srv.Stop()
-	req := textMessage("during")
+	req := servetest.TextMessage("during")
 	req.Config = &a2a.SendMessageConfig{PushConfig: &a2a.PushConfig{URL: hook.srv.URL + "/hook"}}
-	_, err = c.SendMessage(ctx, req)
+	_, err := c.SendMessage(ctx, req)
 	if err == nil || !strings.Contains(err.Error(), "task store unavailable") || !strings.Contains(err.Error(), "not saved yet") {
 		t.Fatalf("SendMessage while the store is away: %v", err)
 	}
@@ -48,7 +39,7 @@ func TestStoreAwayTurnEnd(t *testing.T) {
 	// Not JSON-RPC: a2a-go's JSON-RPC client reads a stream refused before its first event (answered as a unary
 	// call's error) as an empty stream, whatever the refusal (a task already completed too).
 	for _, tr := range []a2a.TransportProtocol{a2a.TransportProtocolHTTPJSON, a2a.TransportProtocolGRPC} {
-		evs, err := collect(t, newClient(t, s.url, tr).SendStreamingMessage(ctx, textMessage("stream")))
+		evs, err := servetest.Collect(t, servetest.NewClient(t, s.URL, tr).SendStreamingMessage(ctx, servetest.TextMessage("stream")))
 		if err == nil || !strings.Contains(err.Error(), "task store unavailable") || strings.Contains(err.Error(), "postgres") {
 			t.Fatalf("%s: stream while the store is away: %v %v", tr, evs, err)
 		}
@@ -60,7 +51,7 @@ func TestStoreAwayTurnEnd(t *testing.T) {
 	if err := srv.Start(); err != nil {
 		t.Fatal(err)
 	}
-	if !eventually(30*time.Second, hook.final) {
+	if !servetest.Eventually(30*time.Second, hook.final) {
 		t.Fatalf("the webhook never heard of the end once the store was back: %v", hook.got())
 	}
 	got, err := c.GetTask(ctx, &a2a.GetTaskRequest{ID: id})

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/a2acli/a2a/internal/serve/servetest"
 	a2apbv0 "github.com/a2aproject/a2a-go/a2apb"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"google.golang.org/grpc"
@@ -27,8 +28,8 @@ import (
 // 0.3's server does the same. (v1.0 refuses it with UnsupportedOperationError: TestTerminalTaskRefused.)
 func TestV03SubscribeFinishedTask(t *testing.T) {
 	t.Parallel()
-	srv := startServer(t, Config{Quiet: true, Transports: allTransports, Protocol: "0.3"})
-	st, _, body := rawPost(t, srv.url+"/", `{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":`+
+	srv := startServer(t, Config{Quiet: true, Transports: servetest.AllTransports, Protocol: "0.3"})
+	st, _, body := rawPost(t, srv.URL+"/", `{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":`+
 		`{"kind":"message","role":"user","messageId":"m1","parts":[{"kind":"text","text":"hi"}]}}}`, map[string]string{"Content-Type": jsonCT})
 	var sent struct {
 		Result struct {
@@ -70,7 +71,7 @@ func TestV03SubscribeFinishedTask(t *testing.T) {
 		return data
 	}
 
-	req, _ := http.NewRequest(http.MethodPost, srv.url+"/",
+	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/",
 		strings.NewReader(`{"jsonrpc":"2.0","id":2,"method":"tasks/resubscribe","params":{"id":"`+id+`"}}`))
 	req.Header.Set("Content-Type", jsonCT)
 	got := events("JSON-RPC tasks/resubscribe", req)
@@ -87,7 +88,7 @@ func TestV03SubscribeFinishedTask(t *testing.T) {
 	}
 
 	for _, method := range []string{http.MethodPost, http.MethodGet} { // a2a-js 0.3.14 serves both
-		req, _ = http.NewRequest(method, srv.url+"/v1/tasks/"+id+":subscribe", nil)
+		req, _ = http.NewRequest(method, srv.URL+"/v1/tasks/"+id+":subscribe", nil)
 		got = events("REST "+method+" :subscribe", req)
 		var rest struct {
 			Task *struct {
@@ -101,7 +102,7 @@ func TestV03SubscribeFinishedTask(t *testing.T) {
 		}
 	}
 
-	cc, err := grpc.NewClient(strings.TrimPrefix(srv.url, "http://"), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	cc, err := grpc.NewClient(strings.TrimPrefix(srv.URL, "http://"), grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +135,7 @@ func TestV03SubscribeFinishedTask(t *testing.T) {
 func TestV03GRPCFinalFlag(t *testing.T) {
 	t.Parallel()
 	srv := startServer(t, Config{Quiet: true, Transports: []a2a.TransportProtocol{a2a.TransportProtocolGRPC}, Protocol: "0.3"})
-	cc, err := grpc.NewClient(strings.TrimPrefix(srv.url, "http://"), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	cc, err := grpc.NewClient(strings.TrimPrefix(srv.URL, "http://"), grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,13 +12,14 @@ import (
 	"time"
 
 	"github.com/a2acli/a2a/internal/serve"
+	"github.com/a2acli/a2a/internal/serve/servetest"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/google/go-cmp/cmp"
 )
 
-func execServer(t *testing.T, c Config) *testServer {
+func execServer(t *testing.T, c Config) *servetest.Server {
 	t.Helper()
-	return startServer(t, serve.Config{Backend: New(c), Quiet: true, Transports: allTransports})
+	return startServer(t, serve.Config{Backend: New(c), Quiet: true, Transports: servetest.AllTransports})
 }
 
 func TestExecChunks(t *testing.T) {
@@ -39,12 +40,12 @@ func TestExecChunks(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			srv := execServer(t, Config{Command: tc.command, Chunk: []byte(tc.delim)})
-			c := newClient(t, srv.url, a2a.TransportProtocolHTTPJSON)
-			evs, err := collect(t, c.SendStreamingMessage(context.Background(), textMessage("x")))
+			c := servetest.NewClient(t, srv.URL, a2a.TransportProtocolHTTPJSON)
+			evs, err := servetest.Collect(t, c.SendStreamingMessage(context.Background(), servetest.TextMessage("x")))
 			if err != nil {
 				t.Fatalf("stream: %v", err)
 			}
-			texts, last, state := chunks(evs)
+			texts, last, state := servetest.Chunks(evs)
 			if diff := cmp.Diff(tc.want, texts); diff != "" {
 				t.Errorf("chunks (-want +got):\n%s", diff)
 			}
@@ -58,12 +59,12 @@ func TestExecChunks(t *testing.T) {
 func TestExecManyChunksInOrder(t *testing.T) {
 	t.Parallel()
 	srv := execServer(t, Config{Command: "seq 1 5000", Chunk: []byte("\n")})
-	c := newClient(t, srv.url, a2a.TransportProtocolGRPC)
-	evs, err := collect(t, c.SendStreamingMessage(context.Background(), textMessage("x")))
+	c := servetest.NewClient(t, srv.URL, a2a.TransportProtocolGRPC)
+	evs, err := servetest.Collect(t, c.SendStreamingMessage(context.Background(), servetest.TextMessage("x")))
 	if err != nil {
 		t.Fatalf("stream: %v", err)
 	}
-	texts, _, _ := chunks(evs)
+	texts, _, _ := servetest.Chunks(evs)
 	for i := range 5000 {
 		if texts[i] != strconv.Itoa(i+1)+"\n" {
 			t.Fatalf("chunk %d = %q, want %d", i, texts[i], i+1)
@@ -102,7 +103,7 @@ func TestExecWholeOutput(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			srv := execServer(t, Config{Command: tc.command})
-			c := newClient(t, srv.url, a2a.TransportProtocolJSONRPC)
+			c := servetest.NewClient(t, srv.URL, a2a.TransportProtocolJSONRPC)
 			req := &a2a.SendMessageRequest{Message: a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("in"), a2a.NewDataPart(map[string]any{"a": 1}))}
 			res, err := c.SendMessage(context.Background(), req)
 			if err != nil {
@@ -127,15 +128,15 @@ func TestExecWholeOutput(t *testing.T) {
 func TestExecFailure(t *testing.T) {
 	t.Parallel()
 	srv := execServer(t, Config{Command: "echo boom >&2; exit 3"})
-	c := newClient(t, srv.url, a2a.TransportProtocolHTTPJSON)
-	res, err := c.SendMessage(context.Background(), textMessage("x"))
+	c := servetest.NewClient(t, srv.URL, a2a.TransportProtocolHTTPJSON)
+	res, err := c.SendMessage(context.Background(), servetest.TextMessage("x"))
 	if err != nil {
 		t.Fatalf("SendMessage() = %v", err)
 	}
 	task := res.(*a2a.Task)
 	msg := ""
 	if task.Status.Message != nil {
-		msg = partsText(task.Status.Message.Parts)
+		msg = servetest.PartsText(task.Status.Message.Parts)
 	}
 	if task.Status.State != a2a.TaskStateFailed || msg != "command exited with status 3: boom" {
 		t.Errorf("task = %v %q, want failed with exit status and stderr", task.Status.State, msg)
@@ -145,13 +146,13 @@ func TestExecFailure(t *testing.T) {
 func TestExecTimeout(t *testing.T) {
 	t.Parallel()
 	srv := execServer(t, Config{Command: "sleep 30", Timeout: 100 * time.Millisecond, Grace: 100 * time.Millisecond})
-	c := newClient(t, srv.url, a2a.TransportProtocolHTTPJSON)
-	res, err := c.SendMessage(context.Background(), textMessage("x"))
+	c := servetest.NewClient(t, srv.URL, a2a.TransportProtocolHTTPJSON)
+	res, err := c.SendMessage(context.Background(), servetest.TextMessage("x"))
 	if err != nil {
 		t.Fatalf("SendMessage() = %v", err)
 	}
 	task := res.(*a2a.Task)
-	if task.Status.State != a2a.TaskStateFailed || !strings.Contains(partsText(task.Status.Message.Parts), "timed out") {
+	if task.Status.State != a2a.TaskStateFailed || !strings.Contains(servetest.PartsText(task.Status.Message.Parts), "timed out") {
 		t.Errorf("task = %v, want failed with timeout message", task.Status)
 	}
 }
@@ -191,12 +192,12 @@ func TestExecFirstChunkThenCancel(t *testing.T) {
 	pidFile := filepath.Join(t.TempDir(), "pid")
 	cmd := "sleep 30 & echo $! > " + pidFile + "; printf '1\\n'; wait"
 	srv := execServer(t, Config{Command: cmd, Chunk: []byte("\n"), Grace: 200 * time.Millisecond})
-	c := newClient(t, srv.url, a2a.TransportProtocolHTTPJSON)
+	c := servetest.NewClient(t, srv.URL, a2a.TransportProtocolHTTPJSON)
 	ctx := context.Background()
 	var taskID a2a.TaskID
 	var got []string
 	var final a2a.TaskState
-	for ev, err := range c.SendStreamingMessage(ctx, textMessage("x")) {
+	for ev, err := range c.SendStreamingMessage(ctx, servetest.TextMessage("x")) {
 		if err != nil {
 			t.Fatalf("stream: %v", err)
 		}
@@ -204,7 +205,7 @@ func TestExecFirstChunkThenCancel(t *testing.T) {
 		case *a2a.Task:
 			taskID = v.ID
 		case *a2a.TaskArtifactUpdateEvent:
-			got = append(got, partsText(v.Artifact.Parts))
+			got = append(got, servetest.PartsText(v.Artifact.Parts))
 			if len(got) == 1 {
 				start := time.Now()
 				task, err := c.CancelTask(ctx, &a2a.CancelTaskRequest{ID: taskID})
@@ -235,11 +236,11 @@ func TestExecMaxConcurrentFIFO(t *testing.T) {
 	dir := t.TempDir()
 	order := filepath.Join(dir, "order")
 	srv := execServer(t, Config{Command: "cat >> " + order, MaxConcurrent: 1})
-	c := newClient(t, srv.url, a2a.TransportProtocolHTTPJSON)
+	c := servetest.NewClient(t, srv.URL, a2a.TransportProtocolHTTPJSON)
 	ctx := context.Background()
 	var ids []a2a.TaskID
 	for i := range 5 {
-		req := textMessage(strconv.Itoa(i))
+		req := servetest.TextMessage(strconv.Itoa(i))
 		req.Config = &a2a.SendMessageConfig{ReturnImmediately: true}
 		res, err := c.SendMessage(ctx, req)
 		if err != nil {
@@ -272,17 +273,17 @@ func TestShutdownEndsStreamAndKillsProcess(t *testing.T) {
 	pidFile := filepath.Join(t.TempDir(), "pid")
 	cmd := "sleep 30 & echo $! > " + pidFile + "; printf 'go\\n'; wait"
 	srv := execServer(t, Config{Command: cmd, Chunk: []byte("\n"), Grace: 200 * time.Millisecond})
-	c := newClient(t, srv.url, a2a.TransportProtocolJSONRPC)
+	c := servetest.NewClient(t, srv.URL, a2a.TransportProtocolJSONRPC)
 	var final a2a.TaskState
 	shutdownErr := make(chan error, 1)
-	for ev, err := range c.SendStreamingMessage(context.Background(), textMessage("x")) {
+	for ev, err := range c.SendStreamingMessage(context.Background(), servetest.TextMessage("x")) {
 		if err != nil {
 			t.Fatalf("stream: %v", err)
 		}
 		switch v := ev.(type) {
 		case *a2a.TaskArtifactUpdateEvent:
-			if partsText(v.Artifact.Parts) == "go\n" {
-				go func() { shutdownErr <- srv.shutdown() }()
+			if servetest.PartsText(v.Artifact.Parts) == "go\n" {
+				go func() { shutdownErr <- srv.Shutdown() }()
 			}
 		case *a2a.TaskStatusUpdateEvent:
 			final = v.Status.State

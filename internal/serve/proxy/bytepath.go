@@ -14,7 +14,8 @@ import (
 // bytePath forwards HTTP requests to the upstream byte for byte, without decoding them into a2a
 // types: an A2A call on a front binding whose binding and protocol version the upstream also
 // serves goes to that upstream interface, the development tool's own paths (the Gemini server's
-// GET /listCommands, POST /executeCommand) go to the upstream's origin, and anything else is
+// GET /listCommands, POST /executeCommand) go to the upstream's origin without the operator's credentials (--auth and
+// --svc-param are for the A2A endpoints the upstream's card names, not for whatever else runs at its origin), and anything else is
 // answered 404 here (Unrouted): the operator's credentials reach no other path of the upstream. Unknown fields,
 // extension metadata and custom endpoints survive; it costs a fraction of the decoding path.
 // Everything else (other bindings or versions, the card, calls while recording) goes to next,
@@ -153,7 +154,7 @@ func (f *bytePath) rewrite(pr *httputil.ProxyRequest) {
 	if body := c.body; body != nil {
 		pr.Out.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
 	}
-	f.p.policy.forward(pr.Out.Header, pr.In.Header)
+	f.p.policy.forward(pr.Out.Header, pr.In.Header, c.front.Kind == A2A)
 }
 
 // modifyResponse puts a scanner on the answer: always on a stream (a failing upstream must end it

@@ -22,7 +22,9 @@ import (
 //   - Credentials: the caller's Authorization unless the proxy injects its own (--auth); the
 //     configured headers (--svc-param, --auth) replace the caller's values of the same names,
 //     except A2A-Extensions, whose values are added (on the decoding path the upstream client
-//     injects them).
+//     injects them). They go only with A2A calls: the development tool's paths at the upstream's
+//     origin (GET /listCommands, POST /executeCommand) get none of them, nor the caller's
+//     Authorization when the proxy injects its own.
 //   - Representation: Content-Type, Content-Encoding, Accept, Accept-Encoding and A2A-Version
 //     describe the body and the protocol version it is written in. The byte path forwards the
 //     caller's body, so it forwards the caller's; the decoding path sends a body its client
@@ -88,8 +90,9 @@ func connectionNamed(values []string) map[string]bool {
 
 // forward applies the policy to out, the byte path's outgoing request headers, which start as a
 // copy of in, the caller's (net/http's ReverseProxy has already removed the hop-by-hop headers it
-// knows and the Forwarded ones, which the policy forwards).
-func (h headerPolicy) forward(out, in http.Header) {
+// knows and the Forwarded ones, which the policy forwards). a2aCall says whether the request is an
+// A2A call: only those carry the configured headers.
+func (h headerPolicy) forward(out, in http.Header, a2aCall bool) {
 	named := connectionNamed(in["Connection"])
 	for k := range out {
 		if h.never(k, named) {
@@ -100,6 +103,12 @@ func (h headerPolicy) forward(out, in http.Header) {
 		if v, ok := in[k]; ok && !named[k] {
 			out[k] = slices.Clone(v)
 		}
+	}
+	if !a2aCall {
+		for k := range h.set {
+			delete(out, k) // the caller's value of a configured name is no more the upstream's than ours
+		}
+		return
 	}
 	for k, v := range h.set {
 		if k == extensionsHeader {

@@ -12,15 +12,16 @@ import (
 
 	"github.com/a2acli/a2a/internal/serve"
 	"github.com/a2acli/a2a/internal/serve/proxy"
+	"github.com/a2acli/a2a/internal/serve/servetest"
 )
 
 // TestRecordConcurrent records concurrent calls into one writer: every line stays whole, and each
 // call contributes its user line and its events.
 func TestRecordConcurrent(t *testing.T) {
 	t.Parallel()
-	var buf syncBuffer
+	var buf servetest.SyncBuffer
 	srv := startServer(t, serve.Config{Backend: Record(serve.Echo(), &buf), Quiet: true})
-	c := newClient(t, srv.url, a2a.TransportProtocolHTTPJSON)
+	c := servetest.NewClient(t, srv.URL, a2a.TransportProtocolHTTPJSON)
 	const calls = 8
 	var wg sync.WaitGroup
 	for i := range calls {
@@ -28,10 +29,10 @@ func TestRecordConcurrent(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			if i%2 == 0 {
-				_, _ = collect(t, c.SendStreamingMessage(context.Background(), textMessage("s")))
+				_, _ = servetest.Collect(t, c.SendStreamingMessage(context.Background(), servetest.TextMessage("s")))
 				return
 			}
-			if _, err := c.SendMessage(context.Background(), textMessage("m")); err != nil {
+			if _, err := c.SendMessage(context.Background(), servetest.TextMessage("m")); err != nil {
 				t.Errorf("SendMessage() = %v", err)
 			}
 		}()
@@ -61,10 +62,10 @@ func TestRecordConcurrent(t *testing.T) {
 func TestProxyFastRecordUsesEvents(t *testing.T) {
 	t.Parallel()
 	up := startServer(t, serve.Config{Backend: serve.Echo(), Quiet: true})
-	var rec syncBuffer
-	px := startServer(t, serve.Config{Backend: Record(proxy.New(proxy.Config{Connect: connector(up.url)}), &rec), Quiet: true})
-	c := newClient(t, px.url, a2a.TransportProtocolHTTPJSON)
-	if _, err := c.SendMessage(context.Background(), textMessage("r")); err != nil {
+	var rec servetest.SyncBuffer
+	px := startServer(t, serve.Config{Backend: Record(proxy.New(proxy.Config{Connect: servetest.Connector(up.URL)}), &rec), Quiet: true})
+	c := servetest.NewClient(t, px.URL, a2a.TransportProtocolHTTPJSON)
+	if _, err := c.SendMessage(context.Background(), servetest.TextMessage("r")); err != nil {
 		t.Fatalf("SendMessage() = %v", err)
 	}
 	if n := strings.Count(rec.String(), "\n"); n != 2 {

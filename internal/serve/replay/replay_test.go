@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/a2acli/a2a/internal/serve"
+	"github.com/a2acli/a2a/internal/serve/servetest"
 )
 
 func loadRecording(t testing.TB, name string) *Recording {
@@ -106,7 +107,7 @@ func TestMatchesUser(t *testing.T) {
 	}
 }
 
-func startReplay(t *testing.T, cfg Config, names ...string) *testServer {
+func startReplay(t *testing.T, cfg Config, names ...string) *servetest.Server {
 	t.Helper()
 	for _, n := range names {
 		cfg.Recordings = append(cfg.Recordings, loadRecording(t, n))
@@ -149,7 +150,7 @@ func answer(task a2a.TaskID, d map[string]any) *a2a.SendMessageRequest {
 func TestReplayBranches(t *testing.T) {
 	t.Parallel()
 	srv := startReplay(t, Config{}, "gemini-approve-write.jsonl", "gemini-reject-write.jsonl")
-	c := newClient(t, srv.url, a2a.TransportProtocolHTTPJSON)
+	c := servetest.NewClient(t, srv.URL, a2a.TransportProtocolHTTPJSON)
 	ctx := context.Background()
 	cases := []struct {
 		outcome string
@@ -159,7 +160,7 @@ func TestReplayBranches(t *testing.T) {
 		{"cancel", []string{"cancelled"}},
 	}
 	for _, tc := range cases {
-		evs, err := collect(t, c.SendStreamingMessage(ctx, textMessage("Please write hello.txt")))
+		evs, err := servetest.Collect(t, c.SendStreamingMessage(ctx, servetest.TextMessage("Please write hello.txt")))
 		if err != nil {
 			t.Fatalf("stream turn 1: %v", err)
 		}
@@ -170,7 +171,7 @@ func TestReplayBranches(t *testing.T) {
 		if task.ID == "2f3e8b71-016c-4129-9556-c47975dacc68" || evs[1].TaskInfo().TaskID != task.ID {
 			t.Fatalf("ids not rewritten: task %s, event %s", task.ID, evs[1].TaskInfo().TaskID)
 		}
-		evs, err = collect(t, c.SendStreamingMessage(ctx, answer(task.ID, gemini("write_file-1795324972793-a995cfc9dfd04", tc.outcome))))
+		evs, err = servetest.Collect(t, c.SendStreamingMessage(ctx, answer(task.ID, gemini("write_file-1795324972793-a995cfc9dfd04", tc.outcome))))
 		if err != nil {
 			t.Fatalf("stream answer %s: %v", tc.outcome, err)
 		}
@@ -189,8 +190,8 @@ func TestReplayUnmatched(t *testing.T) {
 	for _, asError := range []bool{false, true} {
 		// The connection rule is off: a pooled connection closed between the two calls would abort the turn instead.
 		srv := startReplay(t, Config{UnmatchedError: asError, ConnectionRule: "off"}, "gemini-approve-write.jsonl")
-		c := newClient(t, srv.url, a2a.TransportProtocolHTTPJSON)
-		evs, err := collect(t, c.SendStreamingMessage(context.Background(), textMessage("go")))
+		c := servetest.NewClient(t, srv.URL, a2a.TransportProtocolHTTPJSON)
+		evs, err := servetest.Collect(t, c.SendStreamingMessage(context.Background(), servetest.TextMessage("go")))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -201,7 +202,7 @@ func TestReplayUnmatched(t *testing.T) {
 			wait = 30 * time.Second
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), wait)
-		evs, err = collect(t, c.SendStreamingMessage(ctx, answer(id, map[string]any{"tool_call_id": "x", "selected_option_id": "proceed_once"})))
+		evs, err = servetest.Collect(t, c.SendStreamingMessage(ctx, answer(id, map[string]any{"tool_call_id": "x", "selected_option_id": "proceed_once"})))
 		cancel()
 		switch {
 		case len(evs) != 0:
@@ -222,9 +223,9 @@ func TestReplaySpeed(t *testing.T) {
 	}
 	// 3 s of recorded time in turn 1 at 30x: about 100 ms.
 	srv := startServer(t, serve.Config{Backend: New(Config{Recordings: []*Recording{rec}, Speed: 30}), Quiet: true})
-	c := newClient(t, srv.url, a2a.TransportProtocolHTTPJSON)
+	c := servetest.NewClient(t, srv.URL, a2a.TransportProtocolHTTPJSON)
 	start := time.Now()
-	evs, err := collect(t, c.SendStreamingMessage(context.Background(), textMessage("x")))
+	evs, err := servetest.Collect(t, c.SendStreamingMessage(context.Background(), servetest.TextMessage("x")))
 	took := time.Since(start)
 	if err != nil || len(evs) != 4 {
 		t.Fatalf("stream = %d events, %v; want 4", len(evs), err)

@@ -1,12 +1,13 @@
 // Package servetest holds what the tests of serve and of its backends share: a server run in-process on a free
 // loopback port and stopped with the test, a2a-go clients connected to it on a chosen transport, and small
 // helpers for messages, streams and logs. It is imported only from tests; it imports no package of this
-// repository but syncbuf (the log a server writes while a test reads it): serve's own internal tests use it too,
-// so the server to run is handed in as a function.
+// repository but syncbuf (the log a server writes while a test reads it) and store/pgtest (a PostgreSQL of a
+// test's own): serve's own internal tests use it too, so the server to run is handed in as a function.
 package servetest
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync"
 	"testing"
@@ -19,6 +20,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
+	"github.com/a2acli/a2a/internal/store/pgtest"
 	"github.com/a2acli/a2a/internal/syncbuf"
 )
 
@@ -152,4 +154,44 @@ func PartsText(parts a2a.ContentParts) string {
 		b.WriteString(p.Text())
 	}
 	return b.String()
+}
+
+// AllTransports are the three bindings, for a server that serves them all.
+var AllTransports = []a2a.TransportProtocol{a2a.TransportProtocolHTTPJSON, a2a.TransportProtocolJSONRPC, a2a.TransportProtocolGRPC}
+
+// ErrorIs is errors.Is of a non-nil err.
+func ErrorIs(err, target error) bool { return err != nil && errors.Is(err, target) }
+
+// Connector connects to the agent at url as the CLI's client factory does: the card resolved, gRPC in plaintext (a
+// proxy backend's Connect).
+func Connector(url string) func(ctx context.Context) (*a2aclient.Client, *a2a.AgentCard, error) {
+	return func(ctx context.Context) (*a2aclient.Client, *a2a.AgentCard, error) {
+		card, err := agentcard.DefaultResolver.Resolve(ctx, url)
+		if err != nil {
+			return nil, nil, err
+		}
+		c, err := a2aclient.NewFromCard(ctx, card, InsecureGRPC)
+		if err != nil {
+			return nil, nil, err
+		}
+		return c, card, nil
+	}
+}
+
+// OwnPostgres starts a PostgreSQL server of the test's own, one it may stop and start, closed when the test ends,
+// and returns it with the URL of a fresh database on it. Without PostgreSQL binaries it skips the test (CI=1 makes
+// that a failure).
+func OwnPostgres(t testing.TB) (*pgtest.Server, string) {
+	t.Helper()
+	srv, stop, err := pgtest.Main()
+	if err != nil {
+		t.Fatal("start PostgreSQL: ", err)
+	}
+	pgtest.Need(t, srv)
+	t.Cleanup(stop)
+	db, err := srv.NewDB()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv, db
 }

@@ -81,6 +81,10 @@ func ShortState(s a2a.TaskState) string {
 	return short
 }
 
+// PartOverhead is what the store counts for each part, message and artifact it keeps besides the payload, against
+// SetMaxArtifactBytes and SetMaxTaskBytes.
+const PartOverhead = partOverhead
+
 // TruncatedKey is the metadata key of an artifact (or history message) some of whose bytes were not
 // kept: its value is the number of bytes dropped.
 const TruncatedKey = truncatedKey

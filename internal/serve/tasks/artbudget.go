@@ -100,10 +100,24 @@ func partsSize(ps []*a2a.Part) int64 {
 	return n
 }
 
+// messageCost is what a message kept costs: its parts' payload and partOverhead for each part and for the message.
+func messageCost(m *a2a.Message) int64 {
+	if m == nil {
+		return 0
+	}
+	return partsSize(m.Parts) + partOverhead*int64(len(m.Parts)+1)
+}
+
+// artifactCost is what an artifact kept costs, counted as messageCost counts a message.
+func artifactCost(a *a2a.Artifact) int64 {
+	return partsSize(a.Parts) + partOverhead*int64(len(a.Parts)+1)
+}
+
+// artifactsSize is what a task's artifacts cost together (artifactCost): record.artBytes.
 func artifactsSize(as []*a2a.Artifact) int64 {
 	var n int64
 	for _, a := range as {
-		n += partsSize(a.Parts)
+		n += artifactCost(a)
 	}
 	return n
 }
@@ -112,13 +126,15 @@ func artifactsSize(as []*a2a.Artifact) int64 {
 // the budget. Appended parts are added to the stored artifact without copying what is already there.
 func (s *Store) applyArtifact(r *record, ev *a2a.TaskArtifactUpdateEvent) {
 	t := r.task
-	added := partsSize(ev.Artifact.Parts)
 	i := slices.IndexFunc(t.Artifacts, func(a *a2a.Artifact) bool { return a.ID == ev.Artifact.ID })
 	if i >= 0 && ev.Append {
 		a := t.Artifacts[i]
+		before := len(a.Parts)
 		for _, p := range ev.Artifact.Parts {
 			a.Parts = appendPart(a.Parts, p)
 		}
+		// appendPart may join parts: what is kept is the payload and the overhead of the parts really added.
+		added := partsSize(ev.Artifact.Parts) + partOverhead*int64(len(a.Parts)-before)
 		if ev.Artifact.Metadata != nil {
 			if a.Metadata == nil {
 				a.Metadata = map[string]any{}
@@ -135,28 +151,45 @@ func (s *Store) applyArtifact(r *record, ev *a2a.TaskArtifactUpdateEvent) {
 	a.Parts = slices.Clone(ev.Artifact.Parts)
 	a.Metadata = maps.Clone(ev.Artifact.Metadata)
 	if i >= 0 {
-		r.artBytes -= partsSize(t.Artifacts[i].Parts)
+		r.artBytes -= artifactCost(t.Artifacts[i])
 		t.Artifacts[i] = &a
 	} else {
 		t.Artifacts = append(t.Artifacts, &a)
 	}
-	r.artBytes += added
+	r.artBytes += artifactCost(&a)
 	s.trimLocked(r, &a)
 }
 
-// trimLocked drops the oldest parts of a, the artifact that just grew, while r's task holds more artifact
-// bytes than the budget, and counts them in a's metadata. The dropped slots are cleared, so the parts can be
-// collected at once; the slice's backing array is replaced on a later growth.
+// trimLocked keeps r's task within the budget after a, one of its artifacts, grew: while the task holds more than
+// maxArtifacts artifacts, or they cost more than the budget (artifactCost: payload and overhead), the oldest other
+// artifacts are dropped first (the task's metadata counts them), then the oldest parts of a (a's metadata counts
+// their bytes). The dropped slots are cleared, so the parts can be collected at once; the slice's backing array is
+// replaced on a later growth.
 func (s *Store) trimLocked(r *record, a *a2a.Artifact) {
-	over := func(n int, dropped int64) bool {
-		return len(a.Parts)-n > maxStoredParts || (s.maxArtifactBytes > 0 && r.artBytes-dropped > s.maxArtifactBytes)
+	overBudget := func(dropped int64) bool { return s.maxArtifactBytes > 0 && r.artBytes-dropped > s.maxArtifactBytes }
+	t := r.task
+	gone := 0
+	for i := 0; i < len(t.Artifacts) && (len(t.Artifacts) > maxArtifacts || overBudget(0)); {
+		if t.Artifacts[i] == a {
+			i++
+			continue
+		}
+		r.artBytes -= artifactCost(t.Artifacts[i])
+		t.Artifacts = slices.Delete(t.Artifacts, i, i+1)
+		gone++
 	}
+	if gone > 0 {
+		countDropped(t, artifactsDroppedKey, int64(gone))
+	}
+	over := func(n int, dropped int64) bool { return len(a.Parts)-n > maxStoredParts || overBudget(dropped) }
 	if !over(0, 0) {
 		return
 	}
-	n, dropped := 0, int64(0)
+	n, dropped, payload := 0, int64(0), int64(0)
 	for n < len(a.Parts)-1 && over(n, dropped) {
-		dropped += partSize(a.Parts[n])
+		size := partSize(a.Parts[n])
+		payload += size
+		dropped += size + partOverhead
 		n++
 	}
 	if n == 0 {
@@ -169,28 +202,46 @@ func (s *Store) trimLocked(r *record, a *a2a.Artifact) {
 		a.Metadata = map[string]any{}
 	}
 	prev, _ := a.Metadata[truncatedKey].(int64)
-	a.Metadata[truncatedKey] = prev + dropped
+	a.Metadata[truncatedKey] = prev + payload
 }
 
-// historyMessage is msg as the task's history keeps it: within maxArtifactBytes, parts past the budget replaced by a
-// note of their size, so that a large request cannot pin its bytes in memory for as long as the task is kept. The
-// turn itself still gets the whole message.
+// historyMessage is msg as the task's history keeps it: within maxArtifactBytes (messageCost: payload and overhead),
+// parts past the budget replaced by a note of their number and size (one note for each run of them), so that a large
+// request, or one of many tiny parts, cannot pin its bytes in memory for as long as the task is kept. The turn itself
+// still gets the whole message.
 func (s *Store) historyMessage(msg *a2a.Message) *a2a.Message {
-	if s.maxArtifactBytes <= 0 || partsSize(msg.Parts) <= s.maxArtifactBytes {
+	if s.maxArtifactBytes <= 0 || messageCost(msg) <= s.maxArtifactBytes {
 		return msg
 	}
 	c := *msg
-	c.Parts = make(a2a.ContentParts, len(msg.Parts))
-	var used, dropped int64
-	for i, p := range msg.Parts {
+	c.Parts = nil
+	type run struct {
+		at           int // its note's index in c.Parts
+		parts, bytes int64
+	}
+	var runs []run
+	used, dropped := int64(partOverhead), int64(0)
+	for _, p := range msg.Parts {
 		n := partSize(p)
-		if used+n <= s.maxArtifactBytes {
-			c.Parts[i] = p
-			used += n
+		if used+n+partOverhead <= s.maxArtifactBytes {
+			c.Parts = append(c.Parts, p)
+			used += n + partOverhead
 			continue
 		}
-		c.Parts[i] = a2a.NewTextPart(fmt.Sprintf("[%d bytes not kept: over the server's --max-artifact-bytes]", n))
 		dropped += n
+		if len(runs) == 0 || runs[len(runs)-1].at != len(c.Parts)-1 {
+			runs = append(runs, run{at: len(c.Parts)})
+			c.Parts = append(c.Parts, nil)
+		}
+		runs[len(runs)-1].parts++
+		runs[len(runs)-1].bytes += n
+	}
+	for _, r := range runs {
+		note := fmt.Sprintf("[%d bytes not kept: over the server's --max-artifact-bytes]", r.bytes)
+		if r.parts > 1 {
+			note = fmt.Sprintf("[%d parts, %d bytes not kept: over the server's --max-artifact-bytes]", r.parts, r.bytes)
+		}
+		c.Parts[r.at] = a2a.NewTextPart(note)
 	}
 	c.Metadata = maps.Clone(msg.Metadata)
 	if c.Metadata == nil {

@@ -24,6 +24,7 @@ func streamParts(s *Store, r *record, first string, chunks ...string) {
 
 func TestArtifactBudget(t *testing.T) {
 	t.Parallel()
+	const o = partOverhead
 	tests := []struct {
 		name          string
 		budget        int64
@@ -32,11 +33,13 @@ func TestArtifactBudget(t *testing.T) {
 		want          []string
 		wantTruncated any // nil: no metadata entry
 	}{
-		{"within budget", 10, "ab", []string{"cd", "ef"}, []string{"ab", "cd", "ef"}, nil},
-		{"exactly at budget", 6, "ab", []string{"cd", "ef"}, []string{"ab", "cd", "ef"}, nil},
-		{"oldest parts dropped", 5, "ab", []string{"cd", "ef", "gh"}, []string{"ef", "gh"}, int64(4)},
-		{"newest part kept when alone too big", 3, "ab", []string{"cdefgh"}, []string{"cdefgh"}, int64(2)},
-		{"first part alone too big", 3, "abcdef", nil, []string{"abcdef"}, nil},
+		// A budget counts the payload and partOverhead for each part and for the artifact.
+		{"within budget", 10 + 4*o, "ab", []string{"cd", "ef"}, []string{"ab", "cd", "ef"}, nil},
+		{"exactly at budget", 6 + 4*o, "ab", []string{"cd", "ef"}, []string{"ab", "cd", "ef"}, nil},
+		{"oldest parts dropped", 5 + 3*o, "ab", []string{"cd", "ef", "gh"}, []string{"ef", "gh"}, int64(4)},
+		{"overhead counted", 4 + 5*o, "a", []string{"b", "c", "d", "e", "f"}, []string{"c", "d", "e", "f"}, int64(2)},
+		{"newest part kept when alone too big", 3 + 2*o, "ab", []string{"cdefgh"}, []string{"cdefgh"}, int64(2)},
+		{"first part alone too big", 3 + 2*o, "abcdef", nil, []string{"abcdef"}, nil},
 		{"no bound", -1, "ab", []string{strings.Repeat("x", 100)}, []string{"ab", strings.Repeat("x", 100)}, nil},
 	}
 	for _, tt := range tests {
@@ -63,8 +66,8 @@ func TestArtifactBudget(t *testing.T) {
 			if got := got.Artifacts[0].Metadata[truncatedKey]; got != tt.wantTruncated {
 				t.Errorf("metadata[%q] = %v, want %v", truncatedKey, got, tt.wantTruncated)
 			}
-			if want := partsSize(r.task.Artifacts[0].Parts); r.artBytes != want {
-				t.Errorf("artBytes = %d, want %d (the stored parts)", r.artBytes, want)
+			if want := artifactsSize(r.task.Artifacts); r.artBytes != want {
+				t.Errorf("artBytes = %d, want %d (what the stored parts cost)", r.artBytes, want)
 			}
 		})
 	}
@@ -74,7 +77,7 @@ func TestArtifactBudget(t *testing.T) {
 func TestArtifactBudgetReplace(t *testing.T) {
 	t.Parallel()
 	s := NewStore(0, 0, nil)
-	s.maxArtifactBytes = 8
+	s.maxArtifactBytes = 8 + 3*partOverhead
 	r, err := s.insert(&a2a.Task{ID: "t", ContextID: "c", Status: a2a.TaskStatus{State: a2a.TaskStateWorking}})
 	if err != nil {
 		t.Fatal(err)
@@ -96,8 +99,8 @@ func TestArtifactBudgetReplace(t *testing.T) {
 	if diff := cmp.Diff([]string{"xy", "123456"}, []string{got.Artifacts[0].Parts[0].Text(), got.Artifacts[0].Parts[1].Text()}); diff != "" {
 		t.Errorf("parts mismatch (-want +got):\n%s", diff)
 	}
-	if r.artBytes != 8 {
-		t.Errorf("artBytes = %d, want 8", r.artBytes)
+	if r.artBytes != 8+3*partOverhead {
+		t.Errorf("artBytes = %d, want %d", r.artBytes, 8+3*partOverhead)
 	}
 }
 
@@ -159,7 +162,7 @@ func TestArtifactCoalesce(t *testing.T) {
 	if got.Artifacts[0].Metadata[truncatedKey] == nil {
 		t.Error("no count of the dropped bytes")
 	}
-	if want := partsSize(r.task.Artifacts[0].Parts); r.artBytes != want {
-		t.Errorf("artBytes = %d, want %d (the stored parts)", r.artBytes, want)
+	if want := artifactsSize(r.task.Artifacts); r.artBytes != want {
+		t.Errorf("artBytes = %d, want %d (what the stored parts cost)", r.artBytes, want)
 	}
 }

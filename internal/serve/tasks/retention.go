@@ -21,21 +21,12 @@ const defaultMaxTaskBytes = 256 << 20
 // partOverhead is about what a stored part costs besides its payload (the Part, its content's header, its slot).
 const partOverhead = 128
 
-// taskBytes is about what a task keeps in memory: its history's and status message's parts and its artifacts'
-// parts, each counted as its payload and partOverhead.
+// taskBytes is about what a task keeps in memory: its history, status message and artifacts, each counted as its
+// payload and partOverhead a part (messageCost, artifactCost).
 func taskBytes(t *a2a.Task) int64 {
-	n := int64(0)
-	msg := func(m *a2a.Message) {
-		if m != nil {
-			n += partsSize(m.Parts) + partOverhead*int64(len(m.Parts)+1)
-		}
-	}
+	n := messageCost(t.Status.Message) + artifactsSize(t.Artifacts)
 	for _, m := range t.History {
-		msg(m)
-	}
-	msg(t.Status.Message)
-	for _, a := range t.Artifacts {
-		n += partsSize(a.Parts) + partOverhead*int64(len(a.Parts)+1)
+		n += messageCost(m)
 	}
 	return n
 }
@@ -48,6 +39,7 @@ type finishedEntry struct {
 // changedLocked keeps the queue in step after r changed; was says whether r was finished
 // before the change. Called with s.mu held.
 func (s *Store) changedLocked(r *record, was bool) {
+	s.boundHistoryLocked(r)
 	if s.durable != nil {
 		s.durable.touchLocked(r)
 	}

@@ -29,11 +29,16 @@ type record struct {
 	updated time.Time
 	run     *turnRun // non-nil while a turn is running
 	subs    map[*Subscriber]struct{}
-	// artBytes is the payload size of the task's artifacts, kept within Store.maxArtifactBytes by
-	// applyLocked.
+	// artBytes is what the task's artifacts cost (artifactsSize: payload and overhead), kept within
+	// Store.maxArtifactBytes by applyLocked.
 	artBytes int64
-	kept     int64      // what the task keeps (taskBytes) as counted in Store.done while it is finished
-	push     []pushHook // push notification configs (push.go); copy-on-write
+	// histBytes is what the first histCounted messages of the history cost (messageCost), the last of them
+	// histLast: see boundHistoryLocked.
+	histBytes   int64
+	histCounted int
+	histLast    *a2a.Message
+	kept        int64      // what the task keeps (taskBytes) as counted in Store.done while it is finished
+	push        []pushHook // push notification configs (push.go); copy-on-write
 	// With a durable store (durable.go): owner is the replica running the task when that is another one, seq
 	// numbers the task's events, written is what the store was last told.
 	owner   string

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/a2acli/a2a/internal/serve/servetest"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/google/go-cmp/cmp"
 )
@@ -114,10 +115,10 @@ func TestListPagingAndFilters(t *testing.T) {
 	if err != nil || len(resp.Tasks[0].Artifacts) != 1 || len(resp.Tasks[0].History) != 2 {
 		t.Errorf("list(IncludeArtifacts) = %v, %v; want artifacts and full history", resp, err)
 	}
-	if _, err := s.list(&a2a.ListTasksRequest{PageSize: 101}); err == nil || !errorIs(err, a2a.ErrInvalidParams) {
+	if _, err := s.list(&a2a.ListTasksRequest{PageSize: 101}); err == nil || !servetest.ErrorIs(err, a2a.ErrInvalidParams) {
 		t.Errorf("list(PageSize 101) = %v, want ErrInvalidParams", err)
 	}
-	if _, err := s.list(&a2a.ListTasksRequest{PageToken: "!!"}); !errorIs(err, a2a.ErrInvalidParams) {
+	if _, err := s.list(&a2a.ListTasksRequest{PageToken: "!!"}); !servetest.ErrorIs(err, a2a.ErrInvalidParams) {
 		t.Errorf("list(bad token) = %v, want ErrInvalidParams", err)
 	}
 }
@@ -138,7 +139,7 @@ func TestRetention(t *testing.T) {
 		t.Errorf("after MaxTasks (-want +got):\n%s", diff)
 	}
 	clk.advance(2 * time.Minute)
-	if _, err := s.view("new", nil); !errorIs(err, a2a.ErrTaskNotFound) {
+	if _, err := s.view("new", nil); !servetest.ErrorIs(err, a2a.ErrTaskNotFound) {
 		t.Errorf("view(expired) = %v, want ErrTaskNotFound", err)
 	}
 	resp, err = s.list(&a2a.ListTasksRequest{})
