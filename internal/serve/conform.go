@@ -199,11 +199,22 @@ func (w *defaultContentType) Unwrap() http.ResponseWriter { return w.ResponseWri
 // history_length). Keys under metadata and data (free-form structs) are left alone. A body with no such key passes
 // as it came, unparsed.
 func withProtoNames(r *http.Request, rename func(any) any) *http.Request {
-	body, err := io.ReadAll(io.LimitReader(r.Body, 64<<20))
-	r.Body.Close()
+	return withProtoNamesUpTo(r, rename, 64<<20)
+}
+
+// withProtoNamesUpTo is withProtoNames for bodies of at most most bytes; a larger one (--max-request-bytes 0) is
+// passed on as it comes, not renamed.
+func withProtoNamesUpTo(r *http.Request, rename func(any) any, most int) *http.Request {
+	body, err := io.ReadAll(io.LimitReader(r.Body, int64(most)+1))
 	r2 := *r
+	if err != nil || len(body) > most {
+		// What was read, then the rest: the handler reads the body whole, or meets the read's error itself.
+		r2.Body = readCloser{io.MultiReader(bytes.NewReader(body), r.Body), r.Body}
+		return &r2
+	}
+	r.Body.Close()
 	r2.Body = io.NopCloser(bytes.NewReader(body))
-	if err != nil || !hasSnakeKey(body) {
+	if !hasSnakeKey(body) {
 		return &r2
 	}
 	d := json.NewDecoder(bytes.NewReader(body))
@@ -221,6 +232,11 @@ func withProtoNames(r *http.Request, rename func(any) any) *http.Request {
 	r2.Header = r.Header.Clone()
 	r2.Header.Set("Content-Length", strconv.Itoa(len(out)))
 	return &r2
+}
+
+type readCloser struct {
+	io.Reader
+	io.Closer
 }
 
 // hasSnakeKey reports whether body may have an object key with an underscore: a quoted name of letters, digits and

@@ -584,3 +584,19 @@ func TestRPCParamNames(t *testing.T) {
 		}
 	}
 }
+
+// TestProtoNamesLargeBody: a body past the renaming bound reaches the handler whole, as sent; one within it is renamed.
+func TestProtoNamesLargeBody(t *testing.T) {
+	t.Parallel()
+	body := `{"message":{"message_id":"m","parts":[{"text":"` + strings.Repeat("x", 100) + `"}]}}`
+	for most, want := range map[int]string{10: body, 1000: strings.Replace(body, "message_id", "messageId", 1)} {
+		r, err := http.NewRequest(http.MethodPost, "http://127.0.0.1/message:send", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := io.ReadAll(withProtoNamesUpTo(r, jsonNames, most).Body)
+		if err != nil || string(got) != want {
+			t.Errorf("bound %d: body %q, %v; want %q", most, got, err, want)
+		}
+	}
+}
