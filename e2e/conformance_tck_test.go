@@ -65,6 +65,16 @@ var tckDisagreements = []tckDisagreement{
 }
 
 func init() {
+	tckDisagreements = append(tckDisagreements,
+		tckDisagreement{"HTTP_JSON-SVC-001", "http_json", []string{"a2a-js"}, "a2a-js answers HTTP+JSON as " +
+			"application/a2a+json: the TCK wants application/json, as §11.1 says (\"application/json for requests and " +
+			"responses\"); a2a conformance accepts application/a2a+json too, the type of §6's HTTP+JSON examples. The " +
+			"specification says both; the TCK's reading is the stricter."},
+		tckDisagreement{"HTTP_JSON-ERR-001", "http_json", []string{"a2a-js"}, "the same for error answers."},
+		tckDisagreement{"HTTP_JSON-STATUS-001", "http_json", []string{"a2a-js"}, "a request body in text/plain: a2a-js " +
+			"answers 400, the mapping table's ContentTypeNotSupportedError is 415 (§5.4); a2a conformance does not " +
+			"send one over HTTP+JSON. The TCK is right."},
+	)
 	restA2AGo := []string{"a2a-go rest", "broken: rest status"}
 	for _, id := range []string{"CORE-LIST-002", "CORE-LIST-003", "CORE-LIST-004"} {
 		tckDisagreements = append(tckDisagreements, tckDisagreement{id, "http_json", restA2AGo, "a2a-go's REST " +
@@ -282,6 +292,10 @@ func TestConformanceAgreesWithTCK(t *testing.T) {
 		{"a2a-go grpc", func(t *testing.T) string {
 			return testagent.Start(t, testagent.Options{Transport: a2a.TransportProtocolGRPC}).URL
 		}, nil, 15},
+		// a2a-js 1.3.0's express server: its card lists JSON-RPC and HTTP+JSON.
+		{"a2a-js", func(t *testing.T) string {
+			return startNodeServer(t, needA2AJS(t), "server10.mjs", "JSONRPC")
+		}, nil, 40},
 		{"broken: not-found code", func(t *testing.T) string {
 			return wire.Broken(t, testagent.Start(t, testagent.Options{}).URL, wire.BreakNotFoundCode)
 		}, []string{"jsonrpc CORE-GET-002"}, 10},
@@ -437,6 +451,9 @@ func TestConformanceAgreesWithTCK03(t *testing.T) {
 		{"serve --reference rest", "rest", reference("rest"), nil, 5},
 		{"serve --reference grpc", "grpc", reference("grpc"), nil, 5},
 		{"a2a-go 0.3 jsonrpc", "jsonrpc", func(t *testing.T) string { return testagent.Start(t, testagent.Options{V03: true}).URL }, nil, 5},
+		{"a2a-js 0.3 jsonrpc", "jsonrpc", func(t *testing.T) string {
+			return startNodeServer(t, needA2AJS(t), "server03.mjs", "JSONRPC")
+		}, nil, 5},
 		{"broken: not-found code 0.3", "jsonrpc", func(t *testing.T) string {
 			return wire.Broken(t, testagent.Start(t, testagent.Options{V03: true}).URL, wire.BreakNotFoundCode)
 		}, []string{"jsonrpc CORE-GET-002"}, 5},
