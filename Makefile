@@ -4,7 +4,7 @@ BIN     ?= bin/a2a
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X github.com/a2acli/a2a/internal/cli.version=$(VERSION)
 
-.PHONY: all build install test test-short bench fuzz lint vet-fmt cross release-snapshot man docs fmt clean conformance
+.PHONY: all build install test test-short bench fuzz lint vet-fmt cross release-snapshot man docs fmt clean conformance conformance-diff
 
 all: build
 
@@ -29,13 +29,20 @@ test:
 test-short:
 	$(GO) test -short -count=1 ./...
 
-## conformance: the A2A TCK (../shared/conformance/tck, beside the checkout) against serve --echo on every
-## transport and protocol version; fails on a failure conformance/known-failures.txt does not list.
-## PORT_BASE and TCK_WORK pass through to the TCK's runner.
+## conformance: the A2A TCK (../shared/conformance/tck, beside the checkout) against serve --reference on every
+## transport and protocol version; fails on a failure conformance/known-failures.txt does not list. Then the
+## differential (conformance-diff). PORT_BASE and TCK_WORK pass through to the TCK's runner.
 PORT_BASE ?= 18700
 TCK_WORK  ?= /tmp/a2a-tck
 conformance: build
 	PORT_BASE=$(PORT_BASE) TCK_WORK=$(TCK_WORK) ./conformance/run.sh ./$(BIN)
+	$(MAKE) conformance-diff
+
+## conformance-diff: `a2a conformance` and the TCK against the same agents (serve --reference, a2a-go SDK agents,
+## agents broken one MUST at a time); fails where they disagree on a requirement both check (docs/conformance.md).
+conformance-diff:
+	A2A_TCK_RUN=$${TCK_RUN:-$(CURDIR)/../shared/conformance/tck/run.sh} TCK_WORK=$(TCK_WORK) \
+		$(GO) test -count=1 -timeout 30m -run 'TestConformanceAgreesWithTCK' -v ./e2e/
 
 ## bench: the benchmarks named in the issues (start-up, round trips, serve throughput), with the references they
 ## are measured beside, built at exact versions into bin/ref (never part of a2a): hey, the bare HTTP load generator

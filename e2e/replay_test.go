@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"net"
 	"net/http"
 	"os"
@@ -116,15 +117,13 @@ func TestReplayBranchesV1(t *testing.T) {
 		if err != nil || task.Status.State != a2a.TaskStateInputRequired {
 			t.Errorf("GetTask after %s = %v, %v; want input-required", outcome, task, err)
 		}
-		var subscribed []a2a.Event
-		for ev, err := range c.SubscribeToTask(ctx, &a2a.SubscribeToTaskRequest{ID: id}) {
-			if err != nil {
-				t.Fatalf("SubscribeToTask: %v", err)
-			}
-			subscribed = append(subscribed, ev)
-		}
-		if len(subscribed) != 1 || subscribed[0].TaskInfo().TaskID != id {
-			t.Errorf("SubscribeToTask on a waiting task = %v, want its snapshot", subscribed)
+		// A subscription to the waiting task starts with its snapshot and stays open for the turn an answer starts
+		// (§3.1.6); the client leaves after the snapshot.
+		next, stop := iter.Pull2(c.SubscribeToTask(ctx, &a2a.SubscribeToTaskRequest{ID: id}))
+		ev, err, ok := next()
+		stop()
+		if task, isTask := ev.(*a2a.Task); err != nil || !ok || !isTask || task.ID != id || task.Status.State != a2a.TaskStateInputRequired {
+			t.Errorf("SubscribeToTask on a waiting task: first event %v, %v; want its snapshot at input-required", ev, err)
 		}
 	}
 	// An answer no branch expects (the RFC's shape, which the Gemini server ignores) gets no event:

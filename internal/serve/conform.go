@@ -39,7 +39,8 @@ import (
 //     clients that send none are common);
 //   - errors have the codes and statuses of the specification's mapping table (section 5.4) on every binding,
 //     where a2a-go's differ (gRPC UNIMPLEMENTED, REST 409 and 502);
-//   - v0.3 calls are marked (legacyCall) and v0.3 REST bodies and queries may use proto field names;
+//   - v0.3 calls are marked (legacyCall); REST bodies and queries and v1.0 JSON-RPC bodies may use proto field names
+//     (ProtoJSON parsers accept both);
 //   - the agent card carries Cache-Control, ETag and Last-Modified, and answers conditional requests
 //     with 304 Not Modified.
 // The terminal-task rules live in package tasks (storeturn.go), the unary answer to a stream refused
@@ -74,11 +75,15 @@ func conformHTTP(next http.Handler, fronts httpFronts) http.Handler {
 		if fr.key.version == v03Version {
 			r = r.WithContext(tasks.WithLegacyCall(r.Context()))
 		}
-		if fr.key == (frontKey{a2a.TransportProtocolHTTPJSON, v03Version}) {
+		if fr.key.binding == a2a.TransportProtocolHTTPJSON {
 			r = withProtoQuery(r)
-			if hasBody(r) {
-				r = withProtoNames(r)
-			}
+		}
+		switch {
+		case !hasBody(r):
+		case fr.key.binding == a2a.TransportProtocolHTTPJSON:
+			r = withProtoNames(r, jsonNames)
+		case fr.key == frontKey{a2a.TransportProtocolJSONRPC, v1Version}:
+			r = withProtoNames(r, rpcParamNames)
 		}
 		if fr.key == (frontKey{a2a.TransportProtocolJSONRPC, v03Version}) {
 			// a2a-go's v0.3 JSON-RPC handler writes its errors without a content type.
@@ -187,16 +192,29 @@ func (w *defaultContentType) Flush() { _ = http.NewResponseController(w.Response
 // Unwrap lets http.ResponseController reach the underlying writer.
 func (w *defaultContentType) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// withProtoNames gives a v0.3 REST request a body whose proto field names (task_id) are written as their JSON names
-// (taskId). The v0.3 REST binding is ProtoJSON, whose parsers accept both; a2a-go's v0.3 REST handler reads only the
-// JSON names and silently drops the others (the v0.3 TCK sends the proto names). Keys under metadata and data (free-form
-// structs) are left alone.
-func withProtoNames(r *http.Request) *http.Request {
-	body, err := io.ReadAll(io.LimitReader(r.Body, 64<<20))
-	r.Body.Close()
+// withProtoNames gives a REST (v0.3, v1.0) or v1.0 JSON-RPC request a body whose proto field names (task_id,
+// history_length) are written as their JSON names (taskId, historyLength). Those bodies are ProtoJSON, whose parsers
+// accept both names (a2a-js 1.x's and a2a-python's servers do); a2a-go's handlers read only the JSON names and
+// silently drop the others, which the TCK's clients send (the v0.3 REST client, the v1.0 JSON-RPC client's
+// history_length). Keys under metadata and data (free-form structs) are left alone. A body with no such key passes
+// as it came, unparsed.
+func withProtoNames(r *http.Request, rename func(any) any) *http.Request {
+	return withProtoNamesUpTo(r, rename, 64<<20)
+}
+
+// withProtoNamesUpTo is withProtoNames for bodies of at most most bytes; a larger one (--max-request-bytes 0) is
+// passed on as it comes, not renamed.
+func withProtoNamesUpTo(r *http.Request, rename func(any) any, most int) *http.Request {
+	body, err := io.ReadAll(io.LimitReader(r.Body, int64(most)+1))
 	r2 := *r
+	if err != nil || len(body) > most {
+		// What was read, then the rest: the handler reads the body whole, or meets the read's error itself.
+		r2.Body = readCloser{io.MultiReader(bytes.NewReader(body), r.Body), r.Body}
+		return &r2
+	}
+	r.Body.Close()
 	r2.Body = io.NopCloser(bytes.NewReader(body))
-	if err != nil || !bytes.Contains(body, []byte("_")) {
+	if !hasSnakeKey(body) {
 		return &r2
 	}
 	d := json.NewDecoder(bytes.NewReader(body))
@@ -205,7 +223,7 @@ func withProtoNames(r *http.Request) *http.Request {
 	if d.Decode(&v) != nil {
 		return &r2
 	}
-	out, err := json.Marshal(jsonNames(v))
+	out, err := json.Marshal(rename(v))
 	if err != nil {
 		return &r2
 	}
@@ -214,6 +232,46 @@ func withProtoNames(r *http.Request) *http.Request {
 	r2.Header = r.Header.Clone()
 	r2.Header.Set("Content-Length", strconv.Itoa(len(out)))
 	return &r2
+}
+
+type readCloser struct {
+	io.Reader
+	io.Closer
+}
+
+// hasSnakeKey reports whether body may have an object key with an underscore: a quoted name of letters, digits and
+// underscores, one at least, followed by a colon. A match inside a string value only costs the rewrite, which leaves
+// values as they are.
+func hasSnakeKey(body []byte) bool {
+	word := func(c byte) bool {
+		return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+	}
+	for i := 0; i < len(body); {
+		j := bytes.IndexByte(body[i:], '_')
+		if j < 0 {
+			return false
+		}
+		j += i
+		start := j
+		for start > 0 && word(body[start-1]) {
+			start--
+		}
+		end := j
+		for end < len(body) && word(body[end]) {
+			end++
+		}
+		if start > 0 && body[start-1] == '"' && end < len(body) && body[end] == '"' {
+			k := end + 1
+			for k < len(body) && (body[k] == ' ' || body[k] == '\t' || body[k] == '\n' || body[k] == '\r') {
+				k++
+			}
+			if k < len(body) && body[k] == ':' {
+				return true
+			}
+		}
+		i = end
+	}
+	return false
 }
 
 // withProtoQuery does the same for query parameters (history_length -> historyLength): HTTP transcoding accepts both.
@@ -233,6 +291,28 @@ func withProtoQuery(r *http.Request) *http.Request {
 	u.RawQuery = q.Encode()
 	r2.URL = &u
 	return &r2
+}
+
+// rpcParamNames is jsonNames for the params of a JSON-RPC call of an A2A method; another method's (an agent's own
+// extension, say, which a proxy or a recording passes on) keeps its names as sent.
+func rpcParamNames(v any) any {
+	call, ok := v.(map[string]any)
+	if !ok {
+		return v
+	}
+	if m, _ := call["method"].(string); a2aRPCMethods[m] {
+		if p, ok := call["params"]; ok {
+			call["params"] = jsonNames(p)
+		}
+	}
+	return call
+}
+
+// a2aRPCMethods are the JSON-RPC methods of A2A v1.0.
+var a2aRPCMethods = map[string]bool{
+	"SendMessage": true, "SendStreamingMessage": true, "GetTask": true, "ListTasks": true, "CancelTask": true,
+	"SubscribeToTask": true, "CreateTaskPushNotificationConfig": true, "GetTaskPushNotificationConfig": true,
+	"ListTaskPushNotificationConfigs": true, "DeleteTaskPushNotificationConfig": true, "GetExtendedAgentCard": true,
 }
 
 func jsonNames(v any) any {

@@ -486,3 +486,118 @@ func TestTaskNotCancelable(t *testing.T) {
 		t.Errorf("a2a-go CancelTask = %v, want TaskNotCancelableError", err)
 	}
 }
+
+// TestV1ProtoNames: the v1.0 JSON-RPC and REST bodies are ProtoJSON, whose parsers accept a field's proto name
+// (history_length, message_id) as well as its JSON name (historyLength), as a2a-js 1.x's and a2a-python's servers do:
+// the v1.0 TCK's JSON-RPC client sends GetTask's history_length. REST queries take both names too. A name already
+// given in camelCase wins, and metadata keeps its keys as sent.
+func TestV1ProtoNames(t *testing.T) {
+	t.Parallel()
+	srv := startServer(t, Config{Quiet: true, Transports: allTransports})
+	hdr := map[string]string{"Content-Type": jsonCT}
+	st, _, body := rawPost(t, srv.url+"/message:send", `{"message":{"message_id":"m-proto","context_id":"c-proto","role":"ROLE_USER","parts":[{"text":"hi"}],"metadata":{"a_b":1}}}`, hdr)
+	var sent struct {
+		Task struct {
+			ID        string `json:"id"`
+			ContextID string `json:"contextId"`
+			History   []struct {
+				MessageID string         `json:"messageId"`
+				Metadata  map[string]any `json:"metadata"`
+			} `json:"history"`
+		} `json:"task"`
+	}
+	if st != http.StatusOK || json.Unmarshal(body, &sent) != nil || sent.Task.ContextID != "c-proto" || len(sent.Task.History) == 0 ||
+		sent.Task.History[0].MessageID != "m-proto" || sent.Task.History[0].Metadata["a_b"] == nil {
+		t.Fatalf("REST send with proto names: HTTP %d %s; want context c-proto, message m-proto with metadata a_b", st, body)
+	}
+	id := sent.Task.ID
+	historyLen := func(body []byte, rpc bool) int {
+		var task struct {
+			History []json.RawMessage `json:"history"`
+		}
+		if rpc {
+			var env struct {
+				Result json.RawMessage `json:"result"`
+			}
+			if json.Unmarshal(body, &env) != nil {
+				return -1
+			}
+			body = env.Result
+		}
+		if json.Unmarshal(body, &task) != nil {
+			return -1
+		}
+		return len(task.History)
+	}
+	// Without a limit the history comes back: a limit of 0 below is read, not a default.
+	st, _, body = rawPost(t, srv.url+"/jsonrpc", `{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"`+id+`"}}`, hdr)
+	if n := historyLen(body, true); st != http.StatusOK || n < 1 {
+		t.Fatalf("JSON-RPC GetTask without a limit: %d history entries, want some: %s", n, body)
+	}
+	for _, p := range []string{`"historyLength":0`, `"history_length":0`, `"history_length":5,"historyLength":0`} {
+		st, _, body := rawPost(t, srv.url+"/jsonrpc", `{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"`+id+`",`+p+`}}`, hdr)
+		if n := historyLen(body, true); st != http.StatusOK || n != 0 {
+			t.Errorf("JSON-RPC GetTask {%s}: HTTP %d, %d history entries, want 0: %s", p, st, n, body)
+		}
+	}
+	for _, q := range []string{"historyLength=0", "history_length=0"} {
+		st, _, body := do(t, mustRequest(t, http.MethodGet, srv.url+"/tasks/"+id+"?"+q))
+		if n := historyLen(body, false); st != http.StatusOK || n != 0 {
+			t.Errorf("REST GET ?%s: HTTP %d, %d history entries, want 0: %s", q, st, n, body)
+		}
+	}
+}
+
+func TestHasSnakeKey(t *testing.T) {
+	t.Parallel()
+	for body, want := range map[string]bool{
+		`{"history_length":1}`:               true,
+		`{"a": {"task_id" : "x"}}`:           true,
+		"{\"x\":1,\n\"context_id\"\t:\"c\"}": true,
+		`{"text":"snake_case words"}`:        false,
+		`{"text":"a \"b_c\" d"}`:             false,
+		`{"id":"a_b"}`:                       false,
+		`{"historyLength":1}`:                false,
+		`_`:                                  false,
+		`"_"`:                                false,
+	} {
+		if got := hasSnakeKey([]byte(body)); got != want {
+			t.Errorf("hasSnakeKey(%s) = %v, want %v", body, got, want)
+		}
+	}
+}
+
+// TestRPCParamNames: only the params of an A2A method are renamed; another method's (an agent's own, passed on by a
+// proxy or a recording) keep their names, and so does the envelope.
+func TestRPCParamNames(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		`{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"t","history_length":1}}`:                 `{"id":1,"jsonrpc":"2.0","method":"GetTask","params":{"historyLength":1,"id":"t"}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"command/execute","params":{"command_path":["memory"],"args":""}}`: `{"id":2,"jsonrpc":"2.0","method":"command/execute","params":{"args":"","command_path":["memory"]}}`,
+	} {
+		var v any
+		if err := json.Unmarshal([]byte(in), &v); err != nil {
+			t.Fatal(err)
+		}
+		out, _ := json.Marshal(rpcParamNames(v))
+		if string(out) != want {
+			t.Errorf("rpcParamNames(%s) = %s, want %s", in, out, want)
+		}
+	}
+}
+
+// TestProtoNamesLargeBody: a body past the renaming bound reaches the handler whole, as sent; one within it is renamed.
+func TestProtoNamesLargeBody(t *testing.T) {
+	t.Parallel()
+	body := `{"message":{"message_id":"m","parts":[{"text":"` + strings.Repeat("x", 100) + `"}]}}`
+	for most, want := range map[int]string{10: body, 1000: strings.Replace(body, "message_id", "messageId", 1)} {
+		r, err := http.NewRequest(http.MethodPost, "http://127.0.0.1/message:send", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := io.ReadAll(withProtoNamesUpTo(r, jsonNames, most).Body)
+		if err != nil || string(got) != want {
+			t.Errorf("bound %d: body %q, %v; want %q", most, got, err, want)
+		}
+	}
+}

@@ -136,9 +136,10 @@ func (h *Handler) Forward(ctx context.Context, sub *Subscriber, yield func(a2a.E
 	}
 }
 
-// SubscribeToTask implements a2asrv.RequestHandler. A task that is not running yields its
-// current state and ends the stream (input-required, auth-required); one in a terminal state is
-// refused with UnsupportedOperationError (v1.0) or yields its final state (v0.3).
+// SubscribeToTask implements a2asrv.RequestHandler. The stream starts with the task as it stands and
+// goes on until a turn ends: the one running, or, for a task waiting at input-required or
+// auth-required, the one the follow-up message starts (or its cancellation). A task in a terminal
+// state is refused with UnsupportedOperationError (v1.0) or yields its final state (v0.3).
 func (h *Handler) SubscribeToTask(ctx context.Context, req *a2a.SubscribeToTaskRequest) iter.Seq2[a2a.Event, error] {
 	return func(yield func(a2a.Event, error) bool) {
 		if err := h.ts.store.refresh(ctx, req.ID); err != nil {

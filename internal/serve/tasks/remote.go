@@ -19,9 +19,14 @@ type remoteRun struct {
 	owner string
 	seq   int64
 	snap  *a2a.Task
+	// idle: the task runs nowhere yet (input-required on a shared store); follow waits for the turn that resumes it.
+	idle bool
 }
 
 func (e *remoteRun) Error() string {
+	if e.idle {
+		return fmt.Sprintf("task %s waits for input", e.snap.ID)
+	}
 	return fmt.Sprintf("task %s runs on replica %s", e.snap.ID, e.owner)
 }
 
@@ -35,7 +40,8 @@ func finalEvent(ev a2a.Event) bool {
 	return s.Terminal() || s == a2a.TaskStateInputRequired || s == a2a.TaskStateAuthRequired
 }
 
-// follow streams the events of a task running on another replica, as stored by it, until its turn ends.
+// follow streams the events of a task running on another replica, as stored by it, until its turn ends; for a
+// task that was idle (rr.idle), until the turn that resumes it ends, or its cancellation.
 func (d *durable) follow(ctx context.Context, rr *remoteRun, yield func(a2a.Event, error) bool) {
 	id := rr.snap.ID
 	ch, stop := d.st.Watch(id)
@@ -44,6 +50,7 @@ func (d *durable) follow(ctx context.Context, rr *remoteRun, yield func(a2a.Even
 		return
 	}
 	after := rr.seq
+	started := !rr.idle                 // a turn runs (or ran) since the subscription began
 	tick := time.NewTicker(time.Second) // notifications are lost while a listener reconnects: look again anyway
 	defer tick.Stop()
 	for {
@@ -65,7 +72,10 @@ func (d *durable) follow(ctx context.Context, rr *remoteRun, yield func(a2a.Even
 		case <-ch:
 		case <-tick.C:
 			snap, err := d.st.Load(ctx, id)
-			if err == nil && snap.Owner == "" && snap.Seq <= after {
+			if err == nil && snap.Owner != "" {
+				started = true
+			}
+			if err == nil && snap.Owner == "" && snap.Seq <= after && (started || after > rr.seq) {
 				// The turn ended and its events are gone (retention): end with the task as it is.
 				yield(snap.Task, nil)
 				return

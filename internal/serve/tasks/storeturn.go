@@ -94,7 +94,7 @@ func (s *Store) apply(rec *record, ev a2a.Event, last bool, subs []*Subscriber) 
 	return hooks, task, subs
 }
 
-// attach subscribes sub to task id when a turn runs; see Runner.subscribe.
+// attach subscribes sub to task id unless it is in a terminal state; see Runner.subscribe.
 func (s *Store) attach(id a2a.TaskID, sub *Subscriber, ended bool) (*a2a.Task, bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -105,14 +105,37 @@ func (s *Store) attach(id a2a.TaskID, sub *Subscriber, ended bool) (*a2a.Task, b
 	if r.owner != "" {
 		return nil, false, &remoteRun{owner: r.owner, seq: r.seq, snap: snapshot(r.task, nil, true)}
 	}
-	if r.run == nil {
-		if r.task.Status.State.Terminal() && !ended {
+	if r.run == nil && r.task.Status.State.Terminal() {
+		if !ended {
 			return nil, false, terminalTaskError(r.task)
 		}
 		return snapshot(r.task, nil, true), false, nil
 	}
+	if r.run == nil && s.durable != nil && s.durable.shared {
+		// Idle on a shared store: the turn that resumes it may run on any replica, so the subscription follows
+		// the task's events in the store, wherever they are written.
+		return nil, false, &remoteRun{seq: r.seq, snap: snapshot(r.task, nil, true), idle: true}
+	}
+	// Running, or idle at input-required or auth-required: the subscription stays until a turn ends (the one
+	// running, or the one a follow-up message starts) or the task is canceled.
 	r.subs[sub] = struct{}{}
 	return snapshot(r.task, nil, true), true, nil
+}
+
+// takeIdleSubs detaches and returns the subscribers of tasks that no turn runs, for the caller to end (shutdown).
+func (s *Store) takeIdleSubs() []*Subscriber {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var subs []*Subscriber
+	for _, r := range s.tasks {
+		if r.run == nil && len(r.subs) > 0 {
+			for sub := range r.subs {
+				subs = append(subs, sub)
+			}
+			clear(r.subs)
+		}
+	}
+	return subs
 }
 
 // detach removes sub from task id's subscribers.
@@ -124,29 +147,44 @@ func (s *Store) detach(id a2a.TaskID, sub *Subscriber) {
 	}
 }
 
+// idleCancel is what canceling a task that no turn runs changed, for the runner to deliver.
+type idleCancel struct {
+	snap  *a2a.Task
+	ev    a2a.Event
+	hooks []pushHook
+	task  *a2a.Task // for v0.3 webhooks
+	subs  []*Subscriber
+}
+
 // cancelIdle cancels task id when no turn runs and returns the snapshot and what delivering the
-// cancellation needs; when a turn runs it returns the turn (for the runner to stop) and changes nothing.
-func (s *Store) cancelIdle(id a2a.TaskID) (*turnRun, *a2a.Task, a2a.Event, []pushHook, *a2a.Task, error) {
+// cancellation needs, its subscribers detached (the caller ends them); when a turn runs it returns the
+// turn (for the runner to stop) and changes nothing.
+func (s *Store) cancelIdle(id a2a.TaskID) (*turnRun, *idleCancel, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r, err := s.lookupLocked(id)
 	if err != nil {
-		return nil, nil, nil, nil, nil, err
+		return nil, nil, err
 	}
 	if r.owner != "" {
-		return nil, nil, nil, nil, nil, &remoteRun{owner: r.owner, seq: r.seq, snap: snapshot(r.task, nil, true)}
+		return nil, nil, &remoteRun{owner: r.owner, seq: r.seq, snap: snapshot(r.task, nil, true)}
 	}
 	if r.run != nil {
-		return r.run, nil, nil, nil, nil, nil
+		return r.run, nil, nil
 	}
 	if r.task.Status.State.Terminal() {
-		return nil, nil, nil, nil, nil, a2a.NewError(a2a.ErrTaskNotCancelable, fmt.Sprintf("task is already %s", ShortState(r.task.Status.State)))
+		return nil, nil, a2a.NewError(a2a.ErrTaskNotCancelable, fmt.Sprintf("task is already %s", ShortState(r.task.Status.State)))
 	}
 	now := s.now()
 	ev := a2a.NewStatusUpdateEvent(r.task, a2a.TaskStateCanceled, nil)
 	ev.Status.Timestamp = &now
 	s.applyLocked(r, ev)
-	return nil, snapshot(r.task, nil, true), ev, r.push, pushTaskLocked(r), nil
+	c := &idleCancel{snap: snapshot(r.task, nil, true), ev: ev, hooks: r.push, task: pushTaskLocked(r)}
+	for sub := range r.subs {
+		c.subs = append(c.subs, sub)
+	}
+	clear(r.subs)
+	return nil, c, nil
 }
 
 // Now is the store's clock.

@@ -221,10 +221,12 @@ func (ts *Runner) emit(rec *record, ev a2a.Event, last bool) error {
 	return nil
 }
 
-// subscribe attaches sub to a running task and returns its current snapshot. For a task that is
-// not running, sub is not attached (the caller ends the stream after the snapshot); a task in a
-// terminal state is refused with UnsupportedOperationError, as the specification asks, unless
-// ended is set (v0.3 calls, which get the snapshot).
+// subscribe attaches sub to a task that is not in a terminal state and returns its current snapshot:
+// the subscription ends with the turn that runs, or, for a task waiting at input-required or
+// auth-required, with the turn that a follow-up message starts, or the task's cancellation (§3.1.6:
+// SubscribeToTask "can be used with any task that is not in a terminal state"). A task in a terminal
+// state is refused with UnsupportedOperationError, as the specification asks, unless ended is set
+// (v0.3 calls, which get the snapshot, sub not attached).
 func (ts *Runner) subscribe(id a2a.TaskID, sub *Subscriber, ended bool) (*a2a.Task, bool, error) {
 	return ts.store.attach(id, sub, ended)
 }
@@ -240,7 +242,7 @@ func (ts *Runner) cancel(ctx context.Context, id a2a.TaskID) (*a2a.Task, error) 
 	if err := ts.store.refresh(ctx, id); err != nil {
 		return nil, err
 	}
-	run, snap, ev, hooks, task, err := ts.store.cancelIdle(id)
+	run, idle, err := ts.store.cancelIdle(id)
 	var remote *remoteRun
 	if errors.As(err, &remote) {
 		return ts.store.durable.cancelRemote(ctx, id)
@@ -249,8 +251,15 @@ func (ts *Runner) cancel(ctx context.Context, id a2a.TaskID) (*a2a.Task, error) 
 		return nil, err
 	}
 	if run == nil {
-		ts.push.deliver(hooks, ev, task)
-		return snap, nil
+		ts.push.deliver(idle.hooks, idle.ev, idle.task)
+		for _, sub := range idle.subs { // subscribed while it waited for input: the cancel is their last event
+			select {
+			case sub.ch <- idle.ev:
+			case <-sub.gone:
+			}
+			close(sub.ch)
+		}
+		return idle.snap, nil
 	}
 	run.cancel(errCanceledByClient)
 	select {
@@ -276,6 +285,11 @@ func (ts *Runner) shutdown(ctx context.Context) error {
 	case <-done:
 	case <-ctx.Done():
 		return fmt.Errorf("wait for running tasks: %w", ctx.Err())
+	}
+	// Subscriptions to tasks waiting for input end too (the tasks stay as they are): their streams close,
+	// so the servers can drain.
+	for _, sub := range ts.store.takeIdleSubs() {
+		close(sub.ch)
 	}
 	if ts.push != nil {
 		return ts.push.close(ctx)
