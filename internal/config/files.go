@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"go.yaml.in/yaml/v3"
+	"github.com/a2acli/a2a/third_party/go-yaml/yaml"
 )
 
 // Configuration files beside dotenv: a file whose name ends in .yaml, .yml or .json holds the same settings as a

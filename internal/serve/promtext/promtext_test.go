@@ -3,6 +3,8 @@ package promtext_test
 import (
 	"bytes"
 	"math"
+	"os"
+	"os/exec"
 	"strings"
 	"sync"
 	"testing"
@@ -252,4 +254,24 @@ func TestLabelCount(t *testing.T) {
 		}
 	}()
 	promtext.NewCounterVec("c_total", "c", "a", "b").WithLabelValues("x")
+}
+
+// TestRuntimeFamiliesUnderEnv runs TestRuntimeFamilies (our families against client_golang's, which reads
+// runtime/metrics) in a child process per setting of GOGC, GOMEMLIMIT and GOMAXPROCS, the variables the runtime
+// reads at start: GoCollector reads those values without runtime/metrics and must agree with it on every one.
+func TestRuntimeFamiliesUnderEnv(t *testing.T) {
+	if os.Getenv("PROMTEXT_CHILD") != "" {
+		t.Skip("in the child")
+	}
+	for _, env := range [][]string{
+		{"GOGC=off"}, {"GOGC=50"}, {"GOGC=+250"}, {"GOGC=-7"}, {"GOGC=1_000"}, {"GOGC=abc"}, {"GOGC=99999999999"}, {"GOGC="},
+		{"GOMEMLIMIT=123MiB", "GOMAXPROCS=1"}, {"GOMEMLIMIT=off", "GOMAXPROCS=3"},
+	} {
+		cmd := exec.Command(os.Args[0], "-test.run", "^TestRuntimeFamilies$", "-test.count=1", "-test.v")
+		cmd.Env = append(append(os.Environ(), "PROMTEXT_CHILD=1"), env...)
+		out, err := cmd.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "--- PASS: TestRuntimeFamilies") {
+			t.Errorf("%v: %v\n%s", env, err, out)
+		}
+	}
 }

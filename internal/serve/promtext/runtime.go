@@ -1,14 +1,17 @@
 package promtext
 
 import (
+	"os"
 	"runtime"
 	"runtime/debug"
-	"runtime/metrics"
+	"strconv"
 	"time"
 )
 
 // GoCollector yields the Go runtime families of client_golang's default Go collector (same names, types and help
-// texts), from runtime.ReadMemStats, debug.ReadGCStats and runtime/metrics at scrape time.
+// texts), from runtime.ReadMemStats, debug.ReadGCStats, runtime.GOMAXPROCS, debug.SetMemoryLimit and GOGC at scrape
+// time. It does not import runtime/metrics (client_golang's source for the last three): that package's init runs
+// before main in every a2a command, `--help` included, and only serve's /metrics would read it.
 type GoCollector struct{}
 
 type memStat struct {
@@ -42,11 +45,30 @@ var memStats = []memStat{
 	{"go_memstats_sys_bytes", "Number of bytes obtained from system. Equals to /memory/classes/total:byte.", typeGauge, func(m *runtime.MemStats) float64 { return float64(m.Sys) }},
 }
 
-// runtimeMetrics are the families client_golang sources from runtime/metrics by default.
-var runtimeMetrics = []struct{ name, help, key string }{
-	{"go_gc_gogc_percent", "Heap size target percentage configured by the user, otherwise 100. This value is set by the GOGC environment variable, and the runtime/debug.SetGCPercent function. Sourced from /gc/gogc:percent.", "/gc/gogc:percent"},
-	{"go_gc_gomemlimit_bytes", "Go runtime memory limit configured by the user, otherwise math.MaxInt64. This value is set by the GOMEMLIMIT environment variable, and the runtime/debug.SetMemoryLimit function. Sourced from /gc/gomemlimit:bytes.", "/gc/gomemlimit:bytes"},
-	{"go_sched_gomaxprocs_threads", "The current runtime.GOMAXPROCS setting, or the number of operating system threads that can execute user-level Go code simultaneously. Sourced from /sched/gomaxprocs:threads.", "/sched/gomaxprocs:threads"},
+// runtimeGauges are the families client_golang sources from runtime/metrics by default (names and help texts as
+// there), each read from the API that sets it.
+var runtimeGauges = []struct {
+	name, help string
+	value      func() float64
+}{
+	{"go_gc_gogc_percent", "Heap size target percentage configured by the user, otherwise 100. This value is set by the GOGC environment variable, and the runtime/debug.SetGCPercent function. Sourced from /gc/gogc:percent.", func() float64 { return float64(uint64(int64(gogcPercent(os.Getenv("GOGC"))))) }},  // a uint64 there: off is 2^64-1
+	{"go_gc_gomemlimit_bytes", "Go runtime memory limit configured by the user, otherwise math.MaxInt64. This value is set by the GOMEMLIMIT environment variable, and the runtime/debug.SetMemoryLimit function. Sourced from /gc/gomemlimit:bytes.", func() float64 { return float64(debug.SetMemoryLimit(-1)) }}, // a negative limit only reads it
+	{"go_sched_gomaxprocs_threads", "The current runtime.GOMAXPROCS setting, or the number of operating system threads that can execute user-level Go code simultaneously. Sourced from /sched/gomaxprocs:threads.", func() float64 { return float64(runtime.GOMAXPROCS(0)) }},                                      // 0 only reads it
+}
+
+// gogcPercent is the GC percentage the runtime took from GOGC at start, as its readGOGC reads it (with the same
+// ParseInt): "off" is -1, a decimal 32-bit number is itself (any negative one -1), anything else 100. It does not
+// see a debug.SetGCPercent call; serve makes none (reading the value back through SetGCPercent would change it for
+// a moment, and wait for a running mark phase).
+func gogcPercent(env string) int {
+	if env == "off" {
+		return -1
+	}
+	n, err := strconv.ParseInt(env, 10, 32)
+	if err != nil {
+		return 100
+	}
+	return max(int(n), -1)
 }
 
 func gauge(name, help string, v float64) family {
@@ -77,22 +99,8 @@ func (GoCollector) collect() []family {
 		fams = append(fams, family{name: s.name, help: s.help, typ: s.typ, metrics: []metric{{value: s.value(&ms)}}})
 	}
 
-	samples := make([]metrics.Sample, len(runtimeMetrics))
-	for i, r := range runtimeMetrics {
-		samples[i].Name = r.key
-	}
-	metrics.Read(samples)
-	for i, r := range runtimeMetrics {
-		var v float64
-		switch samples[i].Value.Kind() {
-		case metrics.KindUint64:
-			v = float64(samples[i].Value.Uint64())
-		case metrics.KindFloat64:
-			v = samples[i].Value.Float64()
-		default:
-			continue // not in this Go version
-		}
-		fams = append(fams, gauge(r.name, r.help, v))
+	for _, g := range runtimeGauges {
+		fams = append(fams, gauge(g.name, g.help, g.value()))
 	}
 	return fams
 }
