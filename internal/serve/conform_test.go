@@ -493,9 +493,9 @@ func TestTaskNotCancelable(t *testing.T) {
 // given in camelCase wins, and metadata keeps its keys as sent.
 func TestV1ProtoNames(t *testing.T) {
 	t.Parallel()
-	srv := startServer(t, Config{Quiet: true, Transports: allTransports})
+	srv := startServer(t, Config{Quiet: true, Transports: servetest.AllTransports})
 	hdr := map[string]string{"Content-Type": jsonCT}
-	st, _, body := rawPost(t, srv.url+"/message:send", `{"message":{"message_id":"m-proto","context_id":"c-proto","role":"ROLE_USER","parts":[{"text":"hi"}],"metadata":{"a_b":1}}}`, hdr)
+	st, _, body := rawPost(t, srv.URL+"/message:send", `{"message":{"message_id":"m-proto","context_id":"c-proto","role":"ROLE_USER","parts":[{"text":"hi"}],"metadata":{"a_b":1}}}`, hdr)
 	var sent struct {
 		Task struct {
 			ID        string `json:"id"`
@@ -530,18 +530,18 @@ func TestV1ProtoNames(t *testing.T) {
 		return len(task.History)
 	}
 	// Without a limit the history comes back: a limit of 0 below is read, not a default.
-	st, _, body = rawPost(t, srv.url+"/jsonrpc", `{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"`+id+`"}}`, hdr)
+	st, _, body = rawPost(t, srv.URL+"/jsonrpc", `{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"`+id+`"}}`, hdr)
 	if n := historyLen(body, true); st != http.StatusOK || n < 1 {
 		t.Fatalf("JSON-RPC GetTask without a limit: %d history entries, want some: %s", n, body)
 	}
 	for _, p := range []string{`"historyLength":0`, `"history_length":0`, `"history_length":5,"historyLength":0`} {
-		st, _, body := rawPost(t, srv.url+"/jsonrpc", `{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"`+id+`",`+p+`}}`, hdr)
+		st, _, body := rawPost(t, srv.URL+"/jsonrpc", `{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"`+id+`",`+p+`}}`, hdr)
 		if n := historyLen(body, true); st != http.StatusOK || n != 0 {
 			t.Errorf("JSON-RPC GetTask {%s}: HTTP %d, %d history entries, want 0: %s", p, st, n, body)
 		}
 	}
 	for _, q := range []string{"historyLength=0", "history_length=0"} {
-		st, _, body := do(t, mustRequest(t, http.MethodGet, srv.url+"/tasks/"+id+"?"+q))
+		st, _, body := do(t, mustRequest(t, http.MethodGet, srv.URL+"/tasks/"+id+"?"+q))
 		if n := historyLen(body, false); st != http.StatusOK || n != 0 {
 			t.Errorf("REST GET ?%s: HTTP %d, %d history entries, want 0: %s", q, st, n, body)
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/a2acli/a2a/internal/serve"
 	"github.com/a2acli/a2a/internal/serve/reference"
+	"github.com/a2acli/a2a/internal/serve/servetest"
 )
 
 // TestReplicasSubscribeIdleTask: two replicas on one PostgreSQL; a subscription to a task waiting at input-required,
@@ -20,8 +21,8 @@ func TestReplicasSubscribeIdleTask(t *testing.T) {
 	backend := reference.New(reference.Config{})
 	a := startServer(t, serve.Config{Store: url, Backend: backend})
 	b := startServer(t, serve.Config{Store: url, Backend: backend})
-	ca := newClient(t, a.url, a2a.TransportProtocolHTTPJSON)
-	cb := newClient(t, b.url, a2a.TransportProtocolHTTPJSON)
+	ca := servetest.NewClient(t, a.URL, a2a.TransportProtocolHTTPJSON)
+	cb := servetest.NewClient(t, b.URL, a2a.TransportProtocolHTTPJSON)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/a2acli/a2a/internal/serve/servetest"
 )
 
 // askAgent stops its first turn at input-required and completes every later one.
@@ -80,7 +82,7 @@ func TestSubscribeIdleTaskStaysOpen(t *testing.T) {
 		t.Fatalf("subscriber got %v, want the follow-up's turn ending completed", evs)
 	}
 	// A terminal task is refused, as before.
-	if _, _, err := r.subscribe(id, NewSubscriber(), false); !errorIs(err, a2a.ErrUnsupportedOperation) {
+	if _, _, err := r.subscribe(id, NewSubscriber(), false); !servetest.ErrorIs(err, a2a.ErrUnsupportedOperation) {
 		t.Fatalf("subscribe(completed task) = %v, want UnsupportedOperationError", err)
 	}
 
