@@ -323,12 +323,12 @@ func (d *Dialer) open(ctx context.Context, r *Resolved, iface *a2a.AgentInterfac
 	opts := []a2aclient.FactoryOption{
 		a2aclient.WithDefaultsDisabled(),
 		// a2a-go's v1.0 transports, with our reader of their event streams (fastsse.go).
-		a2aclient.WithTransport(a2a.TransportProtocolJSONRPC, fastTransport(rpcHC, true)),
-		a2aclient.WithTransport(a2a.TransportProtocolHTTPJSON, fastTransport(restHC, false)),
-		a2aclient.WithTransport(a2a.TransportProtocolGRPC, d.grpcFactory(false)),
-		a2aclient.WithCompatTransport(a2av0.Version, a2a.TransportProtocolJSONRPC, a2av0.NewJSONRPCTransportFactory(a2av0.JSONRPCTransportConfig{Client: rpcHC03})),
-		a2aclient.WithCompatTransport(a2av0.Version, a2a.TransportProtocolHTTPJSON, a2av0.NewRESTTransportFactory(a2av0.RESTTransportConfig{Client: restHC})),
-		a2aclient.WithCompatTransport(a2av0.Version, a2a.TransportProtocolGRPC, d.grpcFactory(true)),
+		a2aclient.WithTransport(a2a.TransportProtocolJSONRPC, streamEnds(fastTransport(rpcHC, true))),
+		a2aclient.WithTransport(a2a.TransportProtocolHTTPJSON, streamEnds(fastTransport(restHC, false))),
+		a2aclient.WithTransport(a2a.TransportProtocolGRPC, streamEnds(d.grpcFactory(false))),
+		a2aclient.WithCompatTransport(a2av0.Version, a2a.TransportProtocolJSONRPC, streamEnds(a2av0.NewJSONRPCTransportFactory(a2av0.JSONRPCTransportConfig{Client: rpcHC03}))),
+		a2aclient.WithCompatTransport(a2av0.Version, a2a.TransportProtocolHTTPJSON, streamEnds(a2av0.NewRESTTransportFactory(a2av0.RESTTransportConfig{Client: restHC}))),
+		a2aclient.WithCompatTransport(a2av0.Version, a2a.TransportProtocolGRPC, streamEnds(d.grpcFactory(true))),
 		// The client sends A2A-Version itself: the version of the interface, whose body it writes.
 		a2aclient.WithCallInterceptors(&paramsInterceptor{params: withoutVersion(params)}, &callLogger{log: d.log}),
 	}
