@@ -60,7 +60,7 @@ func run(ctx context.Context, args []string, s *Streams, setup func(*factory)) i
 	if err != nil && !f.started {
 		var ue *client.UsageError
 		if !errors.As(err, &ue) && !errors.Is(err, client.ErrInterrupted) {
-			err = &client.UsageError{Msg: err.Error(), Cmd: f.cmdPath}
+			err = &client.UsageError{Msg: didYouMean(err.Error()), Cmd: f.cmdPath}
 		}
 	}
 	var ue *client.UsageError
@@ -139,6 +139,20 @@ func (f *factory) report(err error) int {
 		fmt.Fprintf(f.io.Err, "hint: %s\n", output.Sanitize(c.Hint))
 	}
 	return c.Exit
+}
+
+// didYouMean turns cobra's suggestions ("…\n\nDid you mean this?\n\tsend\n") into one sentence that reads on one
+// line: `unknown command "sned" for "a2a"; did you mean send?`.
+func didYouMean(msg string) string {
+	head, tail, ok := strings.Cut(msg, "\n\nDid you mean this?\n")
+	if !ok {
+		return msg
+	}
+	names := strings.Fields(tail)
+	if len(names) == 0 {
+		return head
+	}
+	return head + "; did you mean " + strings.Join(names, " or ") + "?"
 }
 
 func oneLine(s string) string {
