@@ -40,6 +40,7 @@ func TestMain(m *testing.M) {
 	bin = filepath.Join(dir, "a2a")
 	// Every run reads its user configuration from here, not the developer's (optIn03 writes agents' files in it).
 	configHome = filepath.Join(dir, "config")
+	cacheHome = filepath.Join(dir, "cache")
 	// Built as `make build` builds it, so the start-up benchmark measures the binary users get.
 	build := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", bin, "../cmd/a2a")
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
@@ -79,18 +80,21 @@ func trim(s string) string {
 // configHome is the XDG_CONFIG_HOME of every run (a test may name another in its extra variables).
 var configHome string
 
+// cacheHome is the XDG_CACHE_HOME of every run: the card cache of the tests, not the user's.
+var cacheHome string
+
 // cmdEnv is the environment the binary runs with: no colour forcing, no terminal, the tests' own configuration
 // directory, no D-Bus session (no test stores tokens in the keyring of whoever runs it).
 func cmdEnv(extra ...string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
-		if strings.HasPrefix(kv, "NO_COLOR=") || strings.HasPrefix(kv, "CLICOLOR_FORCE=") || strings.HasPrefix(kv, "XDG_CONFIG_HOME=") ||
+		if strings.HasPrefix(kv, "NO_COLOR=") || strings.HasPrefix(kv, "CLICOLOR_FORCE=") || strings.HasPrefix(kv, "XDG_CONFIG_HOME=") || strings.HasPrefix(kv, "XDG_CACHE_HOME=") ||
 			strings.HasPrefix(kv, "DBUS_SESSION_BUS_ADDRESS=") {
 			continue
 		}
 		env = append(env, kv)
 	}
-	env = append(env, "XDG_CONFIG_HOME="+configHome)
+	env = append(env, "XDG_CONFIG_HOME="+configHome, "XDG_CACHE_HOME="+cacheHome)
 	return append(env, extra...)
 }
 

@@ -7,6 +7,7 @@ import (
 	"io"
 	"iter"
 	"strings"
+	"time"
 
 	"github.com/a2acli/a2a/internal/client"
 	"github.com/a2acli/a2a/internal/coder"
@@ -151,9 +152,13 @@ func (s *Session) turn(ctx context.Context, c *client.Conn, text string) (cancel
 		}
 		return emit(ev)
 	}
+	sent := time.Now()
 	err := t.Run(tctx, func(ctx context.Context) iter.Seq2[a2a.Event, error] {
 		return c.SendStreamingMessage(ctx, req)
 	})
+	if err != nil && msg.TaskID != "" && t.View.Task == nil && t.View.Message == nil {
+		err = s.afterRefusal(tctx, t, msg.TaskID, sent, err)
+	}
 	p.Close() //nolint:errcheck // a broken terminal shows up on the next write
 	s.remember(&t.View)
 	switch {
@@ -170,6 +175,39 @@ func (s *Session) turn(ctx context.Context, c *client.Conn, text string) (cancel
 }
 
 var errTurnCancelled = errors.New("turn cancelled")
+
+// afterRefusal follows the task of a follow-up the agent refused while the task waited for credentials (A2A §7.6),
+// as send --task does: an agent that goes on by itself once it has them answers with the task's end.
+func (s *Session) afterRefusal(ctx context.Context, t *follow.Turn, id a2a.TaskID, sent time.Time, sendErr error) error {
+	var announced bool
+	final, err, followed := t.Env.AfterRefusal(ctx, t.C, id, sent, sendErr, func(task *a2a.Task) {
+		if !announced {
+			announced = true
+			fmt.Fprintf(s.Err, "(the agent did not take the message; task %s, which waited for credentials, goes on)\n", output.Sanitize(string(id)))
+		}
+		_ = t.Emit(&a2a.TaskStatusUpdateEvent{TaskID: task.ID, ContextID: task.ContextID, Status: task.Status})
+	})
+	if !followed {
+		return sendErr
+	}
+	if err != nil {
+		if errors.Is(err, follow.ErrStillWaitsForCredentials) {
+			fmt.Fprintf(s.Err, "(task %s still waits for credentials: a2a auth login, then a new chat with --task %s)\n",
+				output.Sanitize(string(id)), output.Sanitize(string(id)))
+		}
+		return err
+	}
+	t.View.Task = final
+	if err := t.Emit(&a2a.TaskStatusUpdateEvent{TaskID: final.ID, ContextID: final.ContextID, Status: final.Status}); err != nil {
+		return err
+	}
+	for _, a := range final.Artifacts {
+		if err := t.Emit(&a2a.TaskArtifactUpdateEvent{TaskID: final.ID, ContextID: final.ContextID, Artifact: a}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 // remember keeps the ids for the next turn: the context always, the task while it can take more input.
 func (s *Session) remember(v *follow.View) {

@@ -90,6 +90,8 @@ func runConformance(ctx context.Context, o *conformanceOptions) error {
 	if f.opts.Tenant != "" {
 		ctx = a2a.AttachTenant(ctx, f.opts.Tenant)
 	}
+	// A conformance run judges the card the agent serves now, never a cached one.
+	f.opts.NoCardCache = true
 	d := f.dialer().WithTransport("")
 	res, err := d.Resolve(ctx, o.url)
 	if err != nil {

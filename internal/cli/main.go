@@ -60,7 +60,7 @@ func run(ctx context.Context, args []string, s *Streams, setup func(*factory)) i
 	if err != nil && !f.started {
 		var ue *client.UsageError
 		if !errors.As(err, &ue) && !errors.Is(err, client.ErrInterrupted) {
-			err = &client.UsageError{Msg: err.Error(), Cmd: f.cmdPath}
+			err = &client.UsageError{Msg: didYouMean(err.Error()), Cmd: f.cmdPath}
 		}
 	}
 	var ue *client.UsageError
@@ -139,6 +139,20 @@ func (f *factory) report(err error) int {
 		fmt.Fprintf(f.io.Err, "hint: %s\n", output.Sanitize(c.Hint))
 	}
 	return c.Exit
+}
+
+// didYouMean turns cobra's suggestions ("…\n\nDid you mean this?\n\tsend\n") into one sentence that reads on one
+// line: `unknown command "sned" for "a2a"; did you mean send?`.
+func didYouMean(msg string) string {
+	head, tail, ok := strings.Cut(msg, "\n\nDid you mean this?\n")
+	if !ok {
+		return msg
+	}
+	names := strings.Fields(tail)
+	if len(names) == 0 {
+		return head
+	}
+	return head + "; did you mean " + strings.Join(names, " or ") + "?"
 }
 
 func oneLine(s string) string {
@@ -227,6 +241,7 @@ Exit codes: 0 done, 1 failure, 2 usage, 3 unreachable or no card, 4 authenticati
 	pf.DurationVar(&f.opts.Timeout, "timeout", 30*time.Second, "bound on connecting and each call (0: none); on streams, silence this long asks GetTask whether the task is alive")
 	pf.BoolVarP(&f.opts.verbose, "verbose", "v", false, "print what travels to stderr (credentials redacted)")
 	pf.BoolVar(&f.opts.Insecure, "insecure", false, "skip TLS certificate verification")
+	pf.BoolVar(&f.opts.NoCardCache, "no-card-cache", false, "fetch the agent card anew: neither read nor write the card cache (a card is cached per its HTTP caching headers, see docs/client.md)")
 	pf.BoolVar(&f.opts.AuthUndeclared, "auth-undeclared", false, "send --bearer and --api-key even to an agent whose card declares no security scheme that takes them (by default they go only per the card's schemes)")
 	pf.BoolVar(&f.opts.AuthAllOrigins, "auth-all-origins", false, "send credentials to every origin, not only the one <url> names (a card's interface elsewhere, a redirect)")
 	pf.Int64Var(&f.opts.MaxResponseBytes, "max-response-bytes", client.DefaultMaxResponseBytes, "refuse a reply (or card) larger than `n` bytes; streams are bounded per event (0: no limit)")

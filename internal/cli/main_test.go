@@ -40,6 +40,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"list", "tasks", "h:1", "--limit", "0"}, "invalid --limit"},
 		{[]string{"list", "tasks", "h:1", "--since", "yesterday"}, "invalid --since"},
 		{[]string{"bogus"}, "unknown command"},
+		{[]string{"sned", "h:1", "x"}, `unknown command "sned" for "a2a"; did you mean send?`},
 		{[]string{"serve"}, "serve needs a backend, one of: --echo (answers with the message it gets), --proxy URL "},
 		{[]string{"serve", "--echo", "--exec", "cat"}, "serve runs one backend at a time: --echo and --exec were given together"},
 		{[]string{"serve", "--exec", "--port", "0"}, `--exec needs the shell command to run, quoted when it has spaces: --exec "python -u agent.py"; it took the flag "--port" as its value`},

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
@@ -151,7 +152,7 @@ func (r *Ref) cardCandidates() []string {
 
 // fetchCard GETs the card from the first candidate that answers 200. A 404 everywhere is a cardError with notFound.
 // It returns the card's bytes too, as they arrived: a signature covers those, not what a2a-go made of them.
-func fetchCard(ctx context.Context, hc *http.Client, ref *Ref, headers http.Header) (*a2a.AgentCard, []byte, string, error) {
+func fetchCard(ctx context.Context, hc *http.Client, ref *Ref, headers http.Header, cache *cardCache) (*a2a.AgentCard, []byte, string, error) {
 	if ref.File != "" {
 		body, err := readCardFile(ref.File)
 		if err != nil {
@@ -168,12 +169,12 @@ func fetchCard(ctx context.Context, hc *http.Client, ref *Ref, headers http.Head
 		if err != nil {
 			return nil, nil, ref.Catalog, err
 		}
-		card, body, err := getCard(ctx, hc, u, headers)
+		card, body, err := getCard(ctx, hc, u, headers, cache)
 		return card, body, u, err
 	}
 	var lastErr error
 	for _, u := range ref.cardCandidates() {
-		card, body, err := getCard(ctx, hc, u, headers)
+		card, body, err := getCard(ctx, hc, u, headers, cache)
 		if err == nil {
 			return card, body, u, nil
 		}
@@ -212,7 +213,22 @@ func readCardFile(name string) ([]byte, error) {
 	return body, nil
 }
 
-func getCard(ctx context.Context, hc *http.Client, u string, headers http.Header) (*a2a.AgentCard, []byte, error) {
+func getCard(ctx context.Context, hc *http.Client, u string, headers http.Header, cache *cardCache) (*a2a.AgentCard, []byte, error) {
+	if !cache.usable(headers) {
+		cache = nil
+	}
+	var cached *cachedCard
+	if cache != nil {
+		cached = cache.load(u, headers)
+	}
+	if cached != nil {
+		if left, ok := cache.useWithoutAsking(cached, u); ok {
+			if card, err := ParseCard(cached.Body); err == nil {
+				cache.log.Printf("card: %s from the cache (fresh for %s more)", u, left.Round(time.Second))
+				return card, cached.Body, nil
+			}
+		}
+	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return nil, nil, fmt.Errorf("card request: %w", err)
@@ -221,6 +237,9 @@ func getCard(ctx context.Context, hc *http.Client, u string, headers http.Header
 		req.Header[k] = v
 	}
 	req.Header.Set("Accept", "application/json")
+	if cached != nil {
+		cached.conditional(req)
+	}
 	resp, err := hc.Do(req)
 	if err != nil {
 		if re := asResolveError(err); re != nil {
@@ -232,6 +251,19 @@ func getCard(ctx context.Context, hc *http.Client, u string, headers http.Header
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxCardBytes+1))
 	if err != nil {
 		return nil, nil, fmt.Errorf("read agent card: %w", err)
+	}
+	if resp.StatusCode == http.StatusNotModified && cached != nil {
+		if card, err := ParseCard(cached.Body); err == nil {
+			cache.log.Printf("card: %s not modified: from the cache", u)
+			h := resp.Header.Clone()
+			for _, k := range []string{"Etag", "Last-Modified"} {
+				if h.Get(k) == "" && cached.Header.Get(k) != "" {
+					h[k] = cached.Header[k]
+				}
+			}
+			cache.store(u, headers, h, cached.Body)
+			return card, cached.Body, nil
+		}
 	}
 	switch {
 	case resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusMethodNotAllowed:
@@ -255,6 +287,9 @@ func getCard(ctx context.Context, hc *http.Client, u string, headers http.Header
 			ce.Hint = "this URL serves a web page: point a2a at the agent's base URL or its card"
 		}
 		return nil, nil, ce
+	}
+	if cache != nil {
+		cache.store(u, headers, resp.Header, body)
 	}
 	return card, body, nil
 }

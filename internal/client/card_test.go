@@ -94,7 +94,7 @@ func TestCardFileErrors(t *testing.T) {
 		if err != nil {
 			t.Fatalf("ParseRef(%q): %v", tt.in, err)
 		}
-		_, _, _, err = fetchCard(context.Background(), http.DefaultClient, ref, nil)
+		_, _, _, err = fetchCard(context.Background(), http.DefaultClient, ref, nil, nil)
 		var ce *CardError
 		if !errors.As(err, &ce) || ce.NotFound != tt.notFound || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("fetchCard(%q) = %v, want a CardError (not found %v) saying %q", tt.in, err, tt.notFound, tt.want)
@@ -110,7 +110,7 @@ func TestResolveError(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, _, _, err = fetchCard(context.Background(), http.DefaultClient, ref, nil)
+	_, _, _, err = fetchCard(context.Background(), http.DefaultClient, ref, nil, nil)
 	var re *ResolveError
 	if !errors.As(err, &re) || re.Host != "nosuch.invalid" || !strings.Contains(err.Error(), "the host name nosuch.invalid ") || !IsUnreachable(err) {
 		t.Errorf("fetchCard(nosuch.invalid) = %v, want a ResolveError naming the host", err)

@@ -57,6 +57,8 @@ type Options struct {
 	NoRefusedRetry bool
 	// NoCard (-e/--endpoint) uses the reference as the endpoint of the one --transport, without fetching a card.
 	NoCard bool
+	// NoCardCache (--no-card-cache) neither reads nor writes the card cache (cardcache.go).
+	NoCardCache bool
 }
 
 // Dialer connects to agents for one run of the CLI. Every connection of the run shares its state: one HTTP client
@@ -246,10 +248,10 @@ func (d *Dialer) Resolve(ctx context.Context, rawURL string) (*Resolved, error) 
 	// The public card is fetched without credentials: they go out per request once the agent declared how it wants
 	// them (the a2a-cli specification, §12.1). A card behind authentication (401, 403) is asked for again with them.
 	public, withheld := withoutCredentials(params)
-	card, raw, cardURL, err := fetchCard(cctx, r.hc, ref, cardHeaders(public))
+	card, raw, cardURL, err := fetchCard(cctx, r.hc, ref, cardHeaders(public), d.cardCache())
 	if withheld && cardUnauthorized(err) {
 		d.log.Printf("the card wants credentials (%v): asking again with them", err)
-		card, raw, cardURL, err = fetchCard(cctx, r.hc, ref, cardHeaders(params))
+		card, raw, cardURL, err = fetchCard(cctx, r.hc, ref, cardHeaders(params), nil)
 	}
 	if err != nil {
 		if ce, ok := asCardError(err); ok && ce.NotFound && forced != "" && ref.Base != nil {
@@ -323,12 +325,12 @@ func (d *Dialer) open(ctx context.Context, r *Resolved, iface *a2a.AgentInterfac
 	opts := []a2aclient.FactoryOption{
 		a2aclient.WithDefaultsDisabled(),
 		// a2a-go's v1.0 transports, with our reader of their event streams (fastsse.go).
-		a2aclient.WithTransport(a2a.TransportProtocolJSONRPC, fastTransport(rpcHC, true)),
-		a2aclient.WithTransport(a2a.TransportProtocolHTTPJSON, fastTransport(restHC, false)),
-		a2aclient.WithTransport(a2a.TransportProtocolGRPC, d.grpcFactory(false)),
-		a2aclient.WithCompatTransport(a2av0.Version, a2a.TransportProtocolJSONRPC, a2av0.NewJSONRPCTransportFactory(a2av0.JSONRPCTransportConfig{Client: rpcHC03})),
-		a2aclient.WithCompatTransport(a2av0.Version, a2a.TransportProtocolHTTPJSON, a2av0.NewRESTTransportFactory(a2av0.RESTTransportConfig{Client: restHC})),
-		a2aclient.WithCompatTransport(a2av0.Version, a2a.TransportProtocolGRPC, d.grpcFactory(true)),
+		a2aclient.WithTransport(a2a.TransportProtocolJSONRPC, streamEnds(fastTransport(rpcHC, true))),
+		a2aclient.WithTransport(a2a.TransportProtocolHTTPJSON, streamEnds(fastTransport(restHC, false))),
+		a2aclient.WithTransport(a2a.TransportProtocolGRPC, streamEnds(d.grpcFactory(false))),
+		a2aclient.WithCompatTransport(a2av0.Version, a2a.TransportProtocolJSONRPC, streamEnds(a2av0.NewJSONRPCTransportFactory(a2av0.JSONRPCTransportConfig{Client: rpcHC03}))),
+		a2aclient.WithCompatTransport(a2av0.Version, a2a.TransportProtocolHTTPJSON, streamEnds(a2av0.NewRESTTransportFactory(a2av0.RESTTransportConfig{Client: restHC}))),
+		a2aclient.WithCompatTransport(a2av0.Version, a2a.TransportProtocolGRPC, streamEnds(d.grpcFactory(true))),
 		// The client sends A2A-Version itself: the version of the interface, whose body it writes.
 		a2aclient.WithCallInterceptors(&paramsInterceptor{params: withoutVersion(params)}, &callLogger{log: d.log}),
 	}
@@ -344,6 +346,14 @@ func (d *Dialer) open(ctx context.Context, r *Resolved, iface *a2a.AgentInterfac
 	}
 	c.Client = client
 	return c, nil
+}
+
+// cardCache is the user's card cache, nil under --no-card-cache.
+func (d *Dialer) cardCache() *cardCache {
+	if d.opts.NoCardCache {
+		return nil
+	}
+	return newCardCache(d.log)
 }
 
 func asCardError(err error) (*CardError, bool) {

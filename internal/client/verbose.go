@@ -5,11 +5,13 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"iter"
 	"net/http"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2aclient"
 
 	"github.com/a2acli/a2a/internal/redact"
@@ -178,12 +180,41 @@ func (p *paramsInterceptor) Before(ctx context.Context, req *a2aclient.Request) 
 	return ctx, nil, nil
 }
 
-// callLogger prints each A2A call and its duration under -v.
+// callLogger prints each A2A call and its duration under -v: one "call M" line when it starts and one "done" or
+// "failed" line when it ends. a2a-go calls After once per event of a stream, so a streaming call's end is logged by
+// streamEnds, the transport wrapper that sees the stream finish; After logs the calls that return one answer.
 type callLogger struct {
 	log *Log
 }
 
 type callStartKey struct{}
+
+// callState is one logged call, shared by callLogger and streamEnds through the call's context.
+type callState struct {
+	log      *Log
+	method   string
+	start    time.Time
+	streamed bool // streamEnds owns the end line
+	once     sync.Once
+}
+
+func (s *callState) end(err error, events int) {
+	s.once.Do(func() {
+		took := time.Since(s.start).Round(time.Microsecond)
+		n := ""
+		if s.streamed {
+			n = fmt.Sprintf(", %d events", events)
+			if events == 1 {
+				n = ", 1 event"
+			}
+		}
+		if err != nil {
+			s.log.Printf("call %s failed after %s%s: %v", s.method, took, n, err)
+			return
+		}
+		s.log.Printf("call %s done in %s%s", s.method, took, n)
+	})
+}
 
 func (l *callLogger) Before(ctx context.Context, req *a2aclient.Request) (context.Context, any, error) {
 	if l.log == nil || !l.log.Enabled {
@@ -194,20 +225,64 @@ func (l *callLogger) Before(ctx context.Context, req *a2aclient.Request) (contex
 		h[k] = v
 	}
 	l.log.Printf("call %s %s\n%s", req.Method, req.BaseURL, redactedHeaders(h))
-	return context.WithValue(ctx, callStartKey{}, time.Now()), nil, nil
+	return context.WithValue(ctx, callStartKey{}, &callState{log: l.log, method: req.Method, start: time.Now()}), nil, nil
 }
 
 func (l *callLogger) After(ctx context.Context, resp *a2aclient.Response) error {
-	start, ok := ctx.Value(callStartKey{}).(time.Time)
-	if !ok {
+	st, ok := ctx.Value(callStartKey{}).(*callState)
+	if !ok || st.streamed {
 		return nil
 	}
-	if resp.Err != nil {
-		l.log.Printf("call %s failed after %s: %v", resp.Method, time.Since(start).Round(time.Microsecond), resp.Err)
-		return nil
-	}
-	l.log.Printf("call %s done in %s", resp.Method, time.Since(start).Round(time.Microsecond))
+	st.end(resp.Err, 0)
 	return nil
+}
+
+// streamEnds wraps a transport so that a streaming call logged by callLogger gets one end line: when its stream
+// ends, breaks, or its reader stops reading.
+func streamEnds(f a2aclient.TransportFactory) a2aclient.TransportFactory {
+	return a2aclient.TransportFactoryFn(func(ctx context.Context, card *a2a.AgentCard, iface *a2a.AgentInterface) (a2aclient.Transport, error) {
+		t, err := f.Create(ctx, card, iface)
+		if err != nil {
+			return nil, err
+		}
+		return &streamEndTransport{Transport: t}, nil
+	})
+}
+
+type streamEndTransport struct {
+	a2aclient.Transport
+}
+
+func (t *streamEndTransport) SendStreamingMessage(ctx context.Context, params a2aclient.ServiceParams, req *a2a.SendMessageRequest) iter.Seq2[a2a.Event, error] {
+	return logStreamEnd(ctx, t.Transport.SendStreamingMessage(ctx, params, req))
+}
+
+func (t *streamEndTransport) SubscribeToTask(ctx context.Context, params a2aclient.ServiceParams, req *a2a.SubscribeToTaskRequest) iter.Seq2[a2a.Event, error] {
+	return logStreamEnd(ctx, t.Transport.SubscribeToTask(ctx, params, req))
+}
+
+func logStreamEnd(ctx context.Context, events iter.Seq2[a2a.Event, error]) iter.Seq2[a2a.Event, error] {
+	st, ok := ctx.Value(callStartKey{}).(*callState)
+	if !ok {
+		return events
+	}
+	return func(yield func(a2a.Event, error) bool) {
+		st.streamed = true
+		n := 0
+		for ev, err := range events {
+			if err != nil {
+				st.end(err, n)
+				yield(ev, err)
+				return
+			}
+			n++
+			if !yield(ev, nil) {
+				st.end(nil, n)
+				return
+			}
+		}
+		st.end(nil, n)
+	}
 }
 
 // grpcUnaryErrors marks connection failures so they classify as unreachable, and a reply over limit (the
