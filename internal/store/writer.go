@@ -18,6 +18,10 @@ import (
 // every Interval, or, once snapshots grow costly (a long stream's artifact), at most a fifth of the writer's time,
 // so that a stream of n chunks costs O(n) to keep, not O(n²). Events (shared stores) go out with every batch, one
 // row per task.
+//
+// Events wait in memory while the store is away. Their bytes are bounded (Options.MaxBacklog): past the bound,
+// WaitRoom holds the turns that would add more until a write makes room, so a store that stays away costs a
+// bounded amount of memory and loses nothing; the turns (and the clients following them) pause meanwhile.
 
 type writer struct {
 	mu      sync.Mutex
@@ -29,6 +33,10 @@ type writer struct {
 
 	lastLazy time.Time     // when the last lazy write started
 	lazyCost time.Duration // how long it took
+
+	backlog int64         // the estimated bytes of events (an event taken by a batch counts until it is written)
+	room    chan struct{} // closed (and replaced) when a write made room
+	full    bool          // the backlog passed the bound, logged once until it drains
 }
 
 type waiter struct {
@@ -40,6 +48,7 @@ func (w *writer) init() {
 	w.dirty = map[a2a.TaskID]bool{}
 	w.events = map[a2a.TaskID][]Event{}
 	w.kick = make(chan struct{}, 1)
+	w.room = make(chan struct{})
 }
 
 func (w *writer) wake() {
@@ -77,8 +86,102 @@ func (s *Store) Append(id a2a.TaskID, seq int64, ev a2a.Event) {
 	}
 	w := &s.w
 	w.mu.Lock()
-	w.events[id] = append(w.events[id], Event{Seq: seq, Event: ev})
+	size := EventSize(ev)
+	w.events[id] = append(w.events[id], Event{Seq: seq, Event: ev, size: size})
+	w.backlog += size
 	w.mu.Unlock()
+}
+
+// DefaultMaxBacklog is the bound of the events waiting to be written when Options.MaxBacklog is 0.
+const DefaultMaxBacklog = 64 << 20
+
+// Backlog is the estimated bytes of events waiting to be written.
+func (s *Store) Backlog() int64 {
+	s.w.mu.Lock()
+	defer s.w.mu.Unlock()
+	return s.w.backlog
+}
+
+// WaitRoom returns at once while the events waiting to be written are within Options.MaxBacklog; past it, it waits
+// until a write makes room, ctx is done (its error is returned) or the store closes. A turn calls it before it adds
+// an event, so the backlog exceeds the bound by at most one event per running turn.
+func (s *Store) WaitRoom(ctx context.Context) error {
+	if !s.d.shared {
+		return nil
+	}
+	w := &s.w
+	for {
+		w.mu.Lock()
+		if w.backlog <= s.opts.MaxBacklog {
+			w.mu.Unlock()
+			return nil
+		}
+		room := w.room
+		w.urgent = true // the events go out with the next batch, now
+		if !w.full {
+			w.full = true
+			s.opts.Logf("task store %s: %d bytes of events wait for the store: running tasks pause until it takes them\n",
+				s.name, w.backlog)
+		}
+		w.mu.Unlock()
+		w.wake()
+		select {
+		case <-room:
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-s.closing:
+			return nil // the last write is Close's
+		}
+	}
+}
+
+// EventSize estimates the bytes an event takes in the backlog: its parts' contents and a fixed share for the rest.
+func EventSize(ev a2a.Event) int64 {
+	const overhead = 256
+	n := int64(overhead)
+	switch v := ev.(type) {
+	case *a2a.TaskArtifactUpdateEvent:
+		if v.Artifact != nil {
+			n += partsSize(v.Artifact.Parts)
+		}
+	case *a2a.TaskStatusUpdateEvent:
+		if v.Status.Message != nil {
+			n += partsSize(v.Status.Message.Parts)
+		}
+	case *a2a.Task:
+		for _, a := range v.Artifacts {
+			n += partsSize(a.Parts)
+		}
+		for _, m := range v.History {
+			n += partsSize(m.Parts)
+		}
+	case *a2a.Message:
+		n += partsSize(v.Parts)
+	}
+	return n
+}
+
+func partsSize(ps []*a2a.Part) int64 {
+	var n int64
+	for _, p := range ps {
+		if p == nil {
+			continue
+		}
+		n += 64
+		switch c := p.Content.(type) {
+		case a2a.Text:
+			n += int64(len(c))
+		case a2a.Raw:
+			n += int64(len(c)) * 4 / 3 // base64 in JSON
+		case a2a.URL:
+			n += int64(len(c))
+		case a2a.Data:
+			if b, err := json.Marshal(c.Value); err == nil {
+				n += int64(len(b))
+			}
+		}
+	}
+	return n
 }
 
 // Flush writes every change queued so far and waits until it is written (or ctx is done).
@@ -191,9 +294,25 @@ func (s *Store) flush(lazy bool) error {
 	}
 	events, waiters := w.events, w.waiters
 	w.events, w.waiters, w.urgent = map[a2a.TaskID][]Event{}, nil, false
+	var taken int64
+	for _, evs := range events {
+		for _, e := range evs {
+			taken += e.size
+		}
+	}
 	w.mu.Unlock()
 	start := time.Now()
 	err := s.write(dirty, events)
+	if err == nil && taken > 0 {
+		w.mu.Lock()
+		w.backlog -= taken
+		if w.full && w.backlog <= s.opts.MaxBacklog/2 {
+			w.full = false
+		}
+		close(w.room)
+		w.room = make(chan struct{})
+		w.mu.Unlock()
+	}
 	if err != nil {
 		w.mu.Lock()
 		for id := range dirty {

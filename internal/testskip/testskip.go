@@ -23,6 +23,7 @@ const (
 	Node       = "node/npm"
 	PostgreSQL = "PostgreSQL"
 	JQ         = "jq"
+	HAProxy    = "haproxy"
 )
 
 var install = map[string]string{
@@ -30,6 +31,7 @@ var install = map[string]string{
 	Node:       "apt-get install nodejs npm",
 	PostgreSQL: "apt-get install postgresql",
 	JQ:         "apt-get install jq",
+	HAProxy:    "apt-get install haproxy",
 }
 
 // Install is the command that installs what group needs.

@@ -40,12 +40,19 @@ type durable struct {
 // MemoryOnly reports whether a --store URL names the in-memory store ("" or "memory").
 func MemoryOnly(url string) bool { return url == "" || url == "memory" }
 
-// OpenDurable puts the store named by url (sqlite:PATH or postgres://...) behind s, with lease as the replica
-// lease (0 => 60s). Call it before s is used; close the store with CloseDurable once every turn has ended.
-func (s *Store) OpenDurable(ctx context.Context, url string, lease time.Duration, logf Logf) error {
+// DurableOptions are the store's settings serve's flags choose.
+type DurableOptions struct {
+	Lease      time.Duration // the replica lease; 0 => 60s
+	MaxBacklog int64         // bytes of events kept while the store is away; 0 => store.DefaultMaxBacklog
+}
+
+// OpenDurable puts the store named by url (sqlite:PATH or postgres://...) behind s. Call it before s is used; close
+// the store with CloseDurable once every turn has ended.
+func (s *Store) OpenDurable(ctx context.Context, url string, o DurableOptions, logf Logf) error {
 	d := &durable{logf: logf}
 	st, err := store.Open(ctx, url, store.Options{
-		Source: s.durableSnapshot, Lease: lease, MaxTasks: s.maxTasks, TTL: s.ttl, Now: s.now, Logf: logf.printf,
+		Source: s.durableSnapshot, Lease: o.Lease, MaxTasks: s.maxTasks, TTL: s.ttl, Now: s.now, Logf: logf.printf,
+		MaxBacklog: o.MaxBacklog,
 		OnCancel: func(id a2a.TaskID) {
 			if f := d.cancelLocal.Load(); f != nil {
 				(*f)(id)
@@ -191,6 +198,14 @@ func (d *durable) check() error {
 		return errStoreUnavailable // the store logged why when it went away
 	}
 	return nil
+}
+
+// waitRoom holds a turn's next event while the store's backlog of unwritten events is full (see store.WaitRoom).
+func (d *durable) waitRoom(ctx context.Context) error {
+	if d == nil || !d.shared {
+		return nil
+	}
+	return d.st.WaitRoom(ctx)
 }
 
 // syncHold bounds how long the end of a turn waits for its write while the store is away.

@@ -156,6 +156,9 @@ func (ts *Runner) runTurn(ctx context.Context, rec *record, run *turnRun, t *Tur
 	defer close(run.done)
 	defer run.cancel(nil)
 	t.emit = func(ev a2a.Event, last bool) {
+		// While the store is away its backlog of events is bounded: the agent waits here (an exec command blocks on
+		// its full pipe) until a write makes room, or the turn is canceled.
+		ts.store.durable.waitRoom(ctx) //nolint:errcheck // a canceled turn emits its event anyway: one past the bound
 		if err := ts.emit(rec, ev, last); err != nil {
 			run.unsaved = err
 		}
