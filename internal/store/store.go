@@ -127,7 +127,12 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.d, s.db, err = openDB(rawURL)
+	conn, pool, err := poolSize(rawURL)
+	if err != nil {
+		return nil, s.wrap(err)
+	}
+	s.rawURL = conn
+	s.d, s.db, err = openDB(conn, pool)
 	if err != nil {
 		return nil, s.wrap(err)
 	}
