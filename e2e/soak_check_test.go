@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -50,17 +51,16 @@ func readRecords(t *testing.T, path string) []soakRecord {
 	return out
 }
 
-// soakErrorClasses are the error classes docs/production.md names as what a fault may cost a client; any other
-// fails the soak (TestProductionDocNamesSoakClasses holds the page to this list).
-var soakErrorClasses = []string{
-	"transport: connection closed",
-	"http 502",
-	"http 503",
-	"http 504",
-	"a2a INTERNAL_ERROR",
-	"a2a TASK_NOT_FOUND",
-	"timeout",
-}
+// The error classes docs/production.md names as what each fault may cost a client; any other, or one outside its
+// fault's window, fails the soak (TestProductionDocExamples holds the page to these lists).
+var (
+	killClasses  = []string{"transport: connection closed", "http 502", "http 503"}
+	storeClasses = []string{"a2a INTERNAL_ERROR", "a2a TASK_NOT_FOUND"}
+	pauseClasses = []string{"http 504", "timeout"}
+)
+
+// soakErrorClasses are all of them.
+var soakErrorClasses = append(append(append([]string(nil), killClasses...), storeClasses...), pauseClasses...)
 
 // restTask is the part of a task (REST, v1.0) the checks read.
 type restTask struct {
@@ -142,10 +142,6 @@ type soakReport struct {
 func checkSoak(t *testing.T, plan soakPlan, reps []*replica, recs []soakRecord, faults []fault) *soakReport {
 	t.Helper()
 	rep := &soakReport{states: map[string]int{}, errors: map[string]map[string]int{}, recs: recs, faults: faults}
-	allowed := map[string]bool{}
-	for _, c := range soakErrorClasses {
-		allowed[c] = true
-	}
 	ids := map[string]bool{}
 	echo := map[string]bool{}
 	for _, r := range recs {
@@ -159,11 +155,14 @@ func checkSoak(t *testing.T, plan soakPlan, reps []*replica, recs []soakRecord, 
 		if r.Class == "" {
 			continue
 		}
-		where := "outside the faults"
+		where, allowed := "outside the faults", false
 		for _, f := range faults {
 			if !r.End.Before(f.start) && !r.End.After(f.end.Add(plan.grace)) {
 				where = f.name
-				break
+				if slices.Contains(f.classes, r.Class) {
+					allowed = true
+					break
+				}
 			}
 		}
 		if rep.errors[where] == nil {
@@ -172,8 +171,9 @@ func checkSoak(t *testing.T, plan soakPlan, reps []*replica, recs []soakRecord, 
 		rep.errors[where][r.Class]++
 		if where == "outside the faults" {
 			t.Errorf("%s at %s, outside every fault window: %s: %s (task %q)", r.Op, r.End.Format(time.RFC3339Nano), r.Class, r.Error, r.Task)
-		} else if !allowed[r.Class] {
-			t.Errorf("%s during %s: error class %q is not one docs/production.md names: %s", r.Op, where, r.Class, r.Error)
+		} else if !allowed {
+			t.Errorf("%s during %s: error class %q is not one docs/production.md names for it: %s (task %q)", r.Op, where,
+				r.Class, r.Error, r.Task)
 		}
 	}
 	rep.tasks = len(ids)
@@ -312,10 +312,12 @@ func (r *soakReport) log(t *testing.T, plan soakPlan, t0 time.Time) {
 			fmt.Fprintf(&b, "  errors during %s: %s %d\n", where, class, n)
 		}
 	}
-	lat := func(from, to time.Time) string {
+	// Latencies of the requests that ended before a fault, of those that ran into it (or its grace), and of those that
+	// started after it, within 10 s.
+	lat := func(keep func(rec soakRecord) bool) string {
 		var ds []time.Duration
 		for _, rec := range r.recs {
-			if rec.Class == "" && !rec.Start.Before(from) && rec.Start.Before(to) {
+			if rec.Class == "" && keep(rec) {
 				ds = append(ds, rec.End.Sub(rec.Start))
 			}
 		}
@@ -326,9 +328,15 @@ func (r *soakReport) log(t *testing.T, plan soakPlan, t0 time.Time) {
 		return fmt.Sprintf("p50 %s p99 %s (%d)", ds[len(ds)/2].Round(time.Millisecond), ds[len(ds)*99/100].Round(time.Millisecond), len(ds))
 	}
 	for _, f := range r.faults {
+		over := f.end.Add(plan.grace)
 		fmt.Fprintf(&b, "  %s at %s: before %s | during %s | after %s\n", f.name, f.start.Sub(t0).Round(time.Second),
-			lat(f.start.Add(-5*time.Second), f.start), lat(f.start, f.end.Add(plan.grace)),
-			lat(f.end.Add(plan.grace), f.end.Add(plan.grace+5*time.Second)))
+			lat(func(rec soakRecord) bool {
+				return rec.End.Before(f.start) && rec.End.After(f.start.Add(-10*time.Second))
+			}),
+			lat(func(rec soakRecord) bool { return !rec.End.Before(f.start) && rec.Start.Before(over) }),
+			lat(func(rec soakRecord) bool {
+				return !rec.Start.Before(over) && rec.Start.Before(over.Add(10*time.Second))
+			}))
 	}
 	if r.probe != nil {
 		r.probe.report(&b, t0)

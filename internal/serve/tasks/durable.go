@@ -208,25 +208,42 @@ func (d *durable) waitRoom(ctx context.Context) error {
 	return d.st.WaitRoom(ctx)
 }
 
-// syncHold bounds how long the end of a turn waits for its write while the store is away.
-const syncHold = 5 * time.Second
+// syncHold bounds how long the end of a turn waits for its write while the store is away; syncSlow bounds how long
+// it waits for a store that is reachable but slow.
+const (
+	syncHold = 5 * time.Second
+	syncSlow = time.Minute
+)
 
-// sync waits until task id's last change is written, trying again while the store is away, for at most syncHold.
-// A change that is not written in time stays queued, and is written once the store is back.
+// sync waits until task id's last change is written, trying again while the store is away, for at most syncHold of
+// it being away. A change that is not written in time stays queued, and is written once the store is back.
+//
+// Only the store being away (a write failed: Err) uses up the hold. A store that answers slowly (the database
+// overloaded, this process starved of CPU or paused by SIGSTOP or a frozen VM) is waited for, up to syncSlow: its
+// write is under way, and telling the caller "not saved yet" would be false (a soak at 70% load saw it).
 func (d *durable) sync(id a2a.TaskID) error {
-	ctx, cancel := context.WithTimeout(context.Background(), syncHold)
-	defer cancel()
+	start := time.Now()
+	deadline := start.Add(syncHold)
 	retry := time.NewTicker(250 * time.Millisecond)
 	defer retry.Stop()
 	for {
+		ctx, cancel := context.WithDeadline(context.Background(), deadline)
 		err := d.st.FlushTask(ctx, id)
+		cancel()
 		if err == nil {
 			return nil
 		}
+		now := time.Now()
+		if d.st.Err() == nil && now.Sub(start) < syncSlow {
+			deadline = now.Add(syncHold) // reachable: only slow
+			continue
+		}
+		if !now.Before(deadline) {
+			return err
+		}
 		select {
 		case <-retry.C:
-		case <-ctx.Done():
-			return err
+		case <-time.After(time.Until(deadline)):
 		}
 	}
 }
