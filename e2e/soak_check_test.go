@@ -59,9 +59,6 @@ var (
 	pauseClasses = []string{"http 504", "timeout"}
 )
 
-// soakErrorClasses are all of them.
-var soakErrorClasses = append(append(append([]string(nil), killClasses...), storeClasses...), pauseClasses...)
-
 // restTask is the part of a task (REST, v1.0) the checks read.
 type restTask struct {
 	ID     string `json:"id"`
