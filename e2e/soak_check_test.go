@@ -140,11 +140,15 @@ func checkSoak(t *testing.T, plan soakPlan, reps []*replica, recs []soakRecord, 
 	t.Helper()
 	rep := &soakReport{states: map[string]int{}, errors: map[string]map[string]int{}, recs: recs, faults: faults}
 	ids := map[string]bool{}
+	heard := map[string][]soakRecord{} // the ends clients were told
 	echo := map[string]bool{}
 	for _, r := range recs {
 		if r.Task != "" {
 			ids[r.Task] = true
 			echo[r.Task] = r.echo
+		}
+		if r.Class == "" && r.Task != "" && terminalStates["TASK_STATE_"+strings.ToUpper(r.State)] {
+			heard[r.Task] = append(heard[r.Task], r)
 		}
 		if r.Class == "" && (r.Op == "stream" || r.Op == "subscribe") && !terminalStates["TASK_STATE_"+strings.ToUpper(r.State)] {
 			t.Errorf("%s of task %s ended in %q without an error", r.Op, r.Task, r.State)
@@ -212,7 +216,7 @@ func checkSoak(t *testing.T, plan soakPlan, reps []*replica, recs []soakRecord, 
 		go func() {
 			defer wg.Done()
 			for id := range work {
-				checkTask(t, c, reps, id, echo[id], &mu, rep.states)
+				checkTask(t, c, reps, id, echo[id], heard[id], &mu, rep.states)
 			}
 		}()
 	}
@@ -224,7 +228,8 @@ func checkSoak(t *testing.T, plan soakPlan, reps []*replica, recs []soakRecord, 
 	return rep
 }
 
-func checkTask(t *testing.T, c *http.Client, reps []*replica, id string, echo bool, mu *sync.Mutex, states map[string]int) {
+func checkTask(t *testing.T, c *http.Client, reps []*replica, id string, echo bool, heard []soakRecord, mu *sync.Mutex,
+	states map[string]int) {
 	var first *restTask
 	for _, r := range reps {
 		tk, err := fetchTask(c, r.url(), id)
@@ -239,6 +244,13 @@ func checkTask(t *testing.T, c *http.Client, reps []*replica, id string, echo bo
 		if tk.Status.State != first.Status.State || tk.Status.Timestamp != first.Status.Timestamp || tk.output() != first.output() {
 			t.Errorf("task %s: %s says %s at %s with %q, %s says %s at %s with %q", id, reps[0].name, first.Status.State,
 				first.Status.Timestamp, first.output(), r.name, tk.Status.State, tk.Status.Timestamp, tk.output())
+		}
+	}
+	// A task ends once: every client that heard of its end heard the end the store keeps.
+	for _, r := range heard {
+		if got := "TASK_STATE_" + strings.ToUpper(r.State); got != first.Status.State {
+			t.Errorf("task %s: %s told its client %s at %s, the replicas say %s (%q)", id, r.Op, r.State,
+				r.End.Format(time.RFC3339Nano), first.Status.State, first.reason())
 		}
 	}
 	want := soakOutput
