@@ -74,6 +74,9 @@ type Options struct {
 	// MaxBacklog bounds the estimated bytes of events waiting to be written while the store is away (see WaitRoom);
 	// 0 => DefaultMaxBacklog.
 	MaxBacklog int64
+	// OnLost is called (on its own goroutine) when a task this replica runs was failed by another replica meanwhile
+	// (this one paused longer than its lease): its turn should stop, its end is not written.
+	OnLost func(id a2a.TaskID)
 	// OnCancel is called (on its own goroutine) when a cancel request arrives for a task this replica runs.
 	OnCancel func(id a2a.TaskID)
 	// Logf reports what happens in the background (a store that went away, came back); nil => discarded.

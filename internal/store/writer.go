@@ -34,6 +34,11 @@ type writer struct {
 	lastLazy time.Time     // when the last lazy write started
 	lazyCost time.Duration // how long it took
 
+	// owned and lost are the writer goroutine's own: the tasks whose last write said this replica runs them, and those
+	// another replica failed meanwhile (its sweep, after this replica's lease expired: a pause longer than the
+	// lease). A lost task is never written again from here: the store keeps the end the others were told.
+	owned, lost map[a2a.TaskID]bool
+
 	backlog int64         // the estimated bytes of events (an event taken by a batch counts until it is written)
 	room    chan struct{} // closed (and replaced) when a write made room
 	full    bool          // the backlog passed the bound, logged once until it drains
@@ -49,6 +54,7 @@ func (w *writer) init() {
 	w.events = map[a2a.TaskID][]Event{}
 	w.kick = make(chan struct{}, 1)
 	w.room = make(chan struct{})
+	w.owned, w.lost = map[a2a.TaskID]bool{}, map[a2a.TaskID]bool{}
 }
 
 func (w *writer) wake() {
@@ -345,8 +351,12 @@ func (s *Store) write(dirty map[a2a.TaskID]struct{}, events map[a2a.TaskID][]Eve
 	if len(dirty) == 0 && len(events) == 0 {
 		return nil
 	}
+	w := &s.w
 	rows := make([]*taskRow, 0, len(dirty))
 	for id := range dirty {
+		if w.lost[id] {
+			continue
+		}
 		snap, ok := s.opts.Source(id)
 		if !ok {
 			continue
@@ -359,7 +369,7 @@ func (s *Store) write(dirty map[a2a.TaskID]struct{}, events map[a2a.TaskID][]Eve
 	}
 	evRows := map[a2a.TaskID][]eventRow{}
 	for id, evs := range events {
-		if len(evs) == 0 {
+		if len(evs) == 0 || w.lost[id] {
 			continue
 		}
 		batch := make([]a2a.StreamResponse, len(evs))
@@ -379,12 +389,11 @@ func (s *Store) write(dirty map[a2a.TaskID]struct{}, events map[a2a.TaskID][]Eve
 	defer cancel()
 	if len(rows) == 1 && len(evRows) == 0 {
 		// One task and nothing else (a blocking send at one client): one statement, its own transaction.
-		r := rows[0]
-		t := r.snap.Task
-		if _, err := s.upsertStmt.ExecContext(ctx, string(t.ID), t.ContextID, string(t.Status.State), r.statusTS, r.snap.Updated.UnixNano(),
-			r.snap.Owner, r.finished, r.snap.Seq, string(r.task), string(r.push)); err != nil {
-			return fmt.Errorf("write task %s: %w", t.ID, err)
+		lost, err := s.upsertRow(ctx, s.upsertStmt, rows[0])
+		if err != nil {
+			return err
 		}
+		s.written(rows, lost)
 		return nil
 	}
 	tx, err := s.db.BeginTx(ctx, nil)
@@ -392,8 +401,12 @@ func (s *Store) write(dirty map[a2a.TaskID]struct{}, events map[a2a.TaskID][]Eve
 		return err
 	}
 	defer tx.Rollback() //nolint:errcheck // after Commit, Rollback is a no-op
-	if err := s.upsert(ctx, tx, rows); err != nil {
+	lost, err := s.upsert(ctx, tx, rows)
+	if err != nil {
 		return err
+	}
+	for id := range lost {
+		delete(evRows, id)
 	}
 	if len(evRows) > 0 {
 		ins, err := tx.PrepareContext(ctx, s.d.q(`INSERT INTO a2a_events (task_id, seq_to, events) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`))
@@ -414,29 +427,80 @@ func (s *Store) write(dirty map[a2a.TaskID]struct{}, events map[a2a.TaskID][]Eve
 			return fmt.Errorf("notify events: %w", err)
 		}
 	}
-	return tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	s.written(rows, lost)
+	return nil
 }
 
+// written notes which tasks this replica now runs as far as the store knows, and hands over those found lost.
+func (s *Store) written(rows []*taskRow, lost map[a2a.TaskID]bool) {
+	w := &s.w
+	for _, r := range rows {
+		id := r.snap.Task.ID
+		switch {
+		case lost[id]:
+			delete(w.owned, id)
+			w.lost[id] = true
+			s.opts.Logf("task %s: another replica failed it while this one's lease had expired (a pause longer than "+
+				"the lease of %s); its end here is dropped\n", id, s.opts.Lease)
+			if s.opts.OnLost != nil {
+				go s.opts.OnLost(id)
+			}
+		case r.snap.Owner == s.replica:
+			w.owned[id] = true
+		default:
+			delete(w.owned, id)
+		}
+	}
+}
+
+// upsertTask writes a task. Its last two parameters are the owner the row must still have to be updated ("": any):
+// a task this replica ran, failed meanwhile by another after this one's lease expired, keeps the other's end.
 const upsertTask = `INSERT INTO a2a_tasks (id, context_id, state, status_ts, updated, owner, finished, seq, task, push)
 	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 	ON CONFLICT (id) DO UPDATE SET context_id = excluded.context_id, state = excluded.state, status_ts = excluded.status_ts,
 		updated = excluded.updated, owner = excluded.owner, finished = excluded.finished, seq = excluded.seq,
-		task = excluded.task, push = excluded.push`
+		task = excluded.task, push = excluded.push
+	WHERE ? = '' OR a2a_tasks.owner = ?`
 
-func (s *Store) upsert(ctx context.Context, tx *sql.Tx, rows []*taskRow) error {
+// upsert writes rows in tx and returns the tasks found lost (see upsertTask).
+func (s *Store) upsert(ctx context.Context, tx *sql.Tx, rows []*taskRow) (map[a2a.TaskID]bool, error) {
+	lost := map[a2a.TaskID]bool{}
 	if len(rows) == 0 {
-		return nil
+		return lost, nil
 	}
 	st := tx.StmtContext(ctx, s.upsertStmt)
 	defer st.Close()
 	for _, r := range rows {
-		t := r.snap.Task
-		if _, err := st.ExecContext(ctx, string(t.ID), t.ContextID, string(t.Status.State), r.statusTS, r.snap.Updated.UnixNano(),
-			r.snap.Owner, r.finished, r.snap.Seq, string(r.task), string(r.push)); err != nil {
-			return fmt.Errorf("write task %s: %w", t.ID, err)
+		l, err := s.upsertRow(ctx, st, r)
+		if err != nil {
+			return nil, err
+		}
+		for id := range l {
+			lost[id] = true
 		}
 	}
-	return nil
+	return lost, nil
+}
+
+// upsertRow writes one row with st (upsertTask), and returns its task as lost when the row had another owner.
+func (s *Store) upsertRow(ctx context.Context, st *sql.Stmt, r *taskRow) (map[a2a.TaskID]bool, error) {
+	t := r.snap.Task
+	expect := ""
+	if s.d.shared && s.w.owned[t.ID] {
+		expect = s.replica
+	}
+	res, err := st.ExecContext(ctx, string(t.ID), t.ContextID, string(t.Status.State), r.statusTS, r.snap.Updated.UnixNano(),
+		r.snap.Owner, r.finished, r.snap.Seq, string(r.task), string(r.push), expect, expect)
+	if err != nil {
+		return nil, fmt.Errorf("write task %s: %w", t.ID, err)
+	}
+	if n, err := res.RowsAffected(); err == nil && n == 0 {
+		return map[a2a.TaskID]bool{t.ID: true}, nil
+	}
+	return nil, nil
 }
 
 func encodeRow(snap *Snapshot) (*taskRow, error) {

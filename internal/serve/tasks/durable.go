@@ -29,8 +29,10 @@ type durable struct {
 	shared bool
 	// cancelLocal stops a turn this replica runs, on another replica's request; set by the task backend.
 	cancelLocal atomic.Pointer[func(id a2a.TaskID)]
-	quiet       bool // while installing a task read from the store: not a change to write back
-	logf        Logf
+	// loseLocal stops a turn this replica runs whose task another replica failed meanwhile; set with cancelLocal.
+	loseLocal atomic.Pointer[func(id a2a.TaskID)]
+	quiet     bool // while installing a task read from the store: not a change to write back
+	logf      Logf
 
 	logMu    sync.Mutex // the last store failure logged, and when: a store that is away fails every call
 	lastLog  string
@@ -53,6 +55,11 @@ func (s *Store) OpenDurable(ctx context.Context, url string, o DurableOptions, l
 	st, err := store.Open(ctx, url, store.Options{
 		Source: s.durableSnapshot, Lease: o.Lease, MaxTasks: s.maxTasks, TTL: s.ttl, Now: s.now, Logf: logf.printf,
 		MaxBacklog: o.MaxBacklog,
+		OnLost: func(id a2a.TaskID) {
+			if f := d.loseLocal.Load(); f != nil {
+				(*f)(id)
+			}
+		},
 		OnCancel: func(id a2a.TaskID) {
 			if f := d.cancelLocal.Load(); f != nil {
 				(*f)(id)
