@@ -333,7 +333,40 @@ func (s *Store) getTask(ctx context.Context, id a2a.TaskID, historyLength *int) 
 	if err := s.refresh(ctx, id); err != nil {
 		return nil, err
 	}
+	if err := s.endSaved(ctx, id); err != nil {
+		return nil, err
+	}
 	return s.view(id, historyLength)
+}
+
+// endSaved waits, for a task whose turn here has just ended in memory, until that end is in the store: no one hears
+// of an end a crash would lose (the turn's own callers wait for it too, see Runner.emit). A poll that read the end
+// from memory told its client "completed" about a task that the other replicas then failed, when this one was
+// killed before the write.
+func (s *Store) endSaved(ctx context.Context, id a2a.TaskID) error {
+	d := s.durable
+	if d == nil {
+		return nil
+	}
+	s.mu.Lock()
+	r, ok := s.tasks[id]
+	saving := ok && r.saving
+	s.mu.Unlock()
+	if !saving {
+		return nil
+	}
+	if err := d.sync(id); err != nil {
+		return d.fail(err)
+	}
+	s.saved(r)
+	return ctx.Err()
+}
+
+// saved notes that r's end is in the store.
+func (s *Store) saved(r *record) {
+	s.mu.Lock()
+	r.saving = false
+	s.mu.Unlock()
 }
 
 // writableLocked refuses to change, here, a task that runs on another replica.

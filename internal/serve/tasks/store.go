@@ -28,6 +28,7 @@ type record struct {
 	task    *a2a.Task
 	updated time.Time
 	run     *turnRun // non-nil while a turn is running
+	saving  bool     // the turn's end is applied here but not yet in the durable store
 	subs    map[*Subscriber]struct{}
 	// artBytes is the payload size of the task's artifacts, kept within Store.maxArtifactBytes by
 	// applyLocked.

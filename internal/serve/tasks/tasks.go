@@ -230,6 +230,7 @@ func (ts *Runner) emit(rec *record, ev a2a.Event, last bool) error {
 			}
 			return failed
 		}
+		ts.store.saved(rec)
 	}
 	ts.push.deliver(hooks, ev, task)
 	for _, sub := range subs {
