@@ -4,7 +4,7 @@ BIN     ?= bin/a2a
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X github.com/a2acli/a2a/internal/cli.version=$(VERSION)
 
-.PHONY: all build install test test-short bench fuzz lint vet-fmt cross release-snapshot man docs fmt clean conformance conformance-diff
+.PHONY: all build install test test-short bench fuzz lint vet-fmt cross release-snapshot man docs fmt clean conformance conformance-diff soak soak-measure
 
 all: build
 
@@ -28,6 +28,22 @@ test:
 ## test-short: unit tests only (skips the e2e layer)
 test-short:
 	$(GO) test -short -count=1 ./...
+
+## soak: three serve replicas on one PostgreSQL behind HAProxy, 70 s of open-loop load from a2a bench while one replica
+## is killed (-9) and restarted, PostgreSQL restarts and one replica is paused (SIGSTOP); then every task a client
+## heard of is checked on every replica (e2e/soak_test.go; make test runs a shorter one). SOAK_RATE and
+## SOAK_ECHO_RATE (requests/s) override the load; the report goes to SOAK_REPORT too when set.
+SOAK_RATE ?=
+SOAK_ECHO_RATE ?=
+SOAK_REPORT ?=
+soak:
+	A2A_SOAK=full A2A_SOAK_RATE=$(SOAK_RATE) A2A_SOAK_ECHO_RATE=$(SOAK_ECHO_RATE) A2A_SOAK_REPORT=$(SOAK_REPORT) \
+		$(GO) test -count=1 -run '^TestSoak$$' -timeout 15m -v ./e2e/
+
+## soak-measure: the figures of docs/production.md: throughput and latency with 1, 2 and 3 replicas, memory and
+## database size with 100,000 stored tasks
+soak-measure:
+	A2A_SOAK=measure A2A_SOAK_REPORT=$(SOAK_REPORT) $(GO) test -count=1 -run '^TestSoak(Scaling|Retention)$$' -timeout 30m -v ./e2e/
 
 ## conformance: the A2A TCK (../shared/conformance/tck, beside the checkout) against serve --reference on every
 ## transport and protocol version; fails on a failure conformance/known-failures.txt does not list. Then the

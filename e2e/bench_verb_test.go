@@ -301,3 +301,53 @@ func TestDocsBenchExamples(t *testing.T) {
 	}
 	runExamples(t, cmds)
 }
+
+// TestBenchRecord: --record writes a line per request with the task it made, for every op of a mix; a canceled
+// task is followed until it ends, a subscription to its end.
+func TestBenchRecord(t *testing.T) {
+	srv := startServe(t, "--quiet", "--exec", "sleep 0.2; cat")
+	path := filepath.Join(t.TempDir(), "tasks.jsonl")
+	r := run(t, "", "bench", srv.url, "-c", "3", "-n", "18", "--mix", "send=1,stream=1,poll=1,get=1,subscribe=1,cancel=1",
+		"--record", path, "-o", "json")
+	rep := benchJSON(t, r)
+	if rep.Errors != 0 {
+		t.Fatalf("errors: %+v", rep)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	if len(lines) != 18 {
+		t.Fatalf("--record has %d lines, want 18:\n%s", len(lines), data)
+	}
+	byOp := map[string]int{}
+	seen := map[string]bool{}
+	for _, l := range lines {
+		var rec struct {
+			Op, Task, State string
+			Start, End      time.Time
+			Measured        bool
+		}
+		if err := json.Unmarshal([]byte(l), &rec); err != nil || rec.Task == "" || !rec.Measured || rec.End.Before(rec.Start) {
+			t.Fatalf("line %q: %v", l, err)
+		}
+		byOp[rec.Op]++
+		want := "completed"
+		if rec.Op == "cancel" {
+			want = "canceled"
+		}
+		if rec.State != want {
+			t.Errorf("%s ended %q, want %q: %s", rec.Op, rec.State, want, l)
+		}
+		if rec.Op != "get" && seen[rec.Task] {
+			t.Errorf("task %s recorded twice", rec.Task)
+		}
+		seen[rec.Task] = true
+	}
+	for _, op := range []string{"send", "stream", "poll", "get", "subscribe", "cancel"} {
+		if byOp[op] != 3 {
+			t.Errorf("%d lines of %s, want 3", byOp[op], op)
+		}
+	}
+}

@@ -37,6 +37,7 @@ var ownRunner = map[string]string{
 	"conformance.md": "TestConformanceDocExamples",
 	"mcp.md":         "TestDocsMCPExamples",
 	"identity.md":    "TestIdentityDocExamples",
+	"production.md":  "TestProductionDocExamples",
 }
 
 // shCommands returns the shell commands of file's sh blocks that run a2a, continuation lines joined.

@@ -14,7 +14,18 @@ type Sample struct {
 	FirstAt time.Time       // when the first event arrived (streams); zero otherwise
 	Gaps    []time.Duration // the time between consecutive events (streams)
 	State   string          // the final task state, "message" for a message answer, "" when unknown
+	ID      string          // the task the request made or read, "" when none (Config.Trace records it)
 	Err     error
+}
+
+// Done is one finished request as Config.Trace sees it, warm-up included.
+type Done struct {
+	Op       string
+	Intended time.Time // when it should have started (open loop) or started
+	End      time.Time
+	Sample   *Sample
+	Class    string // the error's class; "" when it succeeded or was interrupted
+	Measured bool   // false in the warm-up
 }
 
 // Op is one kind of request, chosen Weight times in every sum of the weights.
@@ -34,6 +45,8 @@ type Config struct {
 	Ops      []Op
 	// Classify names an error's class ("http 502", "a2a TASK_NOT_FOUND"); "" drops the sample (an interrupted request).
 	Classify func(error) string
+	// Trace, when set, sees every request when it ends (from many goroutines at once).
+	Trace func(Done)
 }
 
 // Live is what a progress line reads while Run runs.
@@ -190,12 +203,18 @@ func Run(ctx context.Context, cfg Config, live *Live) *Report {
 		s := &Sample{}
 		op.Do(ctx, s)
 		now := time.Now()
+		class := ""
+		if s.Err != nil {
+			class = cfg.Classify(s.Err)
+		}
+		if cfg.Trace != nil {
+			cfg.Trace(Done{Op: op.Name, Intended: intended, End: now, Sample: s, Class: class, Measured: counted})
+		}
 		if !counted {
 			return
 		}
-		class := ""
 		if s.Err != nil {
-			if class = cfg.Classify(s.Err); class == "" {
+			if class == "" {
 				return
 			}
 			live.Errors.Add(1)

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"iter"
 	"net"
 	"net/url"
 	"os"
@@ -14,7 +13,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/spf13/cobra"
 
 	"github.com/a2acli/a2a/internal/bench"
@@ -48,6 +46,7 @@ type benchOptions struct {
 	pollInterval time.Duration
 	yes          bool
 	compare      string
+	record       string
 }
 
 func newBenchCmd(f *factory, runF func(context.Context, *benchOptions) error) *cobra.Command {
@@ -68,7 +67,8 @@ Against an agent off this machine, more than 10000 requests or 10s needs --yes.`
   a2a bench localhost:8080 --rate 50 --duration 2s         # open loop at 50 requests/s
   a2a bench localhost:8080 --stream --size 1024 -n 100     # streams: time to first event, gaps
   a2a bench localhost:8080 --mix send=8,get=2 -n 100 -o json > before.json
-  a2a bench localhost:8080 -n 100 --compare before.json    # the change, marked beyond the noise`,
+  a2a bench localhost:8080 -n 100 --compare before.json    # the change, marked beyond the noise
+  a2a bench localhost:8080 --rate 20 --mix send=2,stream=2,poll=1,subscribe=1,cancel=1 --record tasks.jsonl`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return exactArgs("<url>")(cmd, args)
@@ -98,12 +98,13 @@ Against an agent off this machine, more than 10000 requests or 10s needs --yes.`
 	fl.BoolVar(&o.stream, "stream", false, "stream each message: also time to first event and gaps between events")
 	fl.BoolVar(&o.poll, "poll", false, "send with ReturnImmediately and poll GetTask until the task ends")
 	fl.BoolVar(&o.get, "get", false, "GetTask of one task (sent first, not counted)")
-	fl.StringVar(&o.mix, "mix", "", "a weighted mix of `send=W,stream=W,poll=W,get=W`")
+	fl.StringVar(&o.mix, "mix", "", "a weighted mix of `send=W,stream=W,poll=W,get=W,subscribe=W,cancel=W`")
 	fl.DurationVar(&o.pollInterval, "poll-interval", 50*time.Millisecond, "with --poll: time between GetTask calls")
 	fl.IntVar(&o.size, "size", 0, "send a generated text of `n` bytes")
 	fl.StringVarP(&o.msg.File, "message-file", "f", "", "read the Message (or a parts array) from a JSON file, - for stdin")
 	fl.BoolVar(&o.yes, "yes", false, "allow more than 10000 requests or 10s against an agent off this machine")
 	fl.StringVar(&o.compare, "compare", "", "print the change from a previous run's -o json `file`")
+	fl.StringVar(&o.record, "record", "", "write one JSON line per request to `file`: op, task id, final state, error and its class, times")
 	cmd.MarkFlagsMutuallyExclusive("stream", "poll", "get", "mix")
 	_ = cmd.MarkFlagFilename("message-file") // cannot fail: the flag exists
 	_ = cmd.MarkFlagFilename("compare", "json")
@@ -131,9 +132,9 @@ func (o *benchOptions) weights() ([]string, []int, error) {
 			return nil, nil, client.Usagef("--mix %q: want name=weight pairs, weights 0 to 1000, e.g. send=8,get=2", o.mix)
 		}
 		switch name {
-		case "send", "stream", "poll", "get":
+		case "send", "stream", "poll", "get", "subscribe", "cancel":
 		default:
-			return nil, nil, client.Usagef("--mix: unknown request %q: want send, stream, poll or get", name)
+			return nil, nil, client.Usagef("--mix: unknown request %q: want send, stream, poll, get, subscribe or cancel", name)
 		}
 		if n > 0 {
 			names, ws = append(names, name), append(ws, n)
@@ -203,6 +204,13 @@ func runBench(ctx context.Context, o *benchOptions) error {
 	if err != nil {
 		return err
 	}
+	var rec *benchRecorder
+	if o.record != "" {
+		if rec, err = openBenchRecord(o.record); err != nil {
+			return err
+		}
+		defer rec.close()
+	}
 	return o.withClient(ctx, o.url, func(ctx context.Context, c *client.Conn) error {
 		if why := o.beyondDefaults(); why != "" && !o.yes && !loopbackURL(c.Iface.URL) {
 			return client.WithHint(client.Usagef("%s is not on this machine: a run %s needs --yes", c.Iface.URL, why),
@@ -211,7 +219,7 @@ func runBench(ctx context.Context, o *benchOptions) error {
 		b := &benchOps{c: c, base: base, tenant: o.f.opts.Tenant, pollEvery: o.pollInterval}
 		ops := make([]bench.Op, len(names))
 		for i, n := range names {
-			if n == "send" {
+			if n == "send" && rec == nil {
 				if b.wire, err = c.WireSend(ctx, b.request(false)); err != nil {
 					return err
 				}
@@ -230,6 +238,9 @@ func runBench(ctx context.Context, o *benchOptions) error {
 				}
 				return client.ErrorClass(err)
 			}}
+		if rec != nil {
+			cfg.Trace = rec.write
+		}
 		if o.f.io.getenv("GOGC") == "" {
 			// The generator's heap is a few MiB of short-lived answers: collecting it less often leaves the CPU to the
 			// agent on the same machine (about 15% less CPU per request than the default 100).
@@ -241,6 +252,11 @@ func runBench(ctx context.Context, o *benchOptions) error {
 		stop()
 		rep.Mode = strings.Join(names, "+")
 		rep.Target = bench.Target{URL: c.Iface.URL, Transport: string(c.Iface.ProtocolBinding), Version: string(c.Iface.ProtocolVersion)}
+		if rec != nil {
+			if err := rec.close(); err != nil {
+				return err
+			}
+		}
 		return o.print(rep, prev)
 	})
 }
@@ -330,157 +346,4 @@ func loopbackURL(raw string) bool {
 	}
 	ip := net.ParseIP(strings.Trim(host, "[]"))
 	return ip != nil && ip.IsLoopback()
-}
-
-// benchOps are the requests of a run, on one connection's client.
-type benchOps struct {
-	c         *client.Conn
-	base      *a2a.Message
-	tenant    string
-	pollEvery time.Duration
-	taskID    a2a.TaskID
-	// wire sends the blocking send of a v1.0 JSON-RPC or REST binding without a2a-go's full decoding of every
-	// answer (client.WireSend); nil on other bindings.
-	wire *client.WireSend
-}
-
-func (b *benchOps) request(immediate bool) *a2a.SendMessageRequest {
-	m := *b.base
-	m.ID = a2a.NewMessageID()
-	req := &a2a.SendMessageRequest{Message: &m, Tenant: b.tenant}
-	if immediate {
-		req.Config = &a2a.SendMessageConfig{ReturnImmediately: true}
-	}
-	return req
-}
-
-func resultState(r a2a.SendMessageResult) string {
-	switch v := r.(type) {
-	case *a2a.Task:
-		return output.ShortState(v.Status.State)
-	case *a2a.Message:
-		return "message"
-	}
-	return ""
-}
-
-// newTask sends one message (not counted) for --get to read back.
-func (b *benchOps) newTask(ctx context.Context) error {
-	res, err := client.Unary(ctx, b.c, func(ctx context.Context) (a2a.SendMessageResult, error) {
-		return b.c.SendMessage(ctx, b.request(false))
-	})
-	if err != nil {
-		return err
-	}
-	t, ok := res.(*a2a.Task)
-	if !ok {
-		return fmt.Errorf("--get needs a task to read, and the agent answered with a message")
-	}
-	b.taskID = t.ID
-	return nil
-}
-
-func (b *benchOps) op(name string) func(context.Context, *bench.Sample) {
-	switch name {
-	case "stream":
-		return b.stream
-	case "poll":
-		return b.pollTask
-	case "get":
-		return b.getTask
-	}
-	return b.send
-}
-
-func (b *benchOps) send(ctx context.Context, s *bench.Sample) {
-	if b.wire != nil {
-		res, err := client.Unary(ctx, b.c, b.wire.Send)
-		s.Err = err
-		if err == nil {
-			s.State = "message"
-			if !res.Message {
-				s.State = output.ShortState(res.State)
-			}
-		}
-		return
-	}
-	res, err := client.Unary(ctx, b.c, func(ctx context.Context) (a2a.SendMessageResult, error) {
-		return b.c.SendMessage(ctx, b.request(false))
-	})
-	s.Err, s.State = err, resultState(res)
-}
-
-func (b *benchOps) getTask(ctx context.Context, s *bench.Sample) {
-	t, err := client.Unary(ctx, b.c, func(ctx context.Context) (*a2a.Task, error) {
-		return b.c.GetTask(ctx, &a2a.GetTaskRequest{ID: b.taskID, Tenant: b.tenant})
-	})
-	s.Err = err
-	if t != nil {
-		s.State = output.ShortState(t.Status.State)
-	}
-}
-
-func (b *benchOps) stream(ctx context.Context, s *bench.Sample) {
-	var last time.Time
-	req := b.request(false)
-	s.Err = client.Stream(ctx, b.c, func(ctx context.Context) iter.Seq2[a2a.Event, error] {
-		return b.c.SendStreamingMessage(ctx, req)
-	}, func(ev a2a.Event) error {
-		now := time.Now()
-		if last.IsZero() {
-			s.FirstAt = now
-		} else {
-			s.Gaps = append(s.Gaps, now.Sub(last))
-		}
-		last = now
-		switch v := ev.(type) {
-		case *a2a.Task:
-			s.State = output.ShortState(v.Status.State)
-		case *a2a.TaskStatusUpdateEvent:
-			s.State = output.ShortState(v.Status.State)
-		case *a2a.Message:
-			s.State = "message"
-		}
-		return nil
-	})
-}
-
-// pollTask sends with ReturnImmediately and asks GetTask until the task ends or stops for input.
-func (b *benchOps) pollTask(ctx context.Context, s *bench.Sample) {
-	res, err := client.Unary(ctx, b.c, func(ctx context.Context) (a2a.SendMessageResult, error) {
-		return b.c.SendMessage(ctx, b.request(true))
-	})
-	if err != nil {
-		s.Err = err
-		return
-	}
-	t, ok := res.(*a2a.Task)
-	if !ok {
-		s.State = resultState(res)
-		return
-	}
-	timer := time.NewTimer(b.pollEvery)
-	defer timer.Stop()
-	for !settled(t.Status.State) {
-		select {
-		case <-ctx.Done():
-			s.Err = ctx.Err()
-			return
-		case <-timer.C:
-		}
-		t, err = client.Unary(ctx, b.c, func(ctx context.Context) (*a2a.Task, error) {
-			return b.c.GetTask(ctx, &a2a.GetTaskRequest{ID: t.ID, Tenant: b.tenant})
-		})
-		if err != nil {
-			s.Err = err
-			return
-		}
-		timer.Reset(b.pollEvery)
-	}
-	s.State = output.ShortState(t.Status.State)
-}
-
-// settled: the task ended, or waits for the user (a poll cannot answer it).
-func settled(st a2a.TaskState) bool {
-	return st.Terminal() || st == a2a.TaskStateInputRequired || st == a2a.TaskStateAuthRequired
 }

@@ -71,6 +71,9 @@ type Config struct {
 	// Lease is how long a replica may go without renewing its lease before other replicas fail its running
 	// tasks (shared stores only); 0 => 60s.
 	Lease time.Duration
+	// StoreBacklog bounds the bytes of events a shared store keeps while PostgreSQL is away; past it running tasks
+	// pause until it is back. 0 => 64 MiB.
+	StoreBacklog int64
 
 	// PublicURL is the URL clients reach the server at (behind a reverse proxy or a tunnel): the card advertises
 	// it, and its host and origin are accepted like the server's own. "" => the address it listens on.
@@ -186,7 +189,7 @@ func Run(ctx context.Context, cfg Config) error {
 		store.SetMaxTaskBytes(cfg.MaxTaskBytes)
 	}
 	if !tasks.MemoryOnly(cfg.Store) {
-		if err := store.OpenDurable(ctx, cfg.Store, cfg.Lease, tl.Printf); err != nil {
+		if err := store.OpenDurable(ctx, cfg.Store, tasks.DurableOptions{Lease: cfg.Lease, MaxBacklog: cfg.StoreBacklog}, tl.Printf); err != nil {
 			return err
 		}
 		defer store.CloseDurable() //nolint:errcheck // after the shutdown: a failed last write was logged

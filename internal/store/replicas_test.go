@@ -108,7 +108,7 @@ func TestSweepFailsDeadReplicaTasks(t *testing.T) {
 			t.Fatal(err)
 		}
 		tx, _ := b.db.Begin()
-		if err := b.upsert(ctx, tx, []*taskRow{r}); err != nil {
+		if _, err := b.upsert(ctx, tx, []*taskRow{r}); err != nil {
 			t.Fatal(err)
 		}
 		tx.Commit()

@@ -41,7 +41,35 @@ func (d dialect) q(query string) string {
 	return b.String()
 }
 
-func openDB(raw string) (dialect, *sql.DB, error) {
+// DefaultPool is how many connections a replica's pool holds at most (besides the one that listens for
+// notifications) unless the URL's pool_max_conns says otherwise.
+const DefaultPool = 16
+
+// poolSize takes pool_max_conns (pgxpool's name for it) out of a postgres:// URL, where the driver would send it
+// to the server as a setting it does not know, and returns the URL without it and the size (DefaultPool without).
+func poolSize(raw string) (string, int, error) {
+	if !strings.HasPrefix(raw, "postgres://") && !strings.HasPrefix(raw, "postgresql://") {
+		return raw, DefaultPool, nil
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", 0, redactParseError(err, raw)
+	}
+	q := u.Query()
+	if !q.Has("pool_max_conns") {
+		return raw, DefaultPool, nil
+	}
+	v := q.Get("pool_max_conns")
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 2 || n > 1000 {
+		return "", 0, fmt.Errorf("invalid pool_max_conns=%q: want 2 to 1000 connections", v)
+	}
+	q.Del("pool_max_conns")
+	u.RawQuery = q.Encode()
+	return u.String(), n, nil
+}
+
+func openDB(raw string, pool int) (dialect, *sql.DB, error) {
 	if path, ok := strings.CutPrefix(raw, "sqlite:"); ok {
 		path = strings.TrimPrefix(path, "//")
 		// The file holds every task's messages: readable by its owner only. SQLite creates its -wal and -shm files
@@ -68,8 +96,8 @@ func openDB(raw string) (dialect, *sql.DB, error) {
 	if err != nil {
 		return dialect{}, nil, err
 	}
-	db.SetMaxOpenConns(16)
-	db.SetMaxIdleConns(16)
+	db.SetMaxOpenConns(pool)
+	db.SetMaxIdleConns(pool)
 	return dialect{shared: true}, db, nil
 }
 

@@ -54,6 +54,7 @@ type Push struct {
 type Event struct {
 	Seq   int64
 	Event a2a.Event
+	size  int64 // EventSize, counted in the writer's backlog
 }
 
 // Source returns the current snapshot of a task the store was told about (Touch); false when the task is gone. It
@@ -70,6 +71,12 @@ type Options struct {
 	// Interval is how long a change that is not urgent (an appended chunk) may wait before it is written;
 	// 0 => 100ms.
 	Interval time.Duration
+	// MaxBacklog bounds the estimated bytes of events waiting to be written while the store is away (see WaitRoom);
+	// 0 => DefaultMaxBacklog.
+	MaxBacklog int64
+	// OnLost is called (on its own goroutine) when a task this replica runs was failed by another replica meanwhile
+	// (this one paused longer than its lease): its turn should stop, its end is not written.
+	OnLost func(id a2a.TaskID)
 	// OnCancel is called (on its own goroutine) when a cancel request arrives for a task this replica runs.
 	OnCancel func(id a2a.TaskID)
 	// Logf reports what happens in the background (a store that went away, came back); nil => discarded.
@@ -111,6 +118,9 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 	if s.opts.Interval <= 0 {
 		s.opts.Interval = 100 * time.Millisecond
 	}
+	if s.opts.MaxBacklog <= 0 {
+		s.opts.MaxBacklog = DefaultMaxBacklog
+	}
 	if s.opts.Logf == nil {
 		s.opts.Logf = func(string, ...any) {}
 	}
@@ -120,7 +130,12 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.d, s.db, err = openDB(rawURL)
+	conn, pool, err := poolSize(rawURL)
+	if err != nil {
+		return nil, s.wrap(err)
+	}
+	s.rawURL = conn
+	s.d, s.db, err = openDB(conn, pool)
 	if err != nil {
 		return nil, s.wrap(err)
 	}

@@ -18,6 +18,10 @@ import (
 // every Interval, or, once snapshots grow costly (a long stream's artifact), at most a fifth of the writer's time,
 // so that a stream of n chunks costs O(n) to keep, not O(n²). Events (shared stores) go out with every batch, one
 // row per task.
+//
+// Events wait in memory while the store is away. Their bytes are bounded (Options.MaxBacklog): past the bound,
+// WaitRoom holds the turns that would add more until a write makes room, so a store that stays away costs a
+// bounded amount of memory and loses nothing; the turns (and the clients following them) pause meanwhile.
 
 type writer struct {
 	mu      sync.Mutex
@@ -29,6 +33,15 @@ type writer struct {
 
 	lastLazy time.Time     // when the last lazy write started
 	lazyCost time.Duration // how long it took
+
+	// owned and lost are the writer goroutine's own: the tasks whose last write said this replica runs them, and those
+	// another replica failed meanwhile (its sweep, after this replica's lease expired: a pause longer than the
+	// lease). A lost task is never written again from here: the store keeps the end the others were told.
+	owned, lost map[a2a.TaskID]bool
+
+	backlog int64         // the estimated bytes of events (an event taken by a batch counts until it is written)
+	room    chan struct{} // closed (and replaced) when a write made room
+	full    bool          // the backlog passed the bound, logged once until it drains
 }
 
 type waiter struct {
@@ -40,6 +53,8 @@ func (w *writer) init() {
 	w.dirty = map[a2a.TaskID]bool{}
 	w.events = map[a2a.TaskID][]Event{}
 	w.kick = make(chan struct{}, 1)
+	w.room = make(chan struct{})
+	w.owned, w.lost = map[a2a.TaskID]bool{}, map[a2a.TaskID]bool{}
 }
 
 func (w *writer) wake() {
@@ -77,8 +92,102 @@ func (s *Store) Append(id a2a.TaskID, seq int64, ev a2a.Event) {
 	}
 	w := &s.w
 	w.mu.Lock()
-	w.events[id] = append(w.events[id], Event{Seq: seq, Event: ev})
+	size := EventSize(ev)
+	w.events[id] = append(w.events[id], Event{Seq: seq, Event: ev, size: size})
+	w.backlog += size
 	w.mu.Unlock()
+}
+
+// DefaultMaxBacklog is the bound of the events waiting to be written when Options.MaxBacklog is 0.
+const DefaultMaxBacklog = 64 << 20
+
+// Backlog is the estimated bytes of events waiting to be written.
+func (s *Store) Backlog() int64 {
+	s.w.mu.Lock()
+	defer s.w.mu.Unlock()
+	return s.w.backlog
+}
+
+// WaitRoom returns at once while the events waiting to be written are within Options.MaxBacklog; past it, it waits
+// until a write makes room, ctx is done (its error is returned) or the store closes. A turn calls it before it adds
+// an event, so the backlog exceeds the bound by at most one event per running turn.
+func (s *Store) WaitRoom(ctx context.Context) error {
+	if !s.d.shared {
+		return nil
+	}
+	w := &s.w
+	for {
+		w.mu.Lock()
+		if w.backlog <= s.opts.MaxBacklog {
+			w.mu.Unlock()
+			return nil
+		}
+		room := w.room
+		w.urgent = true // the events go out with the next batch, now
+		if !w.full {
+			w.full = true
+			s.opts.Logf("task store %s: %d bytes of events wait for the store: running tasks pause until it takes them\n",
+				s.name, w.backlog)
+		}
+		w.mu.Unlock()
+		w.wake()
+		select {
+		case <-room:
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-s.closing:
+			return nil // the last write is Close's
+		}
+	}
+}
+
+// EventSize estimates the bytes an event takes in the backlog: its parts' contents and a fixed share for the rest.
+func EventSize(ev a2a.Event) int64 {
+	const overhead = 256
+	n := int64(overhead)
+	switch v := ev.(type) {
+	case *a2a.TaskArtifactUpdateEvent:
+		if v.Artifact != nil {
+			n += partsSize(v.Artifact.Parts)
+		}
+	case *a2a.TaskStatusUpdateEvent:
+		if v.Status.Message != nil {
+			n += partsSize(v.Status.Message.Parts)
+		}
+	case *a2a.Task:
+		for _, a := range v.Artifacts {
+			n += partsSize(a.Parts)
+		}
+		for _, m := range v.History {
+			n += partsSize(m.Parts)
+		}
+	case *a2a.Message:
+		n += partsSize(v.Parts)
+	}
+	return n
+}
+
+func partsSize(ps []*a2a.Part) int64 {
+	var n int64
+	for _, p := range ps {
+		if p == nil {
+			continue
+		}
+		n += 64
+		switch c := p.Content.(type) {
+		case a2a.Text:
+			n += int64(len(c))
+		case a2a.Raw:
+			n += int64(len(c)) * 4 / 3 // base64 in JSON
+		case a2a.URL:
+			n += int64(len(c))
+		case a2a.Data:
+			if b, err := json.Marshal(c.Value); err == nil {
+				n += int64(len(b))
+			}
+		}
+	}
+	return n
 }
 
 // Flush writes every change queued so far and waits until it is written (or ctx is done).
@@ -191,9 +300,25 @@ func (s *Store) flush(lazy bool) error {
 	}
 	events, waiters := w.events, w.waiters
 	w.events, w.waiters, w.urgent = map[a2a.TaskID][]Event{}, nil, false
+	var taken int64
+	for _, evs := range events {
+		for _, e := range evs {
+			taken += e.size
+		}
+	}
 	w.mu.Unlock()
 	start := time.Now()
 	err := s.write(dirty, events)
+	if err == nil && taken > 0 {
+		w.mu.Lock()
+		w.backlog -= taken
+		if w.full && w.backlog <= s.opts.MaxBacklog/2 {
+			w.full = false
+		}
+		close(w.room)
+		w.room = make(chan struct{})
+		w.mu.Unlock()
+	}
 	if err != nil {
 		w.mu.Lock()
 		for id := range dirty {
@@ -226,8 +351,12 @@ func (s *Store) write(dirty map[a2a.TaskID]struct{}, events map[a2a.TaskID][]Eve
 	if len(dirty) == 0 && len(events) == 0 {
 		return nil
 	}
+	w := &s.w
 	rows := make([]*taskRow, 0, len(dirty))
 	for id := range dirty {
+		if w.lost[id] {
+			continue
+		}
 		snap, ok := s.opts.Source(id)
 		if !ok {
 			continue
@@ -240,7 +369,7 @@ func (s *Store) write(dirty map[a2a.TaskID]struct{}, events map[a2a.TaskID][]Eve
 	}
 	evRows := map[a2a.TaskID][]eventRow{}
 	for id, evs := range events {
-		if len(evs) == 0 {
+		if len(evs) == 0 || w.lost[id] {
 			continue
 		}
 		batch := make([]a2a.StreamResponse, len(evs))
@@ -260,12 +389,11 @@ func (s *Store) write(dirty map[a2a.TaskID]struct{}, events map[a2a.TaskID][]Eve
 	defer cancel()
 	if len(rows) == 1 && len(evRows) == 0 {
 		// One task and nothing else (a blocking send at one client): one statement, its own transaction.
-		r := rows[0]
-		t := r.snap.Task
-		if _, err := s.upsertStmt.ExecContext(ctx, string(t.ID), t.ContextID, string(t.Status.State), r.statusTS, r.snap.Updated.UnixNano(),
-			r.snap.Owner, r.finished, r.snap.Seq, string(r.task), string(r.push)); err != nil {
-			return fmt.Errorf("write task %s: %w", t.ID, err)
+		lost, err := s.upsertRow(ctx, s.upsertStmt, rows[0])
+		if err != nil {
+			return err
 		}
+		s.written(rows, lost)
 		return nil
 	}
 	tx, err := s.db.BeginTx(ctx, nil)
@@ -273,8 +401,12 @@ func (s *Store) write(dirty map[a2a.TaskID]struct{}, events map[a2a.TaskID][]Eve
 		return err
 	}
 	defer tx.Rollback() //nolint:errcheck // after Commit, Rollback is a no-op
-	if err := s.upsert(ctx, tx, rows); err != nil {
+	lost, err := s.upsert(ctx, tx, rows)
+	if err != nil {
 		return err
+	}
+	for id := range lost {
+		delete(evRows, id)
 	}
 	if len(evRows) > 0 {
 		ins, err := tx.PrepareContext(ctx, s.d.q(`INSERT INTO a2a_events (task_id, seq_to, events) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`))
@@ -295,29 +427,80 @@ func (s *Store) write(dirty map[a2a.TaskID]struct{}, events map[a2a.TaskID][]Eve
 			return fmt.Errorf("notify events: %w", err)
 		}
 	}
-	return tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	s.written(rows, lost)
+	return nil
 }
 
+// written notes which tasks this replica now runs as far as the store knows, and hands over those found lost.
+func (s *Store) written(rows []*taskRow, lost map[a2a.TaskID]bool) {
+	w := &s.w
+	for _, r := range rows {
+		id := r.snap.Task.ID
+		switch {
+		case lost[id]:
+			delete(w.owned, id)
+			w.lost[id] = true
+			s.opts.Logf("task %s: another replica failed it while this one's lease had expired (a pause longer than "+
+				"the lease of %s); its end here is dropped\n", id, s.opts.Lease)
+			if s.opts.OnLost != nil {
+				go s.opts.OnLost(id)
+			}
+		case r.snap.Owner == s.replica:
+			w.owned[id] = true
+		default:
+			delete(w.owned, id)
+		}
+	}
+}
+
+// upsertTask writes a task. Its last two parameters are the owner the row must still have to be updated ("": any):
+// a task this replica ran, failed meanwhile by another after this one's lease expired, keeps the other's end.
 const upsertTask = `INSERT INTO a2a_tasks (id, context_id, state, status_ts, updated, owner, finished, seq, task, push)
 	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 	ON CONFLICT (id) DO UPDATE SET context_id = excluded.context_id, state = excluded.state, status_ts = excluded.status_ts,
 		updated = excluded.updated, owner = excluded.owner, finished = excluded.finished, seq = excluded.seq,
-		task = excluded.task, push = excluded.push`
+		task = excluded.task, push = excluded.push
+	WHERE ? = '' OR a2a_tasks.owner = ?`
 
-func (s *Store) upsert(ctx context.Context, tx *sql.Tx, rows []*taskRow) error {
+// upsert writes rows in tx and returns the tasks found lost (see upsertTask).
+func (s *Store) upsert(ctx context.Context, tx *sql.Tx, rows []*taskRow) (map[a2a.TaskID]bool, error) {
+	lost := map[a2a.TaskID]bool{}
 	if len(rows) == 0 {
-		return nil
+		return lost, nil
 	}
 	st := tx.StmtContext(ctx, s.upsertStmt)
 	defer st.Close()
 	for _, r := range rows {
-		t := r.snap.Task
-		if _, err := st.ExecContext(ctx, string(t.ID), t.ContextID, string(t.Status.State), r.statusTS, r.snap.Updated.UnixNano(),
-			r.snap.Owner, r.finished, r.snap.Seq, string(r.task), string(r.push)); err != nil {
-			return fmt.Errorf("write task %s: %w", t.ID, err)
+		l, err := s.upsertRow(ctx, st, r)
+		if err != nil {
+			return nil, err
+		}
+		for id := range l {
+			lost[id] = true
 		}
 	}
-	return nil
+	return lost, nil
+}
+
+// upsertRow writes one row with st (upsertTask), and returns its task as lost when the row had another owner.
+func (s *Store) upsertRow(ctx context.Context, st *sql.Stmt, r *taskRow) (map[a2a.TaskID]bool, error) {
+	t := r.snap.Task
+	expect := ""
+	if s.d.shared && s.w.owned[t.ID] {
+		expect = s.replica
+	}
+	res, err := st.ExecContext(ctx, string(t.ID), t.ContextID, string(t.Status.State), r.statusTS, r.snap.Updated.UnixNano(),
+		r.snap.Owner, r.finished, r.snap.Seq, string(r.task), string(r.push), expect, expect)
+	if err != nil {
+		return nil, fmt.Errorf("write task %s: %w", t.ID, err)
+	}
+	if n, err := res.RowsAffected(); err == nil && n == 0 {
+		return map[a2a.TaskID]bool{t.ID: true}, nil
+	}
+	return nil, nil
 }
 
 func encodeRow(snap *Snapshot) (*taskRow, error) {

@@ -24,6 +24,7 @@ const (
 	PostgreSQL = "PostgreSQL"
 	JQ         = "jq"
 	Keyring    = "Secret Service"
+	HAProxy    = "haproxy"
 )
 
 var install = map[string]string{
@@ -32,6 +33,7 @@ var install = map[string]string{
 	PostgreSQL: "apt-get install postgresql",
 	JQ:         "apt-get install jq",
 	Keyring:    "apt-get install gnome-keyring dbus-daemon",
+	HAProxy:    "apt-get install haproxy",
 }
 
 // Install is the command that installs what group needs.

@@ -55,6 +55,7 @@ type serveOptions struct {
 	pushAllow    []string
 	store        string
 	lease        time.Duration
+	storeBacklog int64
 	ui           bool // serve_ui.go
 }
 
@@ -130,6 +131,7 @@ GET /metrics is Prometheus' text format (behind the token; --no-metrics turns it
 	fl.Int64Var(&o.maxArtBytes, "max-artifact-bytes", 8<<20, "keep at most n bytes of a task's artifacts and as many of its history, each part counted as its payload and 128 bytes (the oldest go first; 0: no limit)")
 	fl.StringVar(&o.store, "store", "memory", "where tasks are kept: memory, sqlite:PATH (survives restarts) or postgres://... (shared by replicas)")
 	fl.DurationVar(&o.lease, "lease", 60*time.Second, "with a postgres:// --store: a replica silent this long has its running tasks failed by the others")
+	fl.Int64Var(&o.storeBacklog, "store-backlog", 64<<20, "with a postgres:// --store: keep at most n bytes of events while the database is away; past it running tasks pause until it is back")
 	fl.StringArrayVar(&o.pushAllow, "push-allow", nil, "also send push notifications to this webhook host (repeatable; '*': any host but link-local and cloud metadata addresses, which must be named; loopback hosts always on a loopback listener, else only when one is named)")
 	o.guard.addFlags(cmd)
 	o.ops.addFlags(cmd)
@@ -148,9 +150,9 @@ func (o *serveOptions) config(cmd *cobra.Command) (serve.Config, error) {
 	cfg := serve.Config{
 		Host: o.host, Port: o.port, Name: o.name, Description: o.description, CardCompat: o.cardCompat,
 		Quiet: o.quiet, Verbose: *o.d.Verbose, Log: o.d.Err, MaxTasks: o.maxTasks, TaskTTL: o.taskTTL,
-		PushAllow: o.pushAllow, Store: o.store, Lease: o.lease,
+		PushAllow: o.pushAllow, Store: o.store, Lease: o.lease, StoreBacklog: o.storeBacklog,
 	}
-	if err := checkStore(o.store, o.lease, cmd.Flags().Changed("lease")); err != nil {
+	if err := checkStore(o.store, o.lease, cmd.Flags().Changed("lease"), o.storeBacklog, cmd.Flags().Changed("store-backlog")); err != nil {
 		return cfg, usage("%v", err)
 	}
 	if err := o.ops.apply(&cfg, usage); err != nil {

@@ -7,9 +7,9 @@ import (
 	"time"
 )
 
-// checkStore checks --store and --lease before anything starts: the store itself is opened (and a bad URL
-// reported, password redacted) by serve.Run.
-func checkStore(store string, lease time.Duration, leaseSet bool) error {
+// checkStore checks --store, --lease and --store-backlog before anything starts: the store itself is opened (and a
+// bad URL reported, password redacted) by serve.Run.
+func checkStore(store string, lease time.Duration, leaseSet bool, backlog int64, backlogSet bool) error {
 	shared := strings.HasPrefix(store, "postgres://") || strings.HasPrefix(store, "postgresql://")
 	switch {
 	case store == "memory" || store == "" || strings.HasPrefix(store, "sqlite:") || shared:
@@ -21,6 +21,12 @@ func checkStore(store string, lease time.Duration, leaseSet bool) error {
 	}
 	if leaseSet && !shared {
 		return errors.New("--lease goes with a postgres:// --store")
+	}
+	if backlog < 64<<10 {
+		return fmt.Errorf("invalid --store-backlog %d: want at least 65536 bytes", backlog)
+	}
+	if backlogSet && !shared {
+		return errors.New("--store-backlog goes with a postgres:// --store")
 	}
 	return nil
 }

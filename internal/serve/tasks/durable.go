@@ -29,8 +29,10 @@ type durable struct {
 	shared bool
 	// cancelLocal stops a turn this replica runs, on another replica's request; set by the task backend.
 	cancelLocal atomic.Pointer[func(id a2a.TaskID)]
-	quiet       bool // while installing a task read from the store: not a change to write back
-	logf        Logf
+	// loseLocal stops a turn this replica runs whose task another replica failed meanwhile; set with cancelLocal.
+	loseLocal atomic.Pointer[func(id a2a.TaskID)]
+	quiet     bool // while installing a task read from the store: not a change to write back
+	logf      Logf
 
 	logMu    sync.Mutex // the last store failure logged, and when: a store that is away fails every call
 	lastLog  string
@@ -40,12 +42,24 @@ type durable struct {
 // MemoryOnly reports whether a --store URL names the in-memory store ("" or "memory").
 func MemoryOnly(url string) bool { return url == "" || url == "memory" }
 
-// OpenDurable puts the store named by url (sqlite:PATH or postgres://...) behind s, with lease as the replica
-// lease (0 => 60s). Call it before s is used; close the store with CloseDurable once every turn has ended.
-func (s *Store) OpenDurable(ctx context.Context, url string, lease time.Duration, logf Logf) error {
+// DurableOptions are the store's settings serve's flags choose.
+type DurableOptions struct {
+	Lease      time.Duration // the replica lease; 0 => 60s
+	MaxBacklog int64         // bytes of events kept while the store is away; 0 => store.DefaultMaxBacklog
+}
+
+// OpenDurable puts the store named by url (sqlite:PATH or postgres://...) behind s. Call it before s is used; close
+// the store with CloseDurable once every turn has ended.
+func (s *Store) OpenDurable(ctx context.Context, url string, o DurableOptions, logf Logf) error {
 	d := &durable{logf: logf}
 	st, err := store.Open(ctx, url, store.Options{
-		Source: s.durableSnapshot, Lease: lease, MaxTasks: s.maxTasks, TTL: s.ttl, Now: s.now, Logf: logf.printf,
+		Source: s.durableSnapshot, Lease: o.Lease, MaxTasks: s.maxTasks, TTL: s.ttl, Now: s.now, Logf: logf.printf,
+		MaxBacklog: o.MaxBacklog,
+		OnLost: func(id a2a.TaskID) {
+			if f := d.loseLocal.Load(); f != nil {
+				(*f)(id)
+			}
+		},
 		OnCancel: func(id a2a.TaskID) {
 			if f := d.cancelLocal.Load(); f != nil {
 				(*f)(id)
@@ -193,25 +207,50 @@ func (d *durable) check() error {
 	return nil
 }
 
-// syncHold bounds how long the end of a turn waits for its write while the store is away.
-const syncHold = 5 * time.Second
+// waitRoom holds a turn's next event while the store's backlog of unwritten events is full (see store.WaitRoom).
+func (d *durable) waitRoom(ctx context.Context) error {
+	if d == nil || !d.shared {
+		return nil
+	}
+	return d.st.WaitRoom(ctx)
+}
 
-// sync waits until task id's last change is written, trying again while the store is away, for at most syncHold.
-// A change that is not written in time stays queued, and is written once the store is back.
+// syncHold bounds how long the end of a turn waits for its write while the store is away; syncSlow bounds how long
+// it waits for a store that is reachable but slow.
+const (
+	syncHold = 5 * time.Second
+	syncSlow = time.Minute
+)
+
+// sync waits until task id's last change is written, trying again while the store is away, for at most syncHold of
+// it being away. A change that is not written in time stays queued, and is written once the store is back.
+//
+// Only the store being away (a write failed: Err) uses up the hold. A store that answers slowly (the database
+// overloaded, this process starved of CPU or paused by SIGSTOP or a frozen VM) is waited for, up to syncSlow: its
+// write is under way, and telling the caller "not saved yet" would be false (a soak at 70% load saw it).
 func (d *durable) sync(id a2a.TaskID) error {
-	ctx, cancel := context.WithTimeout(context.Background(), syncHold)
-	defer cancel()
+	start := time.Now()
+	deadline := start.Add(syncHold)
 	retry := time.NewTicker(250 * time.Millisecond)
 	defer retry.Stop()
 	for {
+		ctx, cancel := context.WithDeadline(context.Background(), deadline)
 		err := d.st.FlushTask(ctx, id)
+		cancel()
 		if err == nil {
 			return nil
 		}
+		now := time.Now()
+		if d.st.Err() == nil && now.Sub(start) < syncSlow {
+			deadline = now.Add(syncHold) // reachable: only slow
+			continue
+		}
+		if !now.Before(deadline) {
+			return err
+		}
 		select {
 		case <-retry.C:
-		case <-ctx.Done():
-			return err
+		case <-time.After(time.Until(deadline)):
 		}
 	}
 }
@@ -294,7 +333,40 @@ func (s *Store) getTask(ctx context.Context, id a2a.TaskID, historyLength *int) 
 	if err := s.refresh(ctx, id); err != nil {
 		return nil, err
 	}
+	if err := s.endSaved(ctx, id); err != nil {
+		return nil, err
+	}
 	return s.view(id, historyLength)
+}
+
+// endSaved waits, for a task whose turn here has just ended in memory, until that end is in the store: no one hears
+// of an end a crash would lose (the turn's own callers wait for it too, see Runner.emit). A poll that read the end
+// from memory told its client "completed" about a task that the other replicas then failed, when this one was
+// killed before the write.
+func (s *Store) endSaved(ctx context.Context, id a2a.TaskID) error {
+	d := s.durable
+	if d == nil {
+		return nil
+	}
+	s.mu.Lock()
+	r, ok := s.tasks[id]
+	saving := ok && r.saving
+	s.mu.Unlock()
+	if !saving {
+		return nil
+	}
+	if err := d.sync(id); err != nil {
+		return d.fail(err)
+	}
+	s.saved(r)
+	return ctx.Err()
+}
+
+// saved notes that r's end is in the store.
+func (s *Store) saved(r *record) {
+	s.mu.Lock()
+	r.saving = false
+	s.mu.Unlock()
 }
 
 // writableLocked refuses to change, here, a task that runs on another replica.

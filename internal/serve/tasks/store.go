@@ -28,6 +28,7 @@ type record struct {
 	task    *a2a.Task
 	updated time.Time
 	run     *turnRun // non-nil while a turn is running
+	saving  bool     // the turn's end is applied here but not yet in the durable store
 	subs    map[*Subscriber]struct{}
 	// artBytes is what the task's artifacts cost (artifactsSize: payload and overhead), kept within
 	// Store.maxArtifactBytes by applyLocked.

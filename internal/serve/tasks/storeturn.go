@@ -88,6 +88,7 @@ func (s *Store) apply(rec *record, ev a2a.Event, last bool, subs []*Subscriber) 
 	if last {
 		was := finished(rec)
 		rec.run = nil
+		rec.saving = s.durable != nil
 		clear(rec.subs)
 		s.changedLocked(rec, was)
 	}

@@ -57,6 +57,7 @@ type turnRun struct {
 
 var (
 	errCanceledByClient = errors.New("task canceled by client")
+	errLost             = errors.New("this replica was silent longer than its lease and another failed the task")
 	errShutdown         = errors.New("server shutting down")
 )
 
@@ -93,8 +94,24 @@ func NewRunner(store *Store, a Agent, push *Pusher) *Runner {
 	if d := store.durable; d != nil {
 		cancel := func(id a2a.TaskID) { ts.cancel(context.Background(), id) } //nolint:errcheck // the requester reads the outcome from the store
 		d.cancelLocal.Store(&cancel)
+		lose := ts.lose
+		d.loseLocal.Store(&lose)
 	}
 	return ts
+}
+
+// lose stops the turn of a task that another replica failed while this one's lease had expired: the store keeps
+// that end, and this turn's is not written.
+func (ts *Runner) lose(id a2a.TaskID) {
+	ts.store.mu.Lock()
+	var run *turnRun
+	if r, ok := ts.store.tasks[id]; ok {
+		run = r.run
+	}
+	ts.store.mu.Unlock()
+	if run != nil {
+		run.cancel(errLost)
+	}
 }
 
 // StartOptions are what a call adds to the message that starts a turn.
@@ -156,6 +173,9 @@ func (ts *Runner) runTurn(ctx context.Context, rec *record, run *turnRun, t *Tur
 	defer close(run.done)
 	defer run.cancel(nil)
 	t.emit = func(ev a2a.Event, last bool) {
+		// While the store is away its backlog of events is bounded: the agent waits here (an exec command blocks on
+		// its full pipe) until a write makes room, or the turn is canceled.
+		ts.store.durable.waitRoom(ctx) //nolint:errcheck // a canceled turn emits its event anyway: one past the bound
 		if err := ts.emit(rec, ev, last); err != nil {
 			run.unsaved = err
 		}
@@ -169,6 +189,9 @@ func (ts *Runner) runTurn(ctx context.Context, rec *record, run *turnRun, t *Tur
 	}
 	if cause := context.Cause(ctx); errors.Is(cause, errCanceledByClient) || errors.Is(cause, errShutdown) {
 		state = a2a.TaskStateCanceled
+		status = a2a.NewMessageForTask(a2a.MessageRoleAgent, t.Info, a2a.NewTextPart(cause.Error()))
+	} else if errors.Is(cause, errLost) {
+		state = a2a.TaskStateFailed // as the store says: the other replica's end
 		status = a2a.NewMessageForTask(a2a.MessageRoleAgent, t.Info, a2a.NewTextPart(cause.Error()))
 	}
 	if state == a2a.TaskStateUnspecified {
@@ -207,6 +230,7 @@ func (ts *Runner) emit(rec *record, ev a2a.Event, last bool) error {
 			}
 			return failed
 		}
+		ts.store.saved(rec)
 	}
 	ts.push.deliver(hooks, ev, task)
 	for _, sub := range subs {
