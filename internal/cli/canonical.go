@@ -11,6 +11,7 @@ import (
 	"github.com/a2acli/a2a/internal/client"
 	"github.com/a2acli/a2a/internal/message"
 	"github.com/a2acli/a2a/internal/output"
+	"github.com/a2aproject/a2a-go/v2/a2a"
 )
 
 // The a2a-cli specification's grammar, accepted beside the seed's (docs/grammar.md maps the two). Our verbs and
@@ -24,8 +25,11 @@ import (
 type canonicalOptions struct {
 	agentCard, endpoint string
 	a2aVersion          string
-	debug               bool
-	transports          []string
+	// versionOptIn is the version the command line or the environment forces (--a2a-version, --svc-param
+	// A2A-Version), "" when none or when only a config file does: what printed follow-up commands carry.
+	versionOptIn string
+	debug        bool
+	transports   []string
 	// jsonl: -o jsonl, which is -o json with one document per line (streams and lists).
 	jsonl bool
 }
@@ -49,6 +53,7 @@ func (f *factory) applyCanonical(cmd *cobra.Command) error {
 	if f.opts.output == "jsonl" {
 		f.opts.output, c.jsonl = string(output.JSON), true
 	}
+	c.versionOptIn = f.commandLineVersion()
 	if c.a2aVersion != "" {
 		f.opts.SvcParams = append(f.opts.SvcParams, "A2A-Version="+c.a2aVersion)
 	}
@@ -66,6 +71,30 @@ func (f *factory) applyCanonical(cmd *cobra.Command) error {
 		f.opts.NoCard = true
 	}
 	return nil
+}
+
+// commandLineVersion is the protocol version other than the default that the command line or the environment
+// forces, by --a2a-version or --svc-param A2A-Version; "" when none does. A version from a config file is left out:
+// the file applies to a pasted follow-up command as well.
+func (f *factory) commandLineVersion() string {
+	given := func(flag string) bool {
+		k := f.sources[flag].Kind
+		return k == "flag" || k == "env"
+	}
+	v := ""
+	if c := &f.opts.canon; c.a2aVersion != "" && given("a2a-version") {
+		v = c.a2aVersion
+	} else if given("svc-param") {
+		for _, kv := range f.opts.SvcParams {
+			if strings.EqualFold(svcParamKey(kv), "A2A-Version") {
+				v = strings.TrimSpace(kv[strings.IndexAny(kv, "=:")+1:])
+			}
+		}
+	}
+	if v == string(a2a.Version) {
+		return ""
+	}
+	return v
 }
 
 // agentOf is the agent a command names, its <url> (where -a/--agent-card put it too), for the settings scoped to

@@ -29,7 +29,7 @@ func (f *factory) stopAtPrompt(ctx context.Context, t *follow.Turn, wait bool) e
 	fmt.Fprintln(w, "answer with:")
 	for _, c := range pending {
 		for _, opt := range []string{"approve", "reject"} {
-			fmt.Fprintf(w, "  a2a send %s --task %s --confirm %s\n", termsafe.ShellQuote(t.URL), termsafe.ShellQuote(string(taskID)), termsafe.ShellQuote(c.ID+"="+opt))
+			fmt.Fprintf(w, "  a2a send %s --task %s --confirm %s\n", t.Env.Ref(t.URL), termsafe.ShellQuote(string(taskID)), termsafe.ShellQuote(c.ID+"="+opt))
 		}
 	}
 	if len(pending) > 0 && pending[0].Confirmation != nil {

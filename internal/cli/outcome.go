@@ -35,11 +35,7 @@ func (f *factory) outcome(agentURL string, t *a2a.Task) error {
 			fmt.Fprintf(f.io.Err, "hint: the task needs authentication: if the agent's card asks for OAuth, log in with:\n  a2a auth login %s\n",
 				termsafe.ShellQuote(agentURL))
 		}
-		ref := termsafe.ShellQuote(agentURL)
-		if v := f.opts.canon.a2aVersion; v != "" && v != string(a2a.Version) {
-			// The opt-in of an agent that speaks only 0.3: the follow-up needs it too.
-			ref += " --a2a-version " + termsafe.ShellQuote(v)
-		}
+		ref := f.env().Ref(agentURL) // with the opt-in of an agent that speaks only 0.3: the follow-up needs it too
 		fmt.Fprintf(f.io.Err, "hint: the task needs %s; continue it with:\n  a2a send %s --task %s \"…\"\n",
 			what, ref, termsafe.ShellQuote(string(t.ID)))
 		if f.opts.fail {

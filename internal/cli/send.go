@@ -305,7 +305,7 @@ func (o *sendOptions) sendUnary(ctx context.Context, c *client.Conn, req *a2a.Se
 		}
 		sp.Stop()
 		if err != nil {
-			return follow.GiveUp(o.url, task.ID, state, false, err)
+			return o.f.env().GiveUp(o.url, task.ID, state, false, err)
 		}
 		res = final
 	}
@@ -325,9 +325,9 @@ func immediately(req *a2a.SendMessageRequest) {
 // although it was asked to answer at once.
 func (o *sendOptions) heldHint(err error) error {
 	if o.blocking {
-		return client.WithHint(err, fmt.Sprintf("the agent may still be working on the task; without --blocking, send follows a task however long it takes; find it with: a2a list tasks %s", termsafe.ShellQuote(o.url)))
+		return client.WithHint(err, fmt.Sprintf("the agent may still be working on the task; without --blocking, send follows a task however long it takes; find it with: a2a list tasks %s", o.f.env().Ref(o.url)))
 	}
-	return client.WithHint(err, fmt.Sprintf("the agent held the call past --timeout and may still be working on the task; raise --timeout, or find the task with: a2a list tasks %s", termsafe.ShellQuote(o.url)))
+	return client.WithHint(err, fmt.Sprintf("the agent held the call past --timeout and may still be working on the task; raise --timeout, or find the task with: a2a list tasks %s", o.f.env().Ref(o.url)))
 }
 
 // printAnswer prints the answer of a non-streamed send, saves its files and reports its outcome.

@@ -8,7 +8,6 @@ import (
 
 	"github.com/a2acli/a2a/internal/client"
 	"github.com/a2acli/a2a/internal/exitcode"
-	"github.com/a2acli/a2a/internal/follow"
 	"github.com/a2acli/a2a/internal/termsafe"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 )
@@ -72,9 +71,9 @@ func (o *sendOptions) continueAfterAuth(ctx context.Context, c *client.Conn, pri
 	switch {
 	case errors.Is(context.Cause(wctx), errStillWaiting):
 		return client.WithHint(sendErr, fmt.Sprintf("task %s still waits for credentials: check what the agent asks for with: a2a get task %s %s",
-			termsafe.Line(string(prior.ID)), termsafe.ShellQuote(o.url), termsafe.ShellQuote(string(prior.ID))))
+			termsafe.Line(string(prior.ID)), o.f.env().Ref(o.url), termsafe.ShellQuote(string(prior.ID))))
 	case err != nil:
-		return follow.GiveUp(o.url, prior.ID, state, false, err)
+		return o.f.env().GiveUp(o.url, prior.ID, state, false, err)
 	}
 	return o.printAnswer(final)
 }

@@ -124,7 +124,7 @@ func (o *sendOptions) sendPush(ctx context.Context, c *client.Conn, req *a2a.Sen
 				state = last.Status.State
 			}
 			mu.Unlock()
-			return follow.GiveUp(o.url, task.ID, state, false, follow.Cause(ctx, ctx.Err()))
+			return o.f.env().GiveUp(o.url, task.ID, state, false, follow.Cause(ctx, ctx.Err()))
 		case err := <-served:
 			return fmt.Errorf("push webhook: %w", err)
 		}

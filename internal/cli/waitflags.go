@@ -23,7 +23,7 @@ func (f *factory) waits() *follow.Wait {
 
 // env is what following a task needs from this run.
 func (f *factory) env() *follow.Env {
-	return &follow.Env{Log: f.log, Tenant: f.opts.Tenant, Wait: f.waits()}
+	return &follow.Env{Log: f.log, Tenant: f.opts.Tenant, Wait: f.waits(), VersionOptIn: f.opts.canon.versionOptIn}
 }
 
 // newTurn is a turn on the agent c (named url) with the development-tool flags dt, rendering through p.

@@ -11,6 +11,7 @@ import (
 	"github.com/a2acli/a2a/internal/client"
 	"github.com/a2acli/a2a/internal/devtool"
 	"github.com/a2acli/a2a/internal/output"
+	"github.com/a2acli/a2a/internal/termsafe"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 )
 
@@ -31,6 +32,19 @@ type Env struct {
 	Log    *client.Log
 	Tenant string
 	Wait   *Wait // nil: the defaults
+	// VersionOptIn is the protocol version the run was told on its command line or in its environment to speak
+	// (--a2a-version 0.3): every follow-up command printed carries it, or pasting it would be refused. "" when
+	// none (a version an agent's own config file sets applies to the pasted command anyway).
+	VersionOptIn string
+}
+
+// Ref is the agent of a printed follow-up command, shell-quoted: its URL and the version opt-in the run used.
+func (e *Env) Ref(agentURL string) string {
+	ref := termsafe.ShellQuote(agentURL)
+	if e != nil && e.VersionOptIn != "" {
+		ref += " --a2a-version " + termsafe.ShellQuote(e.VersionOptIn)
+	}
+	return ref
 }
 
 func (e *Env) wait() *Wait {
@@ -68,19 +82,19 @@ func (t *Turn) follow(ctx context.Context, open func(context.Context) iter.Seq2[
 			// (A stream that broke right after the task's state from before a follow-up is resumed.)
 			return nil
 		case ctx.Err() != nil:
-			return giveUpIfLive(ctx, t.URL, task, err)
+			return t.Env.giveUpIfLive(ctx, t.URL, task, err)
 		case task == nil || task.ID == "":
 			if err == nil && t.View.Message == nil {
 				return errors.New("the stream ended without a task or message")
 			}
 			return err
 		case err != nil && !recoverable(err):
-			return giveUpIfLive(ctx, t.URL, task, err)
+			return t.Env.giveUpIfLive(ctx, t.URL, task, err)
 		case errors.Is(err, errSilentLost) && (isProtocolError(err) || silences > 1):
 			// Silence past --timeout, and the agent does not know the task (its answer to GetTask) or went silent
 			// again after a resubscription: waiting on would take another --timeout each time, past what the user
 			// asked for. The stream is lost.
-			return GiveUp(t.URL, task.ID, task.Status.State, true, err)
+			return t.Env.GiveUp(t.URL, task.ID, task.Status.State, true, err)
 		case tries >= maxResubscribes:
 			return t.poll(ctx, task, err)
 		}
@@ -92,7 +106,7 @@ func (t *Turn) follow(ctx context.Context, open func(context.Context) iter.Seq2[
 		}, func() { seen = true })
 		if !seen && !(t.View.Task != nil && Settled(t.View.Task.Status.State)) {
 			if err != nil && !recoverable(err) && !isProtocolError(err) {
-				return giveUpIfLive(ctx, t.URL, t.View.Task, err)
+				return t.Env.giveUpIfLive(ctx, t.URL, t.View.Task, err)
 			}
 			return t.poll(ctx, t.View.Task, err)
 		}
@@ -133,24 +147,24 @@ func (t *Turn) pollFrom(ctx context.Context, task *a2a.Task, cause error) error 
 	})
 	if err != nil {
 		if errors.Is(err, ErrWaitExpired) || errors.Is(err, client.ErrInterrupted) {
-			return GiveUp(t.URL, task.ID, t.View.State(), false, err)
+			return t.Env.GiveUp(t.URL, task.ID, t.View.State(), false, err)
 		}
 		if cause != nil {
 			err = errors.Join(cause, err)
 		}
-		return GiveUp(t.URL, task.ID, t.View.State(), true, err)
+		return t.Env.GiveUp(t.URL, task.ID, t.View.State(), true, err)
 	}
 	return t.apply(final)
 }
 
 // giveUpIfLive wraps err with the task's follow-up commands when the task still runs: whatever ended the command
 // (--wait, Ctrl-C, an answer too large, an agent's error), the user learns which task goes on (docs/CONTRACT.md, "Time").
-func giveUpIfLive(ctx context.Context, agentURL string, task *a2a.Task, err error) error {
+func (e *Env) giveUpIfLive(ctx context.Context, agentURL string, task *a2a.Task, err error) error {
 	err = Cause(ctx, err)
 	if task == nil || task.ID == "" || Settled(task.Status.State) {
 		return Expired(ctx, err)
 	}
-	return GiveUp(agentURL, task.ID, task.Status.State, false, err)
+	return e.GiveUp(agentURL, task.ID, task.Status.State, false, err)
 }
 
 // recoverable reports whether a stream failure leaves the task worth resuming: the connection broke or went silent.

@@ -142,7 +142,7 @@ func TestPollTaskGivesUpAtWait(t *testing.T) {
 	if !errors.Is(err, ErrWaitExpired) {
 		t.Fatalf("PollTask() = %v, want ErrWaitExpired", err)
 	}
-	err = GiveUp("http://x", task.ID, a2a.TaskStateWorking, false, err)
+	err = (&Env{}).GiveUp("http://x", task.ID, a2a.TaskStateWorking, false, err)
 	var lt *LiveTaskError
 	if !errors.As(err, &lt) || lt.ID != task.ID || !errors.Is(err, client.ErrTimeout) {
 		t.Fatalf("GiveUp() = %v, want a LiveTaskError for %s that is a timeout", err, task.ID)

@@ -186,7 +186,7 @@ func (t *Turn) answer(ctx context.Context, callID string, part *a2a.Part) error 
 	}, t.apply)
 	if errors.Is(err, errAnswerIgnored) {
 		return client.WithHint(fmt.Errorf("no event within %s after answering tool call %s: the agent ignored the answer: %w", t.Answers.Timeout, callID, client.ErrTimeout),
-			fmt.Sprintf("cancel the task with: a2a cancel %s %s", termsafe.ShellQuote(t.URL), termsafe.ShellQuote(string(taskID))))
+			fmt.Sprintf("cancel the task with: a2a cancel %s %s", t.Env.Ref(t.URL), termsafe.ShellQuote(string(taskID))))
 	}
 	return err
 }

@@ -83,15 +83,15 @@ func (e *LiveTaskError) Error() string {
 func (e *LiveTaskError) Unwrap() error { return e.Err }
 
 // GiveUp wraps err (which ended the wait for task id) with what the user needs to follow the task up.
-func GiveUp(agentURL string, id a2a.TaskID, state a2a.TaskState, lost bool, err error) error {
+func (e *Env) GiveUp(agentURL string, id a2a.TaskID, state a2a.TaskState, lost bool, err error) error {
 	if errors.Is(err, ErrWaitExpired) {
 		err = fmt.Errorf("%w: %w", ErrWaitExpired, client.ErrTimeout)
 	}
-	return client.WithHint(&LiveTaskError{ID: id, State: state, Lost: lost, Err: err}, followUpHint(agentURL, id))
+	return client.WithHint(&LiveTaskError{ID: id, State: state, Lost: lost, Err: err}, e.followUpHint(agentURL, id))
 }
 
-func followUpHint(agentURL string, id a2a.TaskID) string {
-	u, t := termsafe.ShellQuote(agentURL), termsafe.ShellQuote(string(id))
+func (e *Env) followUpHint(agentURL string, id a2a.TaskID) string {
+	u, t := e.Ref(agentURL), termsafe.ShellQuote(string(id))
 	return fmt.Sprintf("the task may still be running; follow it with: a2a subscribe %s %s · a2a get task %s %s · a2a cancel %s %s", u, t, u, t, u, t)
 }
 

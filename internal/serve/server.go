@@ -103,6 +103,8 @@ type Config struct {
 	Inspector Inspector
 
 	clock func() time.Time // tests: the task store's clock; nil => time.Now
+	// tests: the subscriptions held open on one task and in all; 0 => tasks.MaxSubscriptionsPerTask, MaxSubscriptions.
+	maxSubsPerTask, maxSubs int
 	// tests: the connection timeouts; 0 => the defaults (guard.go).
 	readTimeout, writeTimeout, idleTimeout time.Duration
 }

@@ -19,7 +19,7 @@ func (l Logf) printf(format string, args ...any) {
 // NewHandler returns the a2asrv.RequestHandler over r: sending starts r's turns, the other
 // methods read and change r's store.
 func NewHandler(r *Runner, opts ...HandlerOption) *Handler {
-	h := &Handler{ts: r}
+	h := &Handler{ts: r, subs: newSubLimits(MaxSubscriptionsPerTask, MaxSubscriptions)}
 	for _, o := range opts {
 		o(h)
 	}

@@ -15,6 +15,7 @@ import (
 type Handler struct {
 	ts    *Runner
 	hints func(context.Context) FlushHint // nil: no stream reports
+	subs  *subLimits                      // the subscriptions open (sublimit.go)
 }
 
 var _ a2asrv.RequestHandler = (*Handler)(nil)
@@ -146,6 +147,11 @@ func (h *Handler) SubscribeToTask(ctx context.Context, req *a2a.SubscribeToTaskR
 			yield(nil, err)
 			return
 		}
+		if err := h.subs.take(req.ID); err != nil {
+			yield(nil, err)
+			return
+		}
+		defer h.subs.give(req.ID)
 		sub := NewSubscriber()
 		snap, attached, err := h.ts.subscribe(req.ID, sub, legacyCall(ctx))
 		var remote *remoteRun
