@@ -119,11 +119,16 @@ type benchSample bench.Sample
 
 func (b *benchOps) stream(ctx context.Context, bs *bench.Sample) {
 	s := (*benchSample)(bs)
-	var last time.Time
 	req := b.request(false)
 	s.Err = client.Stream(ctx, b.c, func(ctx context.Context) iter.Seq2[a2a.Event, error] {
 		return b.c.SendStreamingMessage(ctx, req)
-	}, func(ev a2a.Event) error {
+	}, s.timed())
+}
+
+// timed is a stream's event handler that notes when each event came (the first, then the gaps) and what it says.
+func (s *benchSample) timed() func(a2a.Event) error {
+	var last time.Time
+	return func(ev a2a.Event) error {
 		now := time.Now()
 		if last.IsZero() {
 			s.FirstAt = now
@@ -133,7 +138,7 @@ func (b *benchOps) stream(ctx context.Context, bs *bench.Sample) {
 		last = now
 		s.observe(ev)
 		return nil
-	})
+	}
 }
 
 // observe notes a streamed event's task and state in s.
@@ -212,20 +217,9 @@ func (b *benchOps) subscribe(ctx context.Context, bs *bench.Sample) {
 		return
 	}
 	s := (*benchSample)(bs)
-	var last time.Time
 	err := client.Stream(ctx, b.c, func(ctx context.Context) iter.Seq2[a2a.Event, error] {
 		return b.c.SubscribeToTask(ctx, &a2a.SubscribeToTaskRequest{ID: t.ID, Tenant: b.tenant})
-	}, func(ev a2a.Event) error {
-		now := time.Now()
-		if last.IsZero() {
-			s.FirstAt = now
-		} else {
-			s.Gaps = append(s.Gaps, now.Sub(last))
-		}
-		last = now
-		s.observe(ev)
-		return nil
-	})
+	}, s.timed())
 	if errors.Is(err, a2a.ErrUnsupportedOperation) {
 		b.pollUntilSettled(ctx, bs, t) // ended meanwhile: a terminal task takes no subscription
 		return

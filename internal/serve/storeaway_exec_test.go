@@ -20,13 +20,7 @@ func TestStoreAwayCancel(t *testing.T) {
 	s := startServer(t, serve.Config{Store: db, Quiet: true, Backend: execbackend.New(execbackend.Config{Command: "exec sleep 60"})})
 	ctx := context.Background()
 	c := servetest.NewClient(t, s.URL, a2a.TransportProtocolHTTPJSON)
-	req := servetest.TextMessage("slow")
-	req.Config = &a2a.SendMessageConfig{ReturnImmediately: true}
-	res, err := c.SendMessage(ctx, req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	id := res.(*a2a.Task).ID
+	id := servetest.StartTask(t, c, "slow")
 
 	srv.Stop()
 	if got, err := c.CancelTask(ctx, &a2a.CancelTaskRequest{ID: id}); err == nil || !strings.Contains(err.Error(), "not saved yet") {
@@ -36,6 +30,7 @@ func TestStoreAwayCancel(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got *a2a.Task
+	var err error
 	if !servetest.Eventually(30*time.Second, func() bool {
 		got, err = c.GetTask(ctx, &a2a.GetTaskRequest{ID: id})
 		return err == nil && got.Status.State == a2a.TaskStateCanceled

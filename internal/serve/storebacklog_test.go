@@ -42,13 +42,7 @@ func TestStoreBacklogPausesTurn(t *testing.T) {
 		Backend: execbackend.New(execbackend.Config{Command: script, Chunk: []byte("\n")})})
 	ctx := context.Background()
 	c := servetest.NewClient(t, s.URL, a2a.TransportProtocolHTTPJSON)
-	req := servetest.TextMessage("go")
-	req.Config = &a2a.SendMessageConfig{ReturnImmediately: true}
-	res, err := c.SendMessage(ctx, req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	id := res.(*a2a.Task).ID
+	id := servetest.StartTask(t, c, "go")
 
 	srv.Stop()
 	if err := os.WriteFile(gate, nil, 0o644); err != nil {

@@ -28,13 +28,7 @@ func TestGetTaskEndIsSaved(t *testing.T) {
 		Command: `read l; while [ ! -e ` + gate + ` ]; do sleep 0.02; done; echo done`})})
 	ctx := context.Background()
 	c := servetest.NewClient(t, s.URL, a2a.TransportProtocolHTTPJSON)
-	req := servetest.TextMessage("go")
-	req.Config = &a2a.SendMessageConfig{ReturnImmediately: true}
-	res, err := c.SendMessage(ctx, req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	id := res.(*a2a.Task).ID
+	id := servetest.StartTask(t, c, "go")
 	conn, err := pgx.Connect(ctx, db)
 	if err != nil {
 		t.Fatal(err)

@@ -195,3 +195,19 @@ func OwnPostgres(t testing.TB) (*pgtest.Server, string) {
 	}
 	return srv, db
 }
+
+// StartTask sends text with ReturnImmediately and returns the task the agent made of it.
+func StartTask(t testing.TB, c *a2aclient.Client, text string) a2a.TaskID {
+	t.Helper()
+	req := TextMessage(text)
+	req.Config = &a2a.SendMessageConfig{ReturnImmediately: true}
+	res, err := c.SendMessage(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	task, ok := res.(*a2a.Task)
+	if !ok {
+		t.Fatalf("the agent answered %T, want a task", res)
+	}
+	return task.ID
+}
