@@ -71,16 +71,7 @@ func init() {
 			"responses\"); a2a conformance accepts application/a2a+json too, the type of §6's HTTP+JSON examples. The " +
 			"specification says both; the TCK's reading is the stricter."},
 		tckDisagreement{"HTTP_JSON-ERR-001", "http_json", []string{"a2a-js"}, "the same for error answers."},
-		tckDisagreement{"HTTP_JSON-STATUS-001", "http_json", []string{"a2a-js"}, "a request body in text/plain: a2a-js " +
-			"answers 400, the mapping table's ContentTypeNotSupportedError is 415 (§5.4); a2a conformance does not " +
-			"send one over HTTP+JSON. The TCK is right."},
 	)
-	restA2AGo := []string{"a2a-go rest", "broken: rest status"}
-	for _, id := range []string{"CORE-LIST-002", "CORE-LIST-003", "CORE-LIST-004"} {
-		tckDisagreements = append(tckDisagreements, tckDisagreement{id, "http_json", restA2AGo, "a2a-go's REST " +
-			"ListTasks writes \"tasks\": null for an empty page, where the specification's JSON schema has an array; " +
-			"a2a conformance reads the list through a2a-go's client, which takes null as empty. The TCK is right."})
-	}
 	for _, id := range []string{"CORE-GET-002", "CORE-CANCEL-003", "CORE-MULTI-004"} {
 		tckDisagreements = append(tckDisagreements, tckDisagreement{id, "http_json", []string{"broken: rest status"},
 			"TaskNotFoundError as HTTP 500: the TCK files the HTTP status under each operation's id too, a2a conformance " +

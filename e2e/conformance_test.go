@@ -93,7 +93,9 @@ func TestConformanceSDKAgents(t *testing.T) {
 		// §3.1.1 and §3.1.6 name UnsupportedOperationError for a message or a subscription to a terminal task;
 		// a2a-go answers InvalidParams ("task in a terminal state") and TaskNotFoundError ("no active execution").
 		{"jsonrpc", testagent.Options{Push: true}, "CORE-SEND-002 STREAM-SUB-003 VER-SERVER-002"},
-		{"rest", testagent.Options{Transport: a2a.TransportProtocolHTTPJSON}, "CORE-SEND-002 STREAM-SUB-003 VER-SERVER-002"},
+		// Its REST ListTasks writes "tasks": null for an empty page; the specification's JSON schema has an array.
+		{"rest", testagent.Options{Transport: a2a.TransportProtocolHTTPJSON},
+			"CORE-LIST-002 CORE-LIST-003 CORE-LIST-004 CORE-SEND-002 STREAM-SUB-003 VER-SERVER-002"},
 		{"grpc", testagent.Options{Transport: a2a.TransportProtocolGRPC}, "CORE-SEND-002 STREAM-SUB-003"},
 		// v0.3 §3.2.1 (JSON-RPC 2.0 over HTTP, application/json): a2a-go's v0.3 handler answers errors as text/plain.
 		{"jsonrpc-v03", testagent.Options{V03: true}, "JSONRPC-FMT-002"},
@@ -152,6 +154,43 @@ func TestConformanceBrokenAgents(t *testing.T) {
 				if x.Verdict == "fail" && (x.Sent == "" && x.Got == "" || x.Spec == "") {
 					t.Errorf("%s fails with no evidence: %+v", x.ID, x)
 				}
+			}
+		})
+	}
+}
+
+// TestConformanceBrokenREST: what a2a conformance checks as the TCK does over HTTP+JSON, each broken on purpose in
+// front of serve --reference (which passes): an empty ListTasks page as "tasks": null, and a text/plain body
+// refused with 400 rather than 415.
+func TestConformanceBrokenREST(t *testing.T) {
+	s := startServe(t, "--reference", "--transport", "rest")
+	doc, r := runConformance(t, s.url)
+	if got := strings.Join(doc.failedMust(), " "); got != "" || r.code != 0 {
+		t.Fatalf("serve --reference fails %q (exit %d):\n%s", got, r.code, doc.failures())
+	}
+	refused := false
+	for _, x := range doc.Results {
+		refused = refused || x.ID == "HTTP_JSON-STATUS-001" && x.Verdict == "pass" && strings.Contains(x.Evidence, "415")
+	}
+	if !refused || doc.verdict("CORE-LIST-004") != "pass" {
+		t.Errorf("serve --reference: no 415 for text/plain (%v), CORE-LIST-004 %q", refused, doc.verdict("CORE-LIST-004"))
+	}
+	for _, c := range []struct {
+		name  string
+		brk   wire.Break
+		fails []string
+		got   string // in the failure's evidence
+	}{
+		{"list null", wire.BreakListNull, []string{"CORE-LIST-002", "CORE-LIST-003", "CORE-LIST-004"}, `"tasks":null`},
+		{"content type", wire.BreakRESTContentType, []string{"HTTP_JSON-STATUS-001"}, "400 Bad Request"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			doc, r := runConformance(t, wire.Broken(t, s.url, c.brk))
+			if got := strings.Join(doc.failedMust(), " "); got != strings.Join(c.fails, " ") || r.code != 1 {
+				t.Fatalf("failed MUSTs %q (exit %d), want %v\n%s", got, r.code, c.fails, doc.failures())
+			}
+			if f := doc.failures(); !strings.Contains(f, c.got) {
+				t.Errorf("failures do not show %q:\n%s", c.got, f)
 			}
 		})
 	}
@@ -288,8 +327,10 @@ func TestConformanceA2AJS(t *testing.T) {
 	for _, c := range []struct {
 		script, binding, fails string
 	}{
-		{"server10.mjs", "JSONRPC", ""},
-		{"server10.mjs", "HTTP+JSON", ""},
+		// a2a-js 1.3.0's HTTP+JSON handler refuses a text/plain body with 400; §5.4 maps ContentTypeNotSupportedError
+		// to 415. Its card lists both bindings.
+		{"server10.mjs", "JSONRPC", "HTTP_JSON-STATUS-001"},
+		{"server10.mjs", "HTTP+JSON", "HTTP_JSON-STATUS-001"},
 		// a2a-js 0.3.14's REST handler answers a subscription to an unknown task with a body its own serializer
 		// refuses ("Bug: toJson serializer and body must be provided for non-204 responses"), not TaskNotFoundError
 		// (v0.3 §7.9: tasks/resubscribe of an unknown task is -32001, HTTP 404). Its card lists both bindings.

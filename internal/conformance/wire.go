@@ -14,8 +14,14 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 )
 
-// rawCall sends one plain HTTP request with the run's headers and A2A-Version version ("" for none).
+// rawCall sends one plain HTTP request with the run's headers and A2A-Version version ("" for none); a body goes
+// as application/json.
 func (r *runner) rawCall(ctx context.Context, method, u, version string, body []byte) (*http.Response, []byte, error) {
+	return r.rawCallType(ctx, method, u, version, "application/json", body)
+}
+
+// rawCallType is rawCall with the body's Content-Type ctype.
+func (r *runner) rawCallType(ctx context.Context, method, u, version, ctype string, body []byte) (*http.Response, []byte, error) {
 	ctx, cancel := r.callCtx(ctx)
 	defer cancel()
 	var rd io.Reader
@@ -35,7 +41,7 @@ func (r *runner) rawCall(ctx context.Context, method, u, version string, body []
 		}
 	}
 	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Content-Type", ctype)
 	}
 	if version != "" {
 		req.Header.Set("A2A-Version", version)
@@ -244,6 +250,7 @@ func (r *runner) wireREST(ctx context.Context, b *binding) {
 	} else {
 		r.record("HTTP_JSON-ERR-002", b.name, pass("ErrorInfo reason TASK_NOT_FOUND"))
 	}
+	r.restContentType(ctx, b, base, version)
 	sent, resp, data, err = get("99.0")
 	e = aipError{}
 	switch {
@@ -264,5 +271,30 @@ func (r *runner) wireGRPC(_ context.Context, b *binding) {
 			r.record("GRPC-ERR-002", b.name, outcome{verdict: x.Verdict, evidence: x.Evidence, sent: x.Sent, got: x.Got})
 			return
 		}
+	}
+}
+
+// restContentType: a SendMessage whose body is JSON sent as text/plain is ContentTypeNotSupportedError, HTTP 415
+// (§5.4). As the TCK does, an agent that takes the body anyway is not judged here: only a refusal must say 415.
+func (r *runner) restContentType(ctx context.Context, b *binding, base, version string) {
+	u := base + "/message:send"
+	if b.iface.Tenant != "" {
+		u = base + "/" + b.iface.Tenant + "/message:send"
+	}
+	body := fmt.Sprintf(`{"message":{"role":"ROLE_USER","parts":[{"text":"a2a conformance: wrong content type"}],"messageId":"a2a-conformance-ctype-%s"}}`, r.runID)
+	sent := "POST " + u + " Content-Type: text/plain A2A-Version: " + version + " " + body
+	if !r.spend(1) {
+		return
+	}
+	resp, data, err := r.rawCallType(ctx, http.MethodPost, u, version, "text/plain", []byte(body))
+	switch {
+	case err != nil:
+		r.record("HTTP_JSON-STATUS-001", b.name, fail(sent, errText(err), "want 415 (ContentTypeNotSupportedError)"))
+	case resp.StatusCode < 400:
+		// taken as JSON: not a refusal, nothing to judge
+	case resp.StatusCode != http.StatusUnsupportedMediaType:
+		r.record("HTTP_JSON-STATUS-001", b.name, fail(sent, resp.Status+" "+string(data), "ContentTypeNotSupportedError is 415"))
+	default:
+		r.record("HTTP_JSON-STATUS-001", b.name, pass("415 for a text/plain body"))
 	}
 }
