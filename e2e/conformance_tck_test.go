@@ -47,11 +47,6 @@ var tckDisagreements = []tckDisagreement{
 		"names UnsupportedOperationError; the TCK's test accepts any error. a2a conformance is right."},
 	{"STREAM-SUB-003", "grpc", a2aGo, "a2a-go answers a subscription to a finished task with TaskNotFoundError where " +
 		"§3.1.6 names UnsupportedOperationError; the TCK's test accepts any error. a2a conformance is right."},
-	{"JSONRPC-SSE-002", "jsonrpc", a2aGo, "the TCK files three mappings under this id (TaskNotFoundError -32001, an " +
-		"unsupported content type -32005, an unsupported A2A-Version -32009), a2a conformance the first (the version " +
-		"is its VER-SERVER-002, which a2a-go fails there too); a2a-go answers -32700 and ignores the version. The TCK is right."},
-	{"HTTP_JSON-STATUS-001", "http_json", a2aGo, "the TCK files the unsupported A2A-Version (HTTP 400) under this id " +
-		"too, a2a conformance under VER-SERVER-002 (which a2a-go fails there too). The TCK is right."},
 	{"GRPC-ERR-002", "grpc", a2aGo, "the TCK files every gRPC status of the mapping table under this id (a2a-go answers " +
 		"PushNotificationNotSupportedError FAILED_PRECONDITION, not UNIMPLEMENTED, and ignores an unsupported version); " +
 		"a2a conformance checks TaskNotFoundError's NOT_FOUND only. The TCK is right."},

@@ -60,15 +60,23 @@ func (d conformanceDoc) failures() string {
 	return b.String()
 }
 
-// without is ids less those in base.
-func without(ids, base []string) []string {
-	var out []string
-	for _, id := range ids {
-		if !slices.Contains(base, id) {
-			out = append(out, id)
+// failedBeyond lists the ids of the MUSTs that failed in d by a check that did not fail in base (the same id and
+// reason), sorted and without repeats: what breaking an agent added, though the agent failed that id already.
+func (d conformanceDoc) failedBeyond(base conformanceDoc) []string {
+	had := map[string]bool{}
+	for _, x := range base.Results {
+		if x.Verdict == "fail" {
+			had[x.ID+" "+x.Binding+" "+x.Evidence] = true
 		}
 	}
-	return out
+	var ids []string
+	for _, x := range d.Results {
+		if x.Verdict == "fail" && x.Level == "MUST" && !had[x.ID+" "+x.Binding+" "+x.Evidence] && !slices.Contains(ids, x.ID) {
+			ids = append(ids, x.ID)
+		}
+	}
+	sort.Strings(ids)
+	return ids
 }
 
 func (d conformanceDoc) verdict(id string) string {
@@ -92,10 +100,12 @@ func TestConformanceSDKAgents(t *testing.T) {
 		// a2a-go's v1.0 HTTP handlers ignore A2A-Version and answer A2A-Version: 99.0 as 1.0.
 		// §3.1.1 and §3.1.6 name UnsupportedOperationError for a message or a subscription to a terminal task;
 		// a2a-go answers InvalidParams ("task in a terminal state") and TaskNotFoundError ("no active execution").
-		{"jsonrpc", testagent.Options{Push: true}, "CORE-SEND-002 STREAM-SUB-003 VER-SERVER-002"},
+		// §5.4's table maps VersionNotSupportedError to -32009 and HTTP 400, filed (as the TCK does) under
+		// JSONRPC-SSE-002 and HTTP_JSON-STATUS-001 too.
+		{"jsonrpc", testagent.Options{Push: true}, "CORE-SEND-002 JSONRPC-SSE-002 STREAM-SUB-003 VER-SERVER-002"},
 		// Its REST ListTasks writes "tasks": null for an empty page; the specification's JSON schema has an array.
 		{"rest", testagent.Options{Transport: a2a.TransportProtocolHTTPJSON},
-			"CORE-LIST-002 CORE-LIST-003 CORE-LIST-004 CORE-SEND-002 STREAM-SUB-003 VER-SERVER-002"},
+			"CORE-LIST-002 CORE-LIST-003 CORE-LIST-004 CORE-SEND-002 HTTP_JSON-STATUS-001 STREAM-SUB-003 VER-SERVER-002"},
 		{"grpc", testagent.Options{Transport: a2a.TransportProtocolGRPC}, "CORE-SEND-002 STREAM-SUB-003"},
 		// v0.3 §3.2.1 (JSON-RPC 2.0 over HTTP, application/json): a2a-go's v0.3 handler answers errors as text/plain.
 		{"jsonrpc-v03", testagent.Options{V03: true}, "JSONRPC-FMT-002"},
@@ -144,7 +154,7 @@ func TestConformanceBrokenAgents(t *testing.T) {
 			base, _ := runConformance(t, ag.URL)
 			url := wire.Broken(t, ag.URL, c.brk)
 			doc, r := runConformance(t, url)
-			if got := without(doc.failedMust(), base.failedMust()); strings.Join(got, " ") != strings.Join(c.fails, " ") {
+			if got := doc.failedBeyond(base); strings.Join(got, " ") != strings.Join(c.fails, " ") {
 				t.Errorf("failed MUSTs beyond the SDK agent's own %v = %v, want %v\n%s", base.failedMust(), got, c.fails, doc.failures())
 			}
 			if r.code != 1 {
@@ -159,21 +169,24 @@ func TestConformanceBrokenAgents(t *testing.T) {
 	}
 }
 
-// TestConformanceBrokenREST: what a2a conformance checks as the TCK does over HTTP+JSON, each broken on purpose in
-// front of serve --reference (which passes): an empty ListTasks page as "tasks": null, and a text/plain body
-// refused with 400 rather than 415.
+// TestConformanceBrokenREST: what a2a conformance checks as the TCK does, each broken on purpose in front of serve
+// --reference (which passes): over HTTP+JSON an empty ListTasks page as "tasks": null and a text/plain body refused
+// with 400 rather than 415; over JSON-RPC a text/plain request answered -32700 rather than -32005.
 func TestConformanceBrokenREST(t *testing.T) {
-	s := startServe(t, "--reference", "--transport", "rest")
+	s := startServe(t, "--reference", "--transport", "rest,jsonrpc")
 	doc, r := runConformance(t, s.url)
 	if got := strings.Join(doc.failedMust(), " "); got != "" || r.code != 0 {
 		t.Fatalf("serve --reference fails %q (exit %d):\n%s", got, r.code, doc.failures())
 	}
-	refused := false
-	for _, x := range doc.Results {
-		refused = refused || x.ID == "HTTP_JSON-STATUS-001" && x.Verdict == "pass" && strings.Contains(x.Evidence, "415")
-	}
-	if !refused || doc.verdict("CORE-LIST-004") != "pass" {
-		t.Errorf("serve --reference: no 415 for text/plain (%v), CORE-LIST-004 %q", refused, doc.verdict("CORE-LIST-004"))
+	for _, want := range []string{"HTTP_JSON-STATUS-001 415 for a text/plain body", "HTTP_JSON-STATUS-001 400 for A2A-Version: 99.0",
+		"JSONRPC-SSE-002 error -32005 for a text/plain body", "JSONRPC-SSE-002 error -32009 for A2A-Version: 99.0"} {
+		found := false
+		for _, x := range doc.Results {
+			found = found || x.Verdict == "pass" && x.ID+" "+x.Evidence == want
+		}
+		if !found {
+			t.Errorf("serve --reference: no pass %q", want)
+		}
 	}
 	for _, c := range []struct {
 		name  string
@@ -183,6 +196,7 @@ func TestConformanceBrokenREST(t *testing.T) {
 	}{
 		{"list null", wire.BreakListNull, []string{"CORE-LIST-002", "CORE-LIST-003", "CORE-LIST-004"}, `"tasks":null`},
 		{"content type", wire.BreakRESTContentType, []string{"HTTP_JSON-STATUS-001"}, "400 Bad Request"},
+		{"rpc content type", wire.BreakRPCContentType, []string{"JSONRPC-SSE-002"}, "error code -32700"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			doc, r := runConformance(t, wire.Broken(t, s.url, c.brk))

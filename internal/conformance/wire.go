@@ -152,14 +152,46 @@ func (r *runner) wireJSONRPC(ctx context.Context, b *binding) {
 	if b.v03 {
 		return
 	}
+	// §5.4's table files VersionNotSupportedError under JSONRPC-SSE-002 too, as the TCK does.
 	sent, _, rep, err = call(getTask, "99.0")
+	var ver outcome
 	switch {
 	case err != nil:
-		r.record("VER-SERVER-002", b.name, fail(sent, errText(err), "want VersionNotSupportedError"))
+		ver = fail(sent, errText(err), "want VersionNotSupportedError")
 	case rep.Error == nil || rep.Error.Code == nil || *rep.Error.Code != -32009:
-		r.record("VER-SERVER-002", b.name, fail(sent, rpcErrText(rep), "want error -32009 (VersionNotSupportedError)"))
+		ver = fail(sent, rpcErrText(rep), "want error -32009 (VersionNotSupportedError)")
 	default:
-		r.record("VER-SERVER-002", b.name, pass("error -32009"))
+		ver = pass("error -32009 for A2A-Version: 99.0")
+	}
+	r.record("VER-SERVER-002", b.name, ver)
+	r.record("JSONRPC-SSE-002", b.name, ver)
+	r.rpcContentType(ctx, b, version)
+}
+
+// rpcContentType: a request sent as text/plain is ContentTypeNotSupportedError, -32005 (§5.4). As the TCK does, only
+// a JSON-RPC error answer is judged: an agent that takes the body, or refuses it at the HTTP level, is not.
+func (r *runner) rpcContentType(ctx context.Context, b *binding, version string) {
+	params := map[string]any{"message": map[string]any{"role": "ROLE_USER", "messageId": "a2a-conformance-ctype-" + r.runID,
+		"parts": []any{map[string]any{"text": "a2a conformance: wrong content type"}}}}
+	if b.iface.Tenant != "" {
+		params["tenant"] = b.iface.Tenant
+	}
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 8, "method": "SendMessage", "params": params}) //nolint:errcheck // plain values
+	sent := fmt.Sprintf("POST %s Content-Type: text/plain A2A-Version: %s %s", b.iface.URL, version, body)
+	if !r.spend(1) {
+		return
+	}
+	resp, data, err := r.rawCallType(ctx, http.MethodPost, b.iface.URL, version, "text/plain", body)
+	var rep rpcReply
+	switch {
+	case err != nil:
+		r.record("JSONRPC-SSE-002", b.name, fail(sent, errText(err), "want error -32005 (ContentTypeNotSupportedError)"))
+	case json.Unmarshal(data, &rep) != nil || rep.Error == nil || rep.Error.Code == nil:
+		// taken, or refused outside JSON-RPC: not judged
+	case *rep.Error.Code != -32005:
+		r.record("JSONRPC-SSE-002", b.name, fail(sent, fmt.Sprintf("HTTP %d, %s", resp.StatusCode, rpcErrText(&rep)), "ContentTypeNotSupportedError is -32005"))
+	default:
+		r.record("JSONRPC-SSE-002", b.name, pass("error -32005 for a text/plain body"))
 	}
 }
 
@@ -260,6 +292,15 @@ func (r *runner) wireREST(ctx context.Context, b *binding) {
 		r.record("VER-SERVER-002", b.name, fail(sent, resp.Status+" "+string(data), `want an error whose ErrorInfo reason is "VERSION_NOT_SUPPORTED"`))
 	default:
 		r.record("VER-SERVER-002", b.name, pass(resp.Status+" VERSION_NOT_SUPPORTED"))
+	}
+	// §5.4's table: VersionNotSupportedError is HTTP 400, filed under HTTP_JSON-STATUS-001 too, as the TCK does.
+	switch {
+	case err != nil:
+		r.record("HTTP_JSON-STATUS-001", b.name, fail(sent, errText(err), "want 400 (VersionNotSupportedError)"))
+	case resp.StatusCode != http.StatusBadRequest:
+		r.record("HTTP_JSON-STATUS-001", b.name, fail(sent, resp.Status+" "+string(data), "VersionNotSupportedError is 400"))
+	default:
+		r.record("HTTP_JSON-STATUS-001", b.name, pass("400 for A2A-Version: 99.0"))
 	}
 }
 

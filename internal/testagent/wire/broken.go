@@ -35,6 +35,9 @@ const (
 	// BreakRESTContentType refuses an HTTP+JSON request whose body is not application/json with 400 (§5.4:
 	// ContentTypeNotSupportedError is 415), as a2a-js does.
 	BreakRESTContentType
+	// BreakRPCContentType answers a JSON-RPC request sent as text/plain with -32700 (parse error), as a2a-go does,
+	// where §5.4 maps ContentTypeNotSupportedError to -32005.
+	BreakRPCContentType
 )
 
 // Broken starts, on 127.0.0.1:0, an agent that is upstream (an agent not built from our serve code, e.g. the
@@ -67,7 +70,7 @@ func (p *breaker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if p.b == BreakRESTContentType && r.Method == http.MethodPost && r.Header.Get("Content-Type") != "" &&
-		!strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") {
+		!strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") && !bytes.Contains(body, []byte(`"jsonrpc"`)) {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusBadRequest)
 		io.WriteString(w, `{"error":{"code":400,"status":"INVALID_ARGUMENT","message":"the body must be JSON"}}`) //nolint:errcheck // the client went
@@ -116,6 +119,8 @@ func (p *breaker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	case p.b == BreakNotFoundCode:
 		out = bytes.ReplaceAll(out, []byte(`"code":-32001`), []byte(`"code":-32603`))
+	case p.b == BreakRPCContentType:
+		out = bytes.ReplaceAll(out, []byte(`"code":-32005`), []byte(`"code":-32700`))
 	case p.b == BreakContextID:
 		out = dropTaskContext(out)
 	case p.b == BreakListNull && r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/tasks"):
