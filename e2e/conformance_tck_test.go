@@ -47,9 +47,6 @@ var tckDisagreements = []tckDisagreement{
 		"names UnsupportedOperationError; the TCK's test accepts any error. a2a conformance is right."},
 	{"STREAM-SUB-003", "grpc", a2aGo, "a2a-go answers a subscription to a finished task with TaskNotFoundError where " +
 		"§3.1.6 names UnsupportedOperationError; the TCK's test accepts any error. a2a conformance is right."},
-	{"GRPC-ERR-002", "grpc", a2aGo, "the TCK files every gRPC status of the mapping table under this id (a2a-go answers " +
-		"PushNotificationNotSupportedError FAILED_PRECONDITION, not UNIMPLEMENTED, and ignores an unsupported version); " +
-		"a2a conformance checks TaskNotFoundError's NOT_FOUND only. The TCK is right."},
 	{"DM-TASK-001", "jsonrpc", []string{"broken: context id"}, "a Task without contextId: the TCK's pinned proto " +
 		"(1.0-dev @357c4a8) does not mark Task.context_id REQUIRED, the proto the specification publishes does " +
 		"(\"Created by the A2A server\"). a2a conformance follows the published proto."},

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+	"google.golang.org/grpc/codes"
 )
 
 // rawCall sends one plain HTTP request with the run's headers and A2A-Version version ("" for none); a body goes
@@ -305,14 +306,71 @@ func (r *runner) wireREST(ctx context.Context, b *binding) {
 }
 
 // wireGRPC: a2a-go's gRPC client reads TaskNotFoundError only from the NOT_FOUND status, so CORE-GET-002's outcome
-// on this binding is GRPC-ERR-002's.
-func (r *runner) wireGRPC(_ context.Context, b *binding) {
-	for _, x := range r.results {
-		if x.ID == "CORE-GET-002" && x.Binding == b.name {
-			r.record("GRPC-ERR-002", b.name, outcome{verdict: x.Verdict, evidence: x.Evidence, sent: x.Sent, got: x.Got})
-			return
+// on this binding is GRPC-ERR-002's. As the TCK does, the rest of §5.4's table counts there too: CancelTask of an
+// unknown task is NOT_FOUND (or FAILED_PRECONDITION), and what the card does not declare (push, streaming) is
+// UNIMPLEMENTED.
+func (r *runner) wireGRPC(ctx context.Context, b *binding) {
+	r.mu.Lock()
+	var got *Result
+	for i := range r.results {
+		if r.results[i].ID == "CORE-GET-002" && r.results[i].Binding == b.name {
+			x := r.results[i]
+			got = &x
+			break
 		}
 	}
+	r.mu.Unlock()
+	if got != nil {
+		r.record("GRPC-ERR-002", b.name, outcome{verdict: got.Verdict, evidence: got.Evidence, sent: got.Sent, got: got.Got})
+	}
+	if b.v03 || !r.want("GRPC-ERR-002") {
+		return
+	}
+	missing := a2a.TaskID("a2a-conformance-missing-" + r.runID)
+	r.grpcMapping(ctx, b, "CancelTask id="+string(missing), []codes.Code{codes.NotFound, codes.FailedPrecondition}, func(ctx context.Context) error {
+		_, err := b.c.CancelTask(ctx, &a2a.CancelTaskRequest{ID: missing})
+		return err
+	})
+	if !b.ownCard {
+		return // the client asks the agent only for what the card declares
+	}
+	if !r.t.Card.Capabilities.PushNotifications {
+		r.grpcMapping(ctx, b, "CreateTaskPushNotificationConfig taskId="+string(missing)+" (card: pushNotifications false)", []codes.Code{codes.Unimplemented}, func(ctx context.Context) error {
+			_, err := b.c.CreateTaskPushConfig(ctx, &a2a.PushConfig{TaskID: missing, URL: "https://example.com/a2a-conformance"})
+			return err
+		})
+	}
+	if !b.streaming {
+		m := r.probe("a2a-conformance", "a2a conformance: stream not declared")
+		r.grpcMapping(ctx, b, "SendStreamingMessage (card: streaming false)", []codes.Code{codes.Unimplemented}, func(ctx context.Context) error {
+			_, err := firstEvent(b.c.SendStreamingMessage(ctx, &a2a.SendMessageRequest{Message: m}))
+			return err
+		})
+	}
+}
+
+// grpcMapping records GRPC-ERR-002 from the status call fails with: one of want. As the TCK does, a call that
+// succeeds is not judged.
+func (r *runner) grpcMapping(ctx context.Context, b *binding, sent string, want []codes.Code, call func(context.Context) error) {
+	if !r.spend(1) {
+		return
+	}
+	cctx, cancel := r.callCtx(ctx)
+	err := call(cctx)
+	cancel()
+	if err == nil {
+		return
+	}
+	got := r.grpcStatus(err)
+	names := make([]string, len(want))
+	for i, c := range want {
+		if c == got {
+			r.record("GRPC-ERR-002", b.name, pass("gRPC "+got.String()+" for "+strings.Fields(sent)[0]))
+			return
+		}
+		names[i] = c.String()
+	}
+	r.record("GRPC-ERR-002", b.name, fail(sent, "gRPC "+got.String()+": "+errText(err), "§5.4 maps this error to "+strings.Join(names, " or ")))
 }
 
 // restContentType: a SendMessage whose body is JSON sent as text/plain is ContentTypeNotSupportedError, HTTP 415
