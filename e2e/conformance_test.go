@@ -147,6 +147,9 @@ func TestConformanceBrokenAgents(t *testing.T) {
 		{"context id", testagent.Options{}, wire.BreakContextID, []string{"CORE-MULTI-001a", "DM-TASK-001"}},
 		{"stream order", testagent.Options{}, wire.BreakStreamOrder, []string{"CORE-STREAM-003"}},
 		{"paging", testagent.Options{}, wire.BreakPaging, []string{"CORE-LIST-002"}},
+		// The SDK agent declares no push: the refusal is checked by code (§5.4) and by the client's reading.
+		{"push code", testagent.Options{}, wire.BreakPushUnsupported, []string{"CORE-CAP-001", "JSONRPC-SSE-002"}},
+		{"push status", testagent.Options{Transport: a2a.TransportProtocolHTTPJSON}, wire.BreakPushUnsupported, []string{"HTTP_JSON-STATUS-001"}},
 		{"rest status", testagent.Options{Transport: a2a.TransportProtocolHTTPJSON}, wire.BreakRESTStatus,
 			// AIP-193's error.code is the HTTP status: a 500 whose body says 404 breaks the error's shape too.
 			[]string{"HTTP_JSON-ERR-001", "HTTP_JSON-STATUS-001"}},

@@ -9,6 +9,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -167,6 +168,50 @@ func (r *runner) wireJSONRPC(ctx context.Context, b *binding) {
 	r.record("VER-SERVER-002", b.name, ver)
 	r.record("JSONRPC-SSE-002", b.name, ver)
 	r.rpcContentType(ctx, b, version)
+	r.rpcUndeclared(ctx, b, version, missing)
+}
+
+// rpcUndeclared: what the card does not declare is refused with its own code (§5.4): push -32003, streaming -32004.
+// As the TCK does, only a JSON-RPC error answer is judged.
+func (r *runner) rpcUndeclared(ctx context.Context, b *binding, version, missing string) {
+	type probe struct {
+		method string
+		params map[string]any
+		code   int
+		name   string
+	}
+	var ps []probe
+	if !r.t.Card.Capabilities.PushNotifications {
+		ps = append(ps, probe{"CreateTaskPushNotificationConfig", map[string]any{"taskId": missing, "url": "https://example.com/a2a-conformance"},
+			-32003, "PushNotificationNotSupportedError"})
+	}
+	if !b.streaming {
+		ps = append(ps, probe{"SendStreamingMessage", map[string]any{"message": map[string]any{"role": "ROLE_USER",
+			"messageId": "a2a-conformance-stream-" + r.runID, "parts": []any{map[string]any{"text": "a2a conformance: stream not declared"}}}},
+			-32004, "UnsupportedOperationError"})
+	}
+	for _, p := range ps {
+		if b.iface.Tenant != "" {
+			p.params["tenant"] = b.iface.Tenant
+		}
+		body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 9, "method": p.method, "params": p.params}) //nolint:errcheck // plain values
+		sent := fmt.Sprintf("POST %s A2A-Version: %s %s (card: not declared)", b.iface.URL, version, body)
+		if !r.spend(1) {
+			return
+		}
+		_, data, err := r.rawCall(ctx, http.MethodPost, b.iface.URL, version, body)
+		var rep rpcReply
+		switch {
+		case err != nil:
+			r.record("JSONRPC-SSE-002", b.name, fail(sent, errText(err), fmt.Sprintf("want error %d (%s)", p.code, p.name)))
+		case json.Unmarshal(data, &rep) != nil || rep.Error == nil || rep.Error.Code == nil:
+			// taken, or not a JSON-RPC answer: not judged
+		case *rep.Error.Code != p.code:
+			r.record("JSONRPC-SSE-002", b.name, fail(sent, rpcErrText(&rep), fmt.Sprintf("%s is %d", p.name, p.code)))
+		default:
+			r.record("JSONRPC-SSE-002", b.name, pass(fmt.Sprintf("error %d for %s (not declared)", p.code, p.method)))
+		}
+	}
 }
 
 // rpcContentType: a request sent as text/plain is ContentTypeNotSupportedError, -32005 (§5.4). As the TCK does, only
@@ -284,6 +329,7 @@ func (r *runner) wireREST(ctx context.Context, b *binding) {
 		r.record("HTTP_JSON-ERR-002", b.name, pass("ErrorInfo reason TASK_NOT_FOUND"))
 	}
 	r.restContentType(ctx, b, base, version)
+	r.restUndeclared(ctx, b, base, version, missing)
 	sent, resp, data, err = get("99.0")
 	e = aipError{}
 	switch {
@@ -395,5 +441,45 @@ func (r *runner) restContentType(ctx context.Context, b *binding, base, version 
 		r.record("HTTP_JSON-STATUS-001", b.name, fail(sent, resp.Status+" "+string(data), "ContentTypeNotSupportedError is 415"))
 	default:
 		r.record("HTTP_JSON-STATUS-001", b.name, pass("415 for a text/plain body"))
+	}
+}
+
+// restUndeclared: CancelTask of an unknown task is 404 (or 409), and what the card does not declare is 400 (§5.4:
+// PushNotificationNotSupportedError, UnsupportedOperationError). As the TCK does, only an error answer is judged.
+func (r *runner) restUndeclared(ctx context.Context, b *binding, base, version, missing string) {
+	if b.iface.Tenant != "" {
+		base += "/" + b.iface.Tenant
+	}
+	type probe struct {
+		path, body string
+		want       []int
+		name       string
+	}
+	ps := []probe{{"/tasks/" + missing + ":cancel", "{}", []int{404, 409}, "TaskNotFoundError (or TaskNotCancelableError)"}}
+	if !r.t.Card.Capabilities.PushNotifications {
+		ps = append(ps, probe{"/tasks/" + missing + "/pushNotificationConfigs", `{"url":"https://example.com/a2a-conformance"}`,
+			[]int{400}, "PushNotificationNotSupportedError"})
+	}
+	if !b.streaming {
+		ps = append(ps, probe{"/message:stream", fmt.Sprintf(`{"message":{"role":"ROLE_USER","parts":[{"text":"a2a conformance: stream not declared"}],"messageId":"a2a-conformance-stream-%s"}}`, r.runID),
+			[]int{400}, "UnsupportedOperationError"})
+	}
+	for _, p := range ps {
+		u := base + p.path
+		sent := "POST " + u + " A2A-Version: " + version + " " + p.body
+		if !r.spend(1) {
+			return
+		}
+		resp, data, err := r.rawCall(ctx, http.MethodPost, u, version, []byte(p.body))
+		switch {
+		case err != nil:
+			r.record("HTTP_JSON-STATUS-001", b.name, fail(sent, errText(err), fmt.Sprintf("want %v (%s)", p.want, p.name)))
+		case resp.StatusCode < 400:
+			// taken: not judged
+		case !slices.Contains(p.want, resp.StatusCode):
+			r.record("HTTP_JSON-STATUS-001", b.name, fail(sent, resp.Status+" "+string(data), fmt.Sprintf("%s is %v", p.name, p.want)))
+		default:
+			r.record("HTTP_JSON-STATUS-001", b.name, pass(fmt.Sprintf("%d for POST %s", resp.StatusCode, p.path)))
+		}
 	}
 }

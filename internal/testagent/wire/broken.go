@@ -38,6 +38,9 @@ const (
 	// BreakRPCContentType answers a JSON-RPC request sent as text/plain with -32700 (parse error), as a2a-go does,
 	// where §5.4 maps ContentTypeNotSupportedError to -32005.
 	BreakRPCContentType
+	// BreakPushUnsupported answers PushNotificationNotSupportedError as an internal error: JSON-RPC -32603 and, over
+	// HTTP+JSON, 500 (§5.4: -32003, HTTP 400).
+	BreakPushUnsupported
 )
 
 // Broken starts, on 127.0.0.1:0, an agent that is upstream (an agent not built from our serve code, e.g. the
@@ -119,6 +122,10 @@ func (p *breaker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	case p.b == BreakNotFoundCode:
 		out = bytes.ReplaceAll(out, []byte(`"code":-32001`), []byte(`"code":-32603`))
+	case p.b == BreakPushUnsupported && status >= 400 && strings.Contains(r.URL.Path, "/pushNotificationConfigs"):
+		status = http.StatusInternalServerError
+	case p.b == BreakPushUnsupported:
+		out = bytes.ReplaceAll(out, []byte(`"code":-32003`), []byte(`"code":-32603`))
 	case p.b == BreakRPCContentType:
 		out = bytes.ReplaceAll(out, []byte(`"code":-32005`), []byte(`"code":-32700`))
 	case p.b == BreakContextID:
