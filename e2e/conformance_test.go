@@ -107,8 +107,8 @@ func TestConformanceSDKAgents(t *testing.T) {
 		{"rest", testagent.Options{Transport: a2a.TransportProtocolHTTPJSON},
 			"CORE-LIST-002 CORE-LIST-003 CORE-LIST-004 CORE-SEND-002 HTTP_JSON-STATUS-001 STREAM-SUB-003 VER-SERVER-002"},
 		// §5.4 maps PushNotificationNotSupportedError to gRPC UNIMPLEMENTED (GRPC-ERR-002, as the TCK files it); a2a-go
-		// answers FAILED_PRECONDITION.
-		{"grpc", testagent.Options{Transport: a2a.TransportProtocolGRPC}, "CORE-SEND-002 GRPC-ERR-002 STREAM-SUB-003"},
+		// answers FAILED_PRECONDITION. Its gRPC server ignores the a2a-version metadata too.
+		{"grpc", testagent.Options{Transport: a2a.TransportProtocolGRPC}, "CORE-SEND-002 GRPC-ERR-002 STREAM-SUB-003 VER-SERVER-002"},
 		// v0.3 §3.2.1 (JSON-RPC 2.0 over HTTP, application/json): a2a-go's v0.3 handler answers errors as text/plain.
 		{"jsonrpc-v03", testagent.Options{V03: true}, "JSONRPC-FMT-002"},
 	} {
@@ -186,7 +186,7 @@ func TestConformanceTCKMappings(t *testing.T) {
 	}
 	for _, want := range []string{"HTTP_JSON-STATUS-001 415 for a text/plain body", "HTTP_JSON-STATUS-001 400 for A2A-Version: 99.0",
 		"JSONRPC-SSE-002 error -32005 for a text/plain body", "JSONRPC-SSE-002 error -32009 for A2A-Version: 99.0",
-		"GRPC-ERR-002 gRPC NotFound for CancelTask"} {
+		"GRPC-ERR-002 gRPC NotFound for CancelTask", "GRPC-ERR-002 gRPC Unimplemented for a2a-version: 99.0"} {
 		found := false
 		for _, x := range doc.Results {
 			found = found || x.Verdict == "pass" && x.ID+" "+x.Evidence == want

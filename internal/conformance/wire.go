@@ -377,6 +377,26 @@ func (r *runner) wireGRPC(ctx context.Context, b *binding) {
 		_, err := b.c.CancelTask(ctx, &a2a.CancelTaskRequest{ID: missing})
 		return err
 	})
+	if r.t.WithVersion != nil {
+		// §3.6.2 and §5.4: an unsupported version is VersionNotSupportedError, gRPC UNIMPLEMENTED.
+		sent := "GetTask id=" + string(missing) + " a2a-version: 99.0"
+		if r.spend(1) {
+			cctx, cancel := r.callCtx(r.t.WithVersion(ctx, "99.0"))
+			_, err := b.c.GetTask(cctx, &a2a.GetTaskRequest{ID: missing})
+			cancel()
+			var ver outcome
+			switch got := r.grpcStatus(err); {
+			case err == nil:
+				ver = fail(sent, "success", "want VersionNotSupportedError (gRPC UNIMPLEMENTED)")
+			case got != codes.Unimplemented:
+				ver = fail(sent, "gRPC "+got.String()+": "+errText(err), "VersionNotSupportedError is gRPC UNIMPLEMENTED")
+			default:
+				ver = pass("gRPC Unimplemented for a2a-version: 99.0")
+			}
+			r.record("GRPC-ERR-002", b.name, ver)
+			r.record("VER-SERVER-002", b.name, ver)
+		}
+	}
 	if !b.ownCard {
 		return // the client asks the agent only for what the card declares
 	}
