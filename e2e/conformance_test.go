@@ -176,8 +176,8 @@ func TestConformanceBrokenAgents(t *testing.T) {
 
 // TestConformanceTCKMappings: what a2a conformance checks as the TCK does, each broken on purpose in front of serve
 // --reference (which passes): over HTTP+JSON an empty ListTasks page as "tasks": null and a text/plain body refused
-// with 400 rather than 415; over JSON-RPC a text/plain request answered -32700 rather than -32005. (gRPC's
-// UNIMPLEMENTED for push is failed by the a2a-go SDK agent: TestConformanceSDKAgents.)
+// with 400 rather than 415; over JSON-RPC a text/plain request answered -32700 rather than -32005. (gRPC's: the
+// a2a-go SDK agent fails UNIMPLEMENTED for push, TestConformanceSDKAgents; TestConformanceBrokenGRPC breaks cancel.)
 func TestConformanceTCKMappings(t *testing.T) {
 	s := startServe(t, "--reference", "--transport", "rest,jsonrpc,grpc")
 	doc, r := runConformance(t, s.url)
@@ -214,6 +214,17 @@ func TestConformanceTCKMappings(t *testing.T) {
 				t.Errorf("failures do not show %q:\n%s", c.got, f)
 			}
 		})
+	}
+}
+
+// TestConformanceBrokenGRPC: CancelTask's errors as INTERNAL (wire.BrokenGRPC in front of the a2a-go SDK's gRPC
+// agent) fail GRPC-ERR-002, as the TCK files §5.4's gRPC table, beside what reads TaskNotFoundError from the status.
+func TestConformanceBrokenGRPC(t *testing.T) {
+	ag := testagent.Start(t, testagent.Options{Transport: a2a.TransportProtocolGRPC})
+	base, _ := runConformance(t, ag.URL)
+	doc, r := runConformance(t, wire.BrokenGRPC(t, ag.URL, ag.Endpoint, wire.BreakGRPCCancelStatus))
+	if got, want := strings.Join(doc.failedBeyond(base), " "), "CORE-CANCEL-002 CORE-CANCEL-003 GRPC-ERR-002"; got != want || r.code != 1 {
+		t.Errorf("failed MUSTs beyond the SDK agent's own %v = %q (exit %d), want %q\n%s", base.failedMust(), got, r.code, want, doc.failures())
 	}
 }
 
