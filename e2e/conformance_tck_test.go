@@ -47,14 +47,6 @@ var tckDisagreements = []tckDisagreement{
 		"names UnsupportedOperationError; the TCK's test accepts any error. a2a conformance is right."},
 	{"STREAM-SUB-003", "grpc", a2aGo, "a2a-go answers a subscription to a finished task with TaskNotFoundError where " +
 		"§3.1.6 names UnsupportedOperationError; the TCK's test accepts any error. a2a conformance is right."},
-	{"JSONRPC-SSE-002", "jsonrpc", a2aGo, "the TCK files three mappings under this id (TaskNotFoundError -32001, an " +
-		"unsupported content type -32005, an unsupported A2A-Version -32009), a2a conformance the first (the version " +
-		"is its VER-SERVER-002, which a2a-go fails there too); a2a-go answers -32700 and ignores the version. The TCK is right."},
-	{"HTTP_JSON-STATUS-001", "http_json", a2aGo, "the TCK files the unsupported A2A-Version (HTTP 400) under this id " +
-		"too, a2a conformance under VER-SERVER-002 (which a2a-go fails there too). The TCK is right."},
-	{"GRPC-ERR-002", "grpc", a2aGo, "the TCK files every gRPC status of the mapping table under this id (a2a-go answers " +
-		"PushNotificationNotSupportedError FAILED_PRECONDITION, not UNIMPLEMENTED, and ignores an unsupported version); " +
-		"a2a conformance checks TaskNotFoundError's NOT_FOUND only. The TCK is right."},
 	{"DM-TASK-001", "jsonrpc", []string{"broken: context id"}, "a Task without contextId: the TCK's pinned proto " +
 		"(1.0-dev @357c4a8) does not mark Task.context_id REQUIRED, the proto the specification publishes does " +
 		"(\"Created by the A2A server\"). a2a conformance follows the published proto."},
@@ -71,16 +63,7 @@ func init() {
 			"responses\"); a2a conformance accepts application/a2a+json too, the type of §6's HTTP+JSON examples. The " +
 			"specification says both; the TCK's reading is the stricter."},
 		tckDisagreement{"HTTP_JSON-ERR-001", "http_json", []string{"a2a-js"}, "the same for error answers."},
-		tckDisagreement{"HTTP_JSON-STATUS-001", "http_json", []string{"a2a-js"}, "a request body in text/plain: a2a-js " +
-			"answers 400, the mapping table's ContentTypeNotSupportedError is 415 (§5.4); a2a conformance does not " +
-			"send one over HTTP+JSON. The TCK is right."},
 	)
-	restA2AGo := []string{"a2a-go rest", "broken: rest status"}
-	for _, id := range []string{"CORE-LIST-002", "CORE-LIST-003", "CORE-LIST-004"} {
-		tckDisagreements = append(tckDisagreements, tckDisagreement{id, "http_json", restA2AGo, "a2a-go's REST " +
-			"ListTasks writes \"tasks\": null for an empty page, where the specification's JSON schema has an array; " +
-			"a2a conformance reads the list through a2a-go's client, which takes null as empty. The TCK is right."})
-	}
 	for _, id := range []string{"CORE-GET-002", "CORE-CANCEL-003", "CORE-MULTI-004"} {
 		tckDisagreements = append(tckDisagreements, tckDisagreement{id, "http_json", []string{"broken: rest status"},
 			"TaskNotFoundError as HTTP 500: the TCK files the HTTP status under each operation's id too, a2a conformance " +

@@ -60,15 +60,23 @@ func (d conformanceDoc) failures() string {
 	return b.String()
 }
 
-// without is ids less those in base.
-func without(ids, base []string) []string {
-	var out []string
-	for _, id := range ids {
-		if !slices.Contains(base, id) {
-			out = append(out, id)
+// failedBeyond lists the ids of the MUSTs that failed in d by a check that did not fail in base (the same id and
+// reason), sorted and without repeats: what breaking an agent added, though the agent failed that id already.
+func (d conformanceDoc) failedBeyond(base conformanceDoc) []string {
+	had := map[string]bool{}
+	for _, x := range base.Results {
+		if x.Verdict == "fail" {
+			had[x.ID+" "+x.Binding+" "+x.Evidence] = true
 		}
 	}
-	return out
+	var ids []string
+	for _, x := range d.Results {
+		if x.Verdict == "fail" && x.Level == "MUST" && !had[x.ID+" "+x.Binding+" "+x.Evidence] && !slices.Contains(ids, x.ID) {
+			ids = append(ids, x.ID)
+		}
+	}
+	sort.Strings(ids)
+	return ids
 }
 
 func (d conformanceDoc) verdict(id string) string {
@@ -92,9 +100,15 @@ func TestConformanceSDKAgents(t *testing.T) {
 		// a2a-go's v1.0 HTTP handlers ignore A2A-Version and answer A2A-Version: 99.0 as 1.0.
 		// §3.1.1 and §3.1.6 name UnsupportedOperationError for a message or a subscription to a terminal task;
 		// a2a-go answers InvalidParams ("task in a terminal state") and TaskNotFoundError ("no active execution").
-		{"jsonrpc", testagent.Options{Push: true}, "CORE-SEND-002 STREAM-SUB-003 VER-SERVER-002"},
-		{"rest", testagent.Options{Transport: a2a.TransportProtocolHTTPJSON}, "CORE-SEND-002 STREAM-SUB-003 VER-SERVER-002"},
-		{"grpc", testagent.Options{Transport: a2a.TransportProtocolGRPC}, "CORE-SEND-002 STREAM-SUB-003"},
+		// §5.4's table maps VersionNotSupportedError to -32009 and HTTP 400, filed (as the TCK does) under
+		// JSONRPC-SSE-002 and HTTP_JSON-STATUS-001 too.
+		{"jsonrpc", testagent.Options{Push: true}, "CORE-SEND-002 JSONRPC-SSE-002 STREAM-SUB-003 VER-SERVER-002"},
+		// Its REST ListTasks writes "tasks": null for an empty page; the specification's JSON schema has an array.
+		{"rest", testagent.Options{Transport: a2a.TransportProtocolHTTPJSON},
+			"CORE-LIST-002 CORE-LIST-003 CORE-LIST-004 CORE-SEND-002 HTTP_JSON-STATUS-001 STREAM-SUB-003 VER-SERVER-002"},
+		// §5.4 maps PushNotificationNotSupportedError to gRPC UNIMPLEMENTED (GRPC-ERR-002, as the TCK files it); a2a-go
+		// answers FAILED_PRECONDITION. Its gRPC server ignores the a2a-version metadata too.
+		{"grpc", testagent.Options{Transport: a2a.TransportProtocolGRPC}, "CORE-SEND-002 GRPC-ERR-002 STREAM-SUB-003 VER-SERVER-002"},
 		// v0.3 §3.2.1 (JSON-RPC 2.0 over HTTP, application/json): a2a-go's v0.3 handler answers errors as text/plain.
 		{"jsonrpc-v03", testagent.Options{V03: true}, "JSONRPC-FMT-002"},
 	} {
@@ -133,6 +147,9 @@ func TestConformanceBrokenAgents(t *testing.T) {
 		{"context id", testagent.Options{}, wire.BreakContextID, []string{"CORE-MULTI-001a", "DM-TASK-001"}},
 		{"stream order", testagent.Options{}, wire.BreakStreamOrder, []string{"CORE-STREAM-003"}},
 		{"paging", testagent.Options{}, wire.BreakPaging, []string{"CORE-LIST-002"}},
+		// The SDK agent declares no push: the refusal is checked by code (§5.4) and by the client's reading.
+		{"push code", testagent.Options{}, wire.BreakPushUnsupported, []string{"CORE-CAP-001", "JSONRPC-SSE-002"}},
+		{"push status", testagent.Options{Transport: a2a.TransportProtocolHTTPJSON}, wire.BreakPushUnsupported, []string{"HTTP_JSON-STATUS-001"}},
 		{"rest status", testagent.Options{Transport: a2a.TransportProtocolHTTPJSON}, wire.BreakRESTStatus,
 			// AIP-193's error.code is the HTTP status: a 500 whose body says 404 breaks the error's shape too.
 			[]string{"HTTP_JSON-ERR-001", "HTTP_JSON-STATUS-001"}},
@@ -142,7 +159,7 @@ func TestConformanceBrokenAgents(t *testing.T) {
 			base, _ := runConformance(t, ag.URL)
 			url := wire.Broken(t, ag.URL, c.brk)
 			doc, r := runConformance(t, url)
-			if got := without(doc.failedMust(), base.failedMust()); strings.Join(got, " ") != strings.Join(c.fails, " ") {
+			if got := doc.failedBeyond(base); strings.Join(got, " ") != strings.Join(c.fails, " ") {
 				t.Errorf("failed MUSTs beyond the SDK agent's own %v = %v, want %v\n%s", base.failedMust(), got, c.fails, doc.failures())
 			}
 			if r.code != 1 {
@@ -154,6 +171,60 @@ func TestConformanceBrokenAgents(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestConformanceTCKMappings: what a2a conformance checks as the TCK does, each broken on purpose in front of serve
+// --reference (which passes): over HTTP+JSON an empty ListTasks page as "tasks": null and a text/plain body refused
+// with 400 rather than 415; over JSON-RPC a text/plain request answered -32700 rather than -32005. (gRPC's: the
+// a2a-go SDK agent fails UNIMPLEMENTED for push, TestConformanceSDKAgents; TestConformanceBrokenGRPC breaks cancel.)
+func TestConformanceTCKMappings(t *testing.T) {
+	s := startServe(t, "--reference", "--transport", "rest,jsonrpc,grpc")
+	doc, r := runConformance(t, s.url)
+	if got := strings.Join(doc.failedMust(), " "); got != "" || r.code != 0 {
+		t.Fatalf("serve --reference fails %q (exit %d):\n%s", got, r.code, doc.failures())
+	}
+	for _, want := range []string{"HTTP_JSON-STATUS-001 415 for a text/plain body", "HTTP_JSON-STATUS-001 400 for A2A-Version: 99.0",
+		"JSONRPC-SSE-002 error -32005 for a text/plain body", "JSONRPC-SSE-002 error -32009 for A2A-Version: 99.0",
+		"GRPC-ERR-002 gRPC NotFound for CancelTask", "GRPC-ERR-002 gRPC Unimplemented for a2a-version: 99.0"} {
+		found := false
+		for _, x := range doc.Results {
+			found = found || x.Verdict == "pass" && x.ID+" "+x.Evidence == want
+		}
+		if !found {
+			t.Errorf("serve --reference: no pass %q", want)
+		}
+	}
+	for _, c := range []struct {
+		name  string
+		brk   wire.Break
+		fails []string
+		got   string // in the failure's evidence
+	}{
+		{"list null", wire.BreakListNull, []string{"CORE-LIST-002", "CORE-LIST-003", "CORE-LIST-004"}, `"tasks":null`},
+		{"content type", wire.BreakRESTContentType, []string{"HTTP_JSON-STATUS-001"}, "400 Bad Request"},
+		{"rpc content type", wire.BreakRPCContentType, []string{"JSONRPC-SSE-002"}, "error code -32700"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			doc, r := runConformance(t, wire.Broken(t, s.url, c.brk))
+			if got := strings.Join(doc.failedMust(), " "); got != strings.Join(c.fails, " ") || r.code != 1 {
+				t.Fatalf("failed MUSTs %q (exit %d), want %v\n%s", got, r.code, c.fails, doc.failures())
+			}
+			if f := doc.failures(); !strings.Contains(f, c.got) {
+				t.Errorf("failures do not show %q:\n%s", c.got, f)
+			}
+		})
+	}
+}
+
+// TestConformanceBrokenGRPC: CancelTask's errors as INTERNAL (wire.BrokenGRPC in front of the a2a-go SDK's gRPC
+// agent) fail GRPC-ERR-002, as the TCK files §5.4's gRPC table, beside what reads TaskNotFoundError from the status.
+func TestConformanceBrokenGRPC(t *testing.T) {
+	ag := testagent.Start(t, testagent.Options{Transport: a2a.TransportProtocolGRPC})
+	base, _ := runConformance(t, ag.URL)
+	doc, r := runConformance(t, wire.BrokenGRPC(t, ag.URL, ag.Endpoint, wire.BreakGRPCCancelStatus))
+	if got, want := strings.Join(doc.failedBeyond(base), " "), "CORE-CANCEL-002 CORE-CANCEL-003 GRPC-ERR-002"; got != want || r.code != 1 {
+		t.Errorf("failed MUSTs beyond the SDK agent's own %v = %q (exit %d), want %q\n%s", base.failedMust(), got, r.code, want, doc.failures())
 	}
 }
 
@@ -288,8 +359,10 @@ func TestConformanceA2AJS(t *testing.T) {
 	for _, c := range []struct {
 		script, binding, fails string
 	}{
-		{"server10.mjs", "JSONRPC", ""},
-		{"server10.mjs", "HTTP+JSON", ""},
+		// a2a-js 1.3.0's HTTP+JSON handler refuses a text/plain body with 400; §5.4 maps ContentTypeNotSupportedError
+		// to 415. Its card lists both bindings.
+		{"server10.mjs", "JSONRPC", "HTTP_JSON-STATUS-001"},
+		{"server10.mjs", "HTTP+JSON", "HTTP_JSON-STATUS-001"},
 		// a2a-js 0.3.14's REST handler answers a subscription to an unknown task with a body its own serializer
 		// refuses ("Bug: toJson serializer and body must be provided for non-204 responses"), not TaskNotFoundError
 		// (v0.3 §7.9: tasks/resubscribe of an unknown task is -32001, HTTP 404). Its card lists both bindings.

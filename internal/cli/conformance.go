@@ -108,6 +108,7 @@ func runConformance(ctx context.Context, o *conformanceOptions) error {
 	}()
 	target := &conformance.Target{
 		Card: res.Card, CardURL: res.CardURL(), HC: d.HTTPClient(), Params: res.Params(), GRPCCode: client.GRPCCode,
+		WithVersion: client.WithVersion,
 		Connect: func(ctx context.Context, iface *a2a.AgentInterface) (*a2aclient.Client, error) {
 			c, err := d.ConnectTo(ctx, res, iface)
 			if err != nil {

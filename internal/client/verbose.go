@@ -168,7 +168,23 @@ type paramsInterceptor struct {
 	params map[string][]string
 }
 
+type versionKey struct{}
+
+// WithVersion makes the calls made with ctx send A2A-Version v instead of their interface's: `a2a conformance` asks
+// with a version no agent supports, over gRPC too, where no plain request can.
+func WithVersion(ctx context.Context, v string) context.Context {
+	return context.WithValue(ctx, versionKey{}, v)
+}
+
 func (p *paramsInterceptor) Before(ctx context.Context, req *a2aclient.Request) (context.Context, any, error) {
+	if v, ok := ctx.Value(versionKey{}).(string); ok {
+		for existing := range req.ServiceParams {
+			if strings.EqualFold(existing, a2a.SvcParamVersion) {
+				delete(req.ServiceParams, existing)
+			}
+		}
+		req.ServiceParams[a2a.SvcParamVersion] = []string{v}
+	}
 	for k, v := range p.params {
 		for existing := range req.ServiceParams {
 			if strings.EqualFold(existing, k) {

@@ -2,7 +2,11 @@ package conformance
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 )
@@ -105,5 +109,43 @@ func (r *runner) list(ctx context.Context, b *binding, o *own) {
 			}
 		}
 		r.record("CORE-LIST-006", b.name, pass(fmt.Sprintf("%d task(s) in state %s", len(p3.Tasks), other)))
+		if len(p3.Tasks) == 0 && b.iface.ProtocolBinding == a2a.TransportProtocolHTTPJSON {
+			r.restEmptyList(ctx, b, first.ContextID, other)
+		}
+	}
+}
+
+// restEmptyList: an empty page is still a ListTasksResponse, whose tasks the JSON schema makes an array: read raw,
+// as a2a-go's client takes "tasks": null for empty. The TCK validates every ListTasks answer of its CORE-LIST-002,
+// 003 and 004 tests against the schema, so a null fails those three here too.
+func (r *runner) restEmptyList(ctx context.Context, b *binding, contextID string, state a2a.TaskState) {
+	base := strings.TrimSuffix(b.iface.URL, "/")
+	if b.iface.Tenant != "" {
+		base += "/" + b.iface.Tenant
+	}
+	u := base + "/tasks?" + url.Values{"contextId": {contextID}, "status": {string(state)}}.Encode()
+	sent := "GET " + u
+	if !r.spend(1) {
+		return
+	}
+	resp, data, err := r.rawCall(ctx, http.MethodGet, u, string(b.iface.ProtocolVersion), nil)
+	var page struct {
+		Tasks json.RawMessage `json:"tasks"`
+	}
+	var why, got string
+	switch {
+	case err != nil:
+		why, got = "ListTasks must answer", errText(err)
+	case resp.StatusCode != http.StatusOK:
+		why, got = "ListTasks must answer an empty page", resp.Status+" "+string(data)
+	case json.Unmarshal(data, &page) != nil:
+		why, got = "a ListTasksResponse is a JSON object", string(data)
+	case len(page.Tasks) == 0 || page.Tasks[0] != '[':
+		why, got = `"tasks" is an array, [] for an empty page (the specification's JSON schema)`, string(data)
+	default:
+		return
+	}
+	for _, id := range []string{"CORE-LIST-002", "CORE-LIST-003", "CORE-LIST-004"} {
+		r.record(id, b.name, fail(sent, got, why))
 	}
 }

@@ -92,12 +92,12 @@ var requirements = []requirement{
 
 	{"JSONRPC-FMT-002", "wire", "9.1", "JSON-RPC responses are application/json", MUST},
 	{"JSONRPC-ERR-001", "wire", "9.5", "JSON-RPC errors are error objects (code, message); unknown method is -32601", MUST},
-	{"JSONRPC-SSE-002", "wire", "5.4", "A2A errors map to their JSON-RPC codes: TaskNotFoundError is -32001", MUST},
+	{"JSONRPC-SSE-002", "wire", "5.4", "A2A errors map to their JSON-RPC codes (TaskNotFoundError -32001, ContentTypeNotSupportedError -32005, VersionNotSupportedError -32009)", MUST},
 	{"HTTP_JSON-SVC-001", "wire", "11.1", "HTTP+JSON responses are application/json", MUST},
-	{"HTTP_JSON-STATUS-001", "wire", "5.4", "TaskNotFoundError is HTTP 404", MUST},
+	{"HTTP_JSON-STATUS-001", "wire", "5.4", "A2A errors map to their HTTP status (TaskNotFoundError 404, ContentTypeNotSupportedError 415, VersionNotSupportedError 400)", MUST},
 	{"HTTP_JSON-ERR-001", "wire", "11.6", "HTTP+JSON errors use the AIP-193 shape", MUST},
 	{"HTTP_JSON-ERR-002", "wire", "11.6", "HTTP+JSON errors carry a google.rpc.ErrorInfo with the A2A reason", MUST},
-	{"GRPC-ERR-002", "wire", "5.4", "TaskNotFoundError is gRPC NOT_FOUND", MUST},
+	{"GRPC-ERR-002", "wire", "5.4", "A2A errors map to their gRPC status (TaskNotFoundError NOT_FOUND, what the card does not declare UNIMPLEMENTED)", MUST},
 	{"VER-SERVER-002", "wire", "3.6.2", "An unsupported A2A-Version is VersionNotSupportedError", MUST},
 
 	{"PUSH-CREATE-001", "push", "3.1.7", "CreateTaskPushNotificationConfig stores the webhook", MUST},

@@ -82,6 +82,9 @@ type Target struct {
 	// GRPCCode reads the gRPC status a call's error came back with (a2a-go's errors keep only the message); nil:
 	// the gRPC checks that need the status read it with grpc's status package alone.
 	GRPCCode func(error) (codes.Code, bool)
+	// WithVersion makes the calls of Connect's clients made with the context it returns send A2A-Version version
+	// instead of their interface's; nil: the gRPC version check is skipped.
+	WithVersion func(ctx context.Context, version string) context.Context
 }
 
 // Options are the run's filters and bounds.

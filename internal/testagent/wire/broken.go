@@ -29,6 +29,18 @@ const (
 	BreakPaging
 	// BreakRESTStatus answers HTTP+JSON errors with 500 whatever the error (§5.4: TaskNotFoundError is 404).
 	BreakRESTStatus
+	// BreakListNull answers an empty HTTP+JSON ListTasks page with "tasks": null (the specification's JSON schema
+	// has an array), as a2a-go's REST handler does.
+	BreakListNull
+	// BreakRESTContentType refuses an HTTP+JSON request whose body is not application/json with 400 (§5.4:
+	// ContentTypeNotSupportedError is 415), as a2a-js does.
+	BreakRESTContentType
+	// BreakRPCContentType answers a JSON-RPC request sent as text/plain with -32700 (parse error), as a2a-go does,
+	// where §5.4 maps ContentTypeNotSupportedError to -32005.
+	BreakRPCContentType
+	// BreakPushUnsupported answers PushNotificationNotSupportedError as an internal error: JSON-RPC -32603 and, over
+	// HTTP+JSON, 500 (§5.4: -32003, HTTP 400).
+	BreakPushUnsupported
 )
 
 // Broken starts, on 127.0.0.1:0, an agent that is upstream (an agent not built from our serve code, e.g. the
@@ -58,6 +70,13 @@ func (p *breaker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
 	if err != nil {
 		http.Error(w, "bad request", http.StatusBadRequest)
+		return
+	}
+	if p.b == BreakRESTContentType && r.Method == http.MethodPost && r.Header.Get("Content-Type") != "" &&
+		!strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") && !bytes.Contains(body, []byte(`"jsonrpc"`)) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		io.WriteString(w, `{"error":{"code":400,"status":"INVALID_ARGUMENT","message":"the body must be JSON"}}`) //nolint:errcheck // the client went
 		return
 	}
 	if p.b == BreakPaging && r.Method == http.MethodPost {
@@ -103,8 +122,16 @@ func (p *breaker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	case p.b == BreakNotFoundCode:
 		out = bytes.ReplaceAll(out, []byte(`"code":-32001`), []byte(`"code":-32603`))
+	case p.b == BreakPushUnsupported && status >= 400 && strings.Contains(r.URL.Path, "/pushNotificationConfigs"):
+		status = http.StatusInternalServerError
+	case p.b == BreakPushUnsupported:
+		out = bytes.ReplaceAll(out, []byte(`"code":-32003`), []byte(`"code":-32603`))
+	case p.b == BreakRPCContentType:
+		out = bytes.ReplaceAll(out, []byte(`"code":-32005`), []byte(`"code":-32700`))
 	case p.b == BreakContextID:
 		out = dropTaskContext(out)
+	case p.b == BreakListNull && r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/tasks"):
+		out = bytes.Replace(out, []byte(`"tasks":[]`), []byte(`"tasks":null`), 1)
 	case p.b == BreakRESTStatus && status >= 400:
 		status = http.StatusInternalServerError
 	}
