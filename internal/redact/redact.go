@@ -192,7 +192,8 @@ const connMask = "xxxxx"
 // with password=, sslpassword= or any sensitive parameter in the query) and a key=value string (password=PW,
 // password='p w\'d'). Text it cannot parse is masked from the first sign of trouble on, when it holds a secret word.
 func Conn(raw string) (shown string, secrets []string) {
-	if i := strings.Index(raw, "://"); i > 0 && !strings.ContainsAny(raw[:i], " =") {
+	// A URL's scheme holds none of these; "?://" is not a URL but text that has "://" in its query.
+	if i := strings.Index(raw, "://"); i > 0 && !strings.ContainsAny(raw[:i], " =?#/@") {
 		return connURL(raw)
 	}
 	return connKV(raw)
