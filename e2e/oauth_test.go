@@ -252,15 +252,7 @@ func TestAuthDeviceCode(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "auth", "login", agent.URL, "--flow", "device-code", "--client-id", "device", "--client-secret", "devsecret")
-	cmd.Env = cmdEnv(env...)
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	cmd, stderr := startLogin(t, ctx, env, agent.URL, "--flow", "device-code", "--client-id", "device", "--client-secret", "devsecret")
 	var log strings.Builder
 	sc := bufio.NewScanner(stderr)
 	var verify, code string
@@ -341,15 +333,7 @@ func TestAuthAuthorizationCodePKCE(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "auth", "login", agent.URL, "--client-id", "native")
-	cmd.Env = cmdEnv(env...)
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	cmd, stderr := startLogin(t, ctx, env, agent.URL, "--client-id", "native")
 	var log strings.Builder
 	sc := bufio.NewScanner(stderr)
 	authURL := ""
@@ -518,4 +502,20 @@ func TestAuthRequiredContinuesAfterLogin(t *testing.T) {
 			}
 		})
 	}
+}
+
+// startLogin starts `a2a auth login ARGS` with env, for a test to read its stderr (the URL and code to open) while
+// it waits.
+func startLogin(t *testing.T, ctx context.Context, env []string, args ...string) (*exec.Cmd, io.Reader) {
+	t.Helper()
+	cmd := exec.CommandContext(ctx, bin, append([]string{"auth", "login"}, args...)...)
+	cmd.Env = cmdEnv(env...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd, stderr
 }

@@ -190,6 +190,9 @@ func checkSoak(t *testing.T, plan soakPlan, reps []*replica, recs []soakRecord, 
 		pending = append(pending, id)
 	}
 	sort.Strings(pending)
+	// Polled once a second: a lease's expiry, which ends a dead replica's tasks, has no event a test can wait on.
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
 	for len(pending) > 0 && time.Now().Before(deadline) {
 		var left []string
 		for _, id := range pending {
@@ -199,7 +202,7 @@ func checkSoak(t *testing.T, plan soakPlan, reps []*replica, recs []soakRecord, 
 		}
 		pending = left
 		if len(pending) > 0 {
-			time.Sleep(time.Second) // polling: the lease expiry has no event a test can wait on
+			<-tick.C
 		}
 	}
 	rep.settleTime = time.Since(start)

@@ -182,7 +182,15 @@ func startCluster(t *testing.T, n int, extra ...string) *cluster {
 
 // runFaults injects the plan's faults at their times, and returns once the last one is over.
 func runFaults(t *testing.T, plan soakPlan, t0 time.Time, reps []*replica, pgs *pgtest.Server, log *faultLog) {
-	until := func(d time.Duration) { time.Sleep(time.Until(t0.Add(d))) } // the fault schedule is wall-clock by design
+	// The fault schedule is wall-clock by design: each fault waits for its time, or for the test's end.
+	until := func(d time.Duration) {
+		timer := time.NewTimer(time.Until(t0.Add(d)))
+		defer timer.Stop()
+		select {
+		case <-timer.C:
+		case <-t.Context().Done():
+		}
+	}
 	victim, paused := reps[0], reps[len(reps)-1]
 
 	until(plan.kill)
