@@ -178,14 +178,7 @@ func startServeEnv(t testing.TB, env []string, args ...string) *server {
 func startServeCmd(t testing.TB, cmd *exec.Cmd, env ...string) *server {
 	t.Helper()
 	args := cmd.Args[1:]
-	cmd.Env = cmdEnv(env...)
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	stderr := startWithStderr(t, cmd, env...)
 	s := &server{cmd: cmd, done: make(chan struct{})}
 	urlc := make(chan string, 1)
 	go func() {
@@ -233,4 +226,18 @@ func (s *server) stop(t testing.TB) {
 		<-exited
 		t.Errorf("a2a serve did not exit within 10s of SIGTERM:\n%s", s.Log())
 	}
+}
+
+// startWithStderr starts cmd in the tests' environment (with extra variables) and returns its stderr to read.
+func startWithStderr(t testing.TB, cmd *exec.Cmd, env ...string) io.Reader {
+	t.Helper()
+	cmd.Env = cmdEnv(env...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return stderr
 }

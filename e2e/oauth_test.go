@@ -509,13 +509,5 @@ func TestAuthRequiredContinuesAfterLogin(t *testing.T) {
 func startLogin(t *testing.T, ctx context.Context, env []string, args ...string) (*exec.Cmd, io.Reader) {
 	t.Helper()
 	cmd := exec.CommandContext(ctx, bin, append([]string{"auth", "login"}, args...)...)
-	cmd.Env = cmdEnv(env...)
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	return cmd, stderr
+	return cmd, startWithStderr(t, cmd, env...)
 }
