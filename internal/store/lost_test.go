@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -54,9 +55,12 @@ func TestLostTaskKeepsTheSweepersEnd(t *testing.T) {
 			t.Fatalf("the lost replica's event was written: %#v", ev)
 		}
 	}
-	// Once lost, never written again from a.
+	// Once lost, never written again from a, and a turn waiting for its end to be saved hears so (ErrLost): the
+	// end to tell is the store's.
 	ats.put(a, &Snapshot{Task: done, Updated: time.Now(), Seq: 4}, true)
-	flush(t, a)
+	if err := a.FlushTask(ctx, tk.ID); !errors.Is(err, ErrLost) {
+		t.Fatalf("FlushTask of the lost task: %v, want ErrLost", err)
+	}
 	if got, _ := b.Load(ctx, tk.ID); got.Task.Status.State != a2a.TaskStateFailed {
 		t.Fatalf("a later write replaced the sweeper's end: %s", got.Task.Status.State)
 	}
@@ -65,7 +69,9 @@ func TestLostTaskKeepsTheSweepersEnd(t *testing.T) {
 	ats.put(a, &Snapshot{Task: ok, Updated: now, Owner: a.Replica()}, true)
 	flush(t, a)
 	ats.put(a, &Snapshot{Task: task("fine", a2a.TaskStateCompleted, time.Now()), Updated: time.Now()}, true)
-	flush(t, a)
+	if err := a.FlushTask(ctx, "fine"); err != nil {
+		t.Fatalf("FlushTask of a task no one swept: %v", err)
+	}
 	if got, err := b.Load(ctx, "fine"); err != nil || got.Task.Status.State != a2a.TaskStateCompleted {
 		t.Fatalf("a task no one swept: %v %v", got, err)
 	}

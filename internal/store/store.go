@@ -32,6 +32,11 @@ const DefaultLease = 60 * time.Second
 // ErrNotFound is returned by Load for a task the store does not hold (or no longer holds: retention).
 var ErrNotFound = errors.New("task not in store")
 
+// ErrLost is returned by FlushTask for a task this replica ran that another replica failed meanwhile (it swept the
+// task after this replica's lease expired: a pause longer than the lease). Nothing of it is written from here again:
+// the store keeps the other replica's end, which is the one to tell (Load reads it).
+var ErrLost = errors.New("task failed by another replica while this one's lease had expired")
+
 // Snapshot is a task as the store keeps it.
 type Snapshot struct {
 	Task    *a2a.Task

@@ -38,6 +38,9 @@ type writer struct {
 	// another replica failed meanwhile (its sweep, after this replica's lease expired: a pause longer than the
 	// lease). A lost task is never written again from here: the store keeps the end the others were told.
 	owned, lost map[a2a.TaskID]bool
+	// lostSeen is lost for the callers of FlushTask (ErrLost), under its own lock.
+	lostMu   sync.Mutex
+	lostSeen map[a2a.TaskID]bool
 
 	backlog int64         // the estimated bytes of events (an event taken by a batch counts until it is written)
 	room    chan struct{} // closed (and replaced) when a write made room
@@ -55,6 +58,14 @@ func (w *writer) init() {
 	w.kick = make(chan struct{}, 1)
 	w.room = make(chan struct{})
 	w.owned, w.lost = map[a2a.TaskID]bool{}, map[a2a.TaskID]bool{}
+	w.lostSeen = map[a2a.TaskID]bool{}
+}
+
+// isLost reports whether task id was found lost (see ErrLost).
+func (w *writer) isLost(id a2a.TaskID) bool {
+	w.lostMu.Lock()
+	defer w.lostMu.Unlock()
+	return w.lostSeen[id]
 }
 
 func (w *writer) wake() {
@@ -193,8 +204,17 @@ func partsSize(ps []*a2a.Part) int64 {
 // Flush writes every change queued so far and waits until it is written (or ctx is done).
 func (s *Store) Flush(ctx context.Context) error { return s.await(ctx, "", true) }
 
-// FlushTask writes task id's changes (and whatever else is urgent) and waits until they are written.
-func (s *Store) FlushTask(ctx context.Context, id a2a.TaskID) error { return s.await(ctx, id, false) }
+// FlushTask writes task id's changes (and whatever else is urgent) and waits until they are written; ErrLost when
+// the task turned out lost (its changes are dropped, the store keeps another replica's end).
+func (s *Store) FlushTask(ctx context.Context, id a2a.TaskID) error {
+	if err := s.await(ctx, id, false); err != nil {
+		return err
+	}
+	if s.w.isLost(id) {
+		return ErrLost
+	}
+	return nil
+}
 
 func (s *Store) await(ctx context.Context, id a2a.TaskID, all bool) error {
 	ch := make(chan error, 1)
@@ -443,6 +463,9 @@ func (s *Store) written(rows []*taskRow, lost map[a2a.TaskID]bool) {
 		case lost[id]:
 			delete(w.owned, id)
 			w.lost[id] = true
+			w.lostMu.Lock()
+			w.lostSeen[id] = true
+			w.lostMu.Unlock()
 			s.opts.Logf("task %s: another replica failed it while this one's lease had expired (a pause longer than "+
 				"the lease of %s); its end here is dropped\n", id, s.opts.Lease)
 			if s.opts.OnLost != nil {

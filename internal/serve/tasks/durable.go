@@ -237,8 +237,8 @@ func (d *durable) sync(id a2a.TaskID) error {
 		ctx, cancel := context.WithDeadline(context.Background(), deadline)
 		err := d.st.FlushTask(ctx, id)
 		cancel()
-		if err == nil {
-			return nil
+		if err == nil || errors.Is(err, store.ErrLost) {
+			return err
 		}
 		now := time.Now()
 		if d.st.Err() == nil && now.Sub(start) < syncSlow {
@@ -261,8 +261,8 @@ func (d *durable) syncLater(ctx context.Context, id a2a.TaskID) error {
 	defer retry.Stop()
 	for {
 		err := d.st.FlushTask(ctx, id)
-		if err == nil {
-			return nil
+		if err == nil || errors.Is(err, store.ErrLost) {
+			return err
 		}
 		select {
 		case <-retry.C:
@@ -355,11 +355,42 @@ func (s *Store) endSaved(ctx context.Context, id a2a.TaskID) error {
 	if !saving {
 		return nil
 	}
-	if err := d.sync(id); err != nil {
+	if err := d.sync(id); errors.Is(err, store.ErrLost) {
+		s.adoptLost(r, id)
+	} else if err != nil {
 		return d.fail(err)
 	}
 	s.saved(r)
 	return ctx.Err()
+}
+
+// adoptLost makes the memory copy of task id, whose end here turned out lost (store.ErrLost: another replica failed
+// it while this one's lease had expired), the store's: that end is the one everyone hears. It returns the event that
+// tells it. Should the store not answer now, the task is failed here as the other replica failed it.
+func (s *Store) adoptLost(r *record, id a2a.TaskID) *a2a.TaskStatusUpdateEvent {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	snap, err := s.durable.st.Load(ctx, id)
+	cancel()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	was := finished(r)
+	if err == nil {
+		r.task, r.updated, r.seq, r.owner = snap.Task, snap.Updated, snap.Seq, snap.Owner
+		r.written = writtenKey{state: snap.Task.Status.State, running: snap.Owner != ""}
+		r.artBytes = artifactsSize(r.task.Artifacts)
+	} else {
+		now := s.now()
+		r.task.Status = a2a.TaskStatus{State: a2a.TaskStateFailed, Timestamp: &now,
+			Message: a2a.NewMessageForTask(a2a.MessageRoleAgent, r.task, a2a.NewTextPart(errLost.Error()))}
+	}
+	r.saving = false
+	s.durable.quiet = true
+	s.changedLocked(r, was)
+	s.durable.quiet = false
+	st := r.task.Status
+	end := a2a.NewStatusUpdateEvent(a2a.TaskInfo{TaskID: r.task.ID, ContextID: r.task.ContextID}, st.State, st.Message)
+	end.Status.Timestamp = st.Timestamp
+	return end
 }
 
 // saved notes that r's end is in the store.

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/a2acli/a2a/internal/store"
 )
 
 // Agent is what a task-keeping backend (echo, exec) plugs into Handler.
@@ -213,7 +215,21 @@ func (ts *Runner) emit(rec *record, ev a2a.Event, last bool) error {
 	if last && ts.store.durable != nil {
 		// The end of a turn is in the store before anyone hears of it. A store that stays away keeps the change
 		// queued (written once it is back), and the callers hear that instead of an end that a crash would lose.
-		if err := ts.store.durable.sync(rec.task.ID); err != nil {
+		err := ts.store.durable.sync(rec.task.ID)
+		if errors.Is(err, store.ErrLost) {
+			// Another replica failed the task while this one was silent past its lease: its end, not this one's,
+			// is what the store keeps and what everyone hears (the push webhooks heard it from there).
+			end := ts.store.adoptLost(rec, rec.task.ID)
+			for _, sub := range subs {
+				select {
+				case sub.ch <- end:
+				case <-sub.gone:
+				}
+				close(sub.ch)
+			}
+			return nil
+		}
+		if err != nil {
 			failed := ts.store.durable.unsaved(rec.task.ID, err)
 			for _, sub := range subs {
 				sub.err = failed
