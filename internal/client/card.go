@@ -255,13 +255,7 @@ func getCard(ctx context.Context, hc *http.Client, u string, headers http.Header
 	if resp.StatusCode == http.StatusNotModified && cached != nil {
 		if card, err := ParseCard(cached.Body); err == nil {
 			cache.log.Printf("card: %s not modified: from the cache", u)
-			h := resp.Header.Clone()
-			for _, k := range []string{"Etag", "Last-Modified"} {
-				if h.Get(k) == "" && cached.Header.Get(k) != "" {
-					h[k] = cached.Header[k]
-				}
-			}
-			cache.store(u, headers, h, cached.Body)
+			cache.renew(u, headers, cached, resp.Header.Clone())
 			return card, cached.Body, nil
 		}
 	}
