@@ -30,15 +30,12 @@ import (
 //     card behind authentication is never cached;
 //   - --no-card-cache (A2ACLI_NO_CARD_CACHE) bypasses the cache, neither reading nor writing it.
 
-// How a file looks: a header of "name value" lines (cacheMagic first, then fixed names in a fixed order) and an empty
-// line, then the card's bytes as they arrived (a signature covers those). The file's modification time is when the
-// card was stored or last renewed: a 304 that changes nothing the cache keeps touches the file (os.Chtimes) instead
-// of rewriting it. A file in any other form (the JSON of earlier versions, a torn write) is ignored and replaced.
-const (
-	maxCachedCards = 64
-	cacheMagic     = "a2a card cache 2\n"
-	maxCacheHead   = 64 << 10
-)
+// A file is <hash>.card (cardfile.go): a small text header, then the card's bytes as they arrived (a signature covers
+// those). The file's modification time is when the card was stored or last renewed: a 304 that changes nothing the
+// cache keeps touches the file (os.Chtimes) instead of rewriting it, and only a new file trims the directory. A file
+// that does not read as one (a torn write) is ignored and replaced; the .json files of earlier versions are never
+// read, and go as the oldest.
+const maxCachedCards = 64
 
 // cardCache is the on-disk card cache; nil caches nothing.
 type cardCache struct {
@@ -111,68 +108,6 @@ func (c *cardCache) load(u string, headers http.Header) *cachedCard {
 	}
 	e.Stored = st.ModTime()
 	return e
-}
-
-// parseCachedCard reads a file of the cache, nil when it is not one.
-func parseCachedCard(raw []byte) *cachedCard {
-	rest, ok := bytes.CutPrefix(raw, []byte(cacheMagic))
-	if !ok {
-		return nil
-	}
-	e := &cachedCard{}
-	for _, name := range cacheFields {
-		line, after, ok := bytes.Cut(rest, []byte("\n"))
-		if !ok {
-			return nil
-		}
-		k, v, _ := strings.Cut(string(line), " ")
-		if k != name {
-			return nil
-		}
-		switch name {
-		case "url":
-			e.URL = v
-		case "version":
-			e.Version = v
-		case "lifetime":
-			n, err := strconv.ParseInt(v, 10, 64)
-			if err != nil || n > maxLifetime || n < -maxLifetime {
-				return nil
-			}
-			e.Lifetime = time.Duration(n) * time.Second
-		case "etag":
-			e.ETag = v
-		case "last-modified":
-			e.LastModified = v
-		}
-		rest = after
-	}
-	body, ok := bytes.CutPrefix(rest, []byte("\n"))
-	if !ok || len(body) == 0 || len(body) > maxCardBytes {
-		return nil
-	}
-	e.head, e.Body = raw[:len(raw)-len(body)], body
-	return e
-}
-
-// cacheFields are the names of a file's header lines, in their order.
-var cacheFields = []string{"url", "version", "lifetime", "etag", "last-modified"}
-
-// maxLifetime bounds a lifetime, in seconds: a year (a longer max-age counts as a year).
-const maxLifetime = 365 * 24 * 3600
-
-// encodeHead is the header of e's file; ok is false when a value would not fit on its line.
-func (e *cachedCard) encodeHead() ([]byte, bool) {
-	vals := []string{e.URL, e.Version, strconv.FormatInt(int64(e.Lifetime/time.Second), 10), e.ETag, e.LastModified}
-	b := make([]byte, 0, 256)
-	b = append(b, cacheMagic...)
-	for i, name := range cacheFields {
-		if strings.ContainsAny(vals[i], "\r\n") {
-			return nil, false
-		}
-		b = append(append(append(append(b, name...), ' '), vals[i]...), '\n')
-	}
-	return append(b, '\n'), true
 }
 
 // directives parses Cache-Control into lower-case names and their values.
