@@ -70,8 +70,9 @@ func (s *cardServer) counts() (full, notModified, conditional, authed int) {
 }
 
 // TestCardCache: the card is cached per its HTTP caching headers (the a2a-cli specification §10.1): a loopback
-// agent's card is revalidated (If-None-Match, 304) instead of fetched whole, --no-card-cache fetches it anew, a card
-// behind authentication or under no-store is never cached, and the cache is the user's alone (0700, 0600).
+// agent's card is revalidated (If-None-Match, 304: the file is renewed, not rewritten) instead of fetched whole,
+// --no-card-cache fetches it anew, a card behind authentication or under no-store is never cached, and the cache is
+// the user's alone (0700, 0600).
 func TestCardCache(t *testing.T) {
 	t.Parallel()
 	cache := t.TempDir()
@@ -87,13 +88,27 @@ func TestCardCache(t *testing.T) {
 	}
 
 	s := startCardServer(t, "public, max-age=3600", false)
+	var stored []os.FileInfo
+	var content []string
 	for i := 0; i < 2; i++ {
 		r := runEnv(t, "", env, "", "discover", s.url)
 		wantCode(t, r, 0)
 		wantContains(t, "discover", r.stdout, "cached")
+		if len(files()) == 1 {
+			name := filepath.Join(dir, files()[0])
+			st, err := os.Stat(name)
+			b, _ := os.ReadFile(name)
+			if err == nil {
+				stored, content = append(stored, st), append(content, string(b))
+			}
+		}
 	}
 	if full, nm, cond, _ := s.counts(); full != 1 || nm != 1 || cond != 1 {
 		t.Fatalf("two discovers: %d full answers, %d not modified (%d conditional), want 1 and 1", full, nm, cond)
+	}
+	// The 304 renewed the file without rewriting it.
+	if len(stored) != 2 || !os.SameFile(stored[0], stored[1]) || content[0] != content[1] {
+		t.Fatalf("cache files %v: the 304 did not leave the one file as it was", files())
 	}
 	r := runEnv(t, "", env, "", "discover", s.url, "--no-card-cache")
 	wantCode(t, r, 0)

@@ -13,8 +13,8 @@ import (
 func TestStore(t *testing.T) {
 	t.Parallel()
 	s := DefaultStore(t.TempDir())
-	if e, err := s.Find("https://a.example"); e != nil || err != nil {
-		t.Fatalf("empty store: Find = %v, %v", e, err)
+	if e, err := s.Find("https://a.example"); e != nil || err != nil || !s.Missing() {
+		t.Fatalf("empty store: Find = %v, %v, Missing %v", e, err, s.Missing())
 	}
 	for _, e := range []*Entry{{Origin: "https://a.example", Scheme: "z", AccessToken: "1"}, {Origin: "https://a.example", Scheme: "b", AccessToken: "2"}, {Origin: "https://b.example", Scheme: "x", AccessToken: "3"}} {
 		if err := s.Put(e); err != nil {
@@ -22,7 +22,7 @@ func TestStore(t *testing.T) {
 		}
 	}
 	st, err := os.Stat(s.Path)
-	if err != nil || st.Mode().Perm() != 0o600 {
+	if err != nil || st.Mode().Perm() != 0o600 || s.Missing() {
 		t.Fatalf("token file mode %v (%v), want 0600", st.Mode(), err)
 	}
 	if e, _ := s.Find("https://a.example"); e == nil || e.Scheme != "b" {

@@ -52,6 +52,13 @@ func DefaultStore(dir string) *Store { return &Store{Path: filepath.Join(dir, "a
 
 func key(origin, scheme string) string { return origin + " " + scheme }
 
+// Missing reports whether the token file does not exist, so that no origin has a token: one stat, where Load
+// would read and parse the file.
+func (s *Store) Missing() bool {
+	_, err := os.Stat(s.Path)
+	return errors.Is(err, fs.ErrNotExist)
+}
+
 // Load reads every entry as the file has it (no secrets of a keyring entry); a missing file is an empty store.
 func (s *Store) Load() (map[string]*Entry, error) {
 	b, err := os.ReadFile(s.Path)

@@ -322,9 +322,13 @@ func (f *factory) freshToken(ctx context.Context, raw string) (*auth.Entry, erro
 	if err != nil {
 		return nil, err
 	}
+	store := f.tokenStore()
+	if store.Missing() {
+		return nil, nil // nobody logged in anywhere: no timer, no OAuth client, no keyring
+	}
 	ctx, cancel := client.TimeoutContext(ctx, f.opts.Timeout)
 	defer cancel()
-	e, err := auth.Fresh(ctx, f.oauthClient(), f.tokenStore(), org, time.Now())
+	e, err := auth.Fresh(ctx, f.oauthClient(), store, org, time.Now())
 	var ve *auth.VaultError
 	if errors.As(err, &ve) {
 		return nil, client.WithHint(err, fmt.Sprintf("reach the keyring (its D-Bus session), or log in again with: a2a auth login %s --token-store file", termsafe.ShellQuote(raw)))

@@ -255,13 +255,7 @@ func getCard(ctx context.Context, hc *http.Client, u string, headers http.Header
 	if resp.StatusCode == http.StatusNotModified && cached != nil {
 		if card, err := ParseCard(cached.Body); err == nil {
 			cache.log.Printf("card: %s not modified: from the cache", u)
-			h := resp.Header.Clone()
-			for _, k := range []string{"Etag", "Last-Modified"} {
-				if h.Get(k) == "" && cached.Header.Get(k) != "" {
-					h[k] = cached.Header[k]
-				}
-			}
-			cache.store(u, headers, h, cached.Body)
+			cache.renew(u, headers, cached, resp.Header.Clone())
 			return card, cached.Body, nil
 		}
 	}
@@ -300,7 +294,47 @@ func looksLikeHTML(b []byte) bool {
 }
 
 // ParseCard reads a v1.0 card or a v0.3 card (including one without preferredTransport, meaning JSON-RPC at url).
+// A card with the key supportedInterfaces is v1.0, else one with url is v0.3. A scan of a valid card's top-level
+// keys (members, wiresend.go: no allocation, no reflection) tells a v1.0 card, which one Unmarshal then reads; what
+// the scan cannot tell (a key with an escape) and what that Unmarshal refuses are read as two passes always did (a
+// probe of the keys, then the card of that version), for the same card or the same error.
 func ParseCard(body []byte) (*a2a.AgentCard, error) {
+	if scannedV1(body) {
+		var card a2a.AgentCard
+		if json.Unmarshal(body, &card) == nil {
+			return v1Card(&card)
+		}
+	}
+	return parseCardSlow(body)
+}
+
+// scannedV1 reports whether body is valid JSON, an object whose top-level keys have no escape and include
+// supportedInterfaces, spelled exactly.
+func scannedV1(body []byte) bool {
+	if !json.Valid(body) {
+		return false
+	}
+	v1 := false
+	return members(body, skipSpace(body, 0), func(key []byte, _ int) bool {
+		v1 = v1 || string(key) == "supportedInterfaces"
+		return true
+	}) && v1
+}
+
+var errNotACard = errors.New("neither supportedInterfaces (v1.0) nor url (v0.3): not an agent card")
+
+// v1Card completes a v1.0 card: an interface without a protocol version speaks this one.
+func v1Card(card *a2a.AgentCard) (*a2a.AgentCard, error) {
+	for _, iface := range card.SupportedInterfaces {
+		if iface != nil && iface.ProtocolVersion == "" {
+			iface.ProtocolVersion = a2a.Version
+		}
+	}
+	return validCard(card)
+}
+
+// parseCardSlow tells the card's version by its keys first, then reads it.
+func parseCardSlow(body []byte) (*a2a.AgentCard, error) {
 	var probe map[string]json.RawMessage
 	if err := json.Unmarshal(body, &probe); err != nil {
 		return nil, fmt.Errorf("not a JSON object: %w", err)
@@ -310,12 +344,7 @@ func ParseCard(body []byte) (*a2a.AgentCard, error) {
 		if err := json.Unmarshal(body, &card); err != nil {
 			return nil, fmt.Errorf("parse v1.0 card: %w", err)
 		}
-		for _, iface := range card.SupportedInterfaces {
-			if iface != nil && iface.ProtocolVersion == "" {
-				iface.ProtocolVersion = a2a.Version
-			}
-		}
-		return validCard(&card)
+		return v1Card(&card)
 	}
 	var legacy struct {
 		URL                string `json:"url"`
@@ -326,19 +355,24 @@ func ParseCard(body []byte) (*a2a.AgentCard, error) {
 		return nil, fmt.Errorf("parse v0.3 card: %w", err)
 	}
 	if legacy.URL == "" {
-		return nil, errors.New("neither supportedInterfaces (v1.0) nor url (v0.3): not an agent card")
+		return nil, errNotACard
 	}
+	return parseV03(body, legacy.URL, legacy.PreferredTransport)
+}
+
+// parseV03 reads a v0.3 card whose url and preferredTransport are given.
+func parseV03(body []byte, cardURL, preferredTransport string) (*a2a.AgentCard, error) {
 	card, err := a2av0.NewAgentCardParser()(body)
 	if err != nil {
 		return nil, fmt.Errorf("parse v0.3 card: %w", err)
 	}
 	if len(card.SupportedInterfaces) == 0 {
 		// v0.3: no preferredTransport means JSON-RPC at url.
-		binding := a2a.TransportProtocol(legacy.PreferredTransport)
+		binding := a2a.TransportProtocol(preferredTransport)
 		if binding == "" {
 			binding = a2a.TransportProtocolJSONRPC
 		}
-		card.SupportedInterfaces = []*a2a.AgentInterface{{URL: legacy.URL, ProtocolBinding: binding}}
+		card.SupportedInterfaces = []*a2a.AgentInterface{{URL: cardURL, ProtocolBinding: binding}}
 	}
 	for _, iface := range card.SupportedInterfaces {
 		if iface != nil && (iface.ProtocolVersion == "" || strings.HasPrefix(string(iface.ProtocolVersion), "0.")) {

@@ -1,10 +1,12 @@
 package client
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
+	"errors"
 	"io"
+	"io/fs"
 	"net/http"
 	"net/url"
 	"os"
@@ -28,6 +30,11 @@ import (
 //     card behind authentication is never cached;
 //   - --no-card-cache (A2ACLI_NO_CARD_CACHE) bypasses the cache, neither reading nor writing it.
 
+// A file is <hash>.card (cardfile.go): a small text header, then the card's bytes as they arrived (a signature covers
+// those). The file's modification time is when the card was stored or last renewed: a 304 that changes nothing the
+// cache keeps touches the file (os.Chtimes) instead of rewriting it, and only a new file trims the directory. A file
+// that does not read as one (a torn write) is ignored and replaced; the .json files of earlier versions are never
+// read, and go as the oldest.
 const maxCachedCards = 64
 
 // cardCache is the on-disk card cache; nil caches nothing.
@@ -40,15 +47,16 @@ type cardCache struct {
 
 // cachedCard is one file of the cache.
 type cachedCard struct {
-	URL     string      `json:"url"`
-	Version string      `json:"version"`
-	Stored  time.Time   `json:"stored"`
-	Header  http.Header `json:"header"`
-	Body    []byte      `json:"body"`
+	URL     string
+	Version string
+	// Lifetime is the freshness lifetime the response gave (max-age, else Expires - Date) less the Age it arrived
+	// with: how long after Stored the card stays fresh.
+	Lifetime           time.Duration
+	ETag, LastModified string
+	Stored             time.Time // the file's modification time
+	Body               []byte
+	head               []byte // the header as the file holds it
 }
-
-// cacheHeaders are the response headers a cached card keeps.
-var cacheHeaders = []string{"Cache-Control", "Etag", "Last-Modified", "Expires", "Date", "Age"}
 
 // newCardCache is the user's card cache, or nil when there is no cache directory.
 func newCardCache(log *Log) *cardCache {
@@ -76,7 +84,7 @@ func (c *cardCache) usable(headers http.Header) bool {
 
 func (c *cardCache) file(u string, headers http.Header) string {
 	sum := sha256.Sum256([]byte(headers.Get("A2A-Version") + " " + headers.Get("A2A-Extensions") + " " + u))
-	return filepath.Join(c.dir, hex.EncodeToString(sum[:16])+".json")
+	return filepath.Join(c.dir, hex.EncodeToString(sum[:16])+".card")
 }
 
 // load is the cached card of u, or nil.
@@ -86,15 +94,20 @@ func (c *cardCache) load(u string, headers http.Header) *cachedCard {
 		return nil
 	}
 	defer f.Close()
-	raw, err := io.ReadAll(io.LimitReader(f, 2*maxCardBytes+64<<10))
-	if err != nil {
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() || st.Size() > maxCardBytes+maxCacheHead {
 		return nil
 	}
-	var e cachedCard
-	if json.Unmarshal(raw, &e) != nil || e.URL != u || len(e.Body) == 0 || len(e.Body) > maxCardBytes {
+	raw := make([]byte, st.Size())
+	if _, err := io.ReadFull(f, raw); err != nil {
 		return nil
 	}
-	return &e
+	e := parseCachedCard(raw)
+	if e == nil || e.URL != u {
+		return nil
+	}
+	e.Stored = st.ModTime()
+	return e
 }
 
 // directives parses Cache-Control into lower-case names and their values.
@@ -122,7 +135,7 @@ func lifetime(h http.Header) time.Duration {
 		if err != nil || n <= 0 {
 			return 0
 		}
-		return time.Duration(min(n, int64(365*24*3600))) * time.Second
+		return time.Duration(min(n, maxLifetime)) * time.Second
 	}
 	exp, err := http.ParseTime(h.Get("Expires"))
 	if err != nil {
@@ -135,22 +148,22 @@ func lifetime(h http.Header) time.Duration {
 	return max(exp.Sub(date), 0)
 }
 
-// freshFor is how long e stays fresh from now (<= 0: stale).
+// freshFor is how long e stays fresh from now (<= 0: stale). A card stored in the future (a clock set back, a file
+// touched by hand) is stale: asking again sets its time right.
 func (e *cachedCard) freshFor(now time.Time) time.Duration {
-	age := now.Sub(e.Stored)
-	if a, err := strconv.ParseInt(e.Header.Get("Age"), 10, 64); err == nil && a > 0 {
-		age += time.Duration(a) * time.Second
+	if e.Stored.After(now) {
+		return 0
 	}
-	return lifetime(e.Header) - age
+	return e.Lifetime - now.Sub(e.Stored)
 }
 
 // conditional adds e's validators to a request.
 func (e *cachedCard) conditional(req *http.Request) {
-	if v := e.Header.Get("Etag"); v != "" {
-		req.Header.Set("If-None-Match", v)
+	if e.ETag != "" {
+		req.Header.Set("If-None-Match", e.ETag)
 	}
-	if v := e.Header.Get("Last-Modified"); v != "" {
-		req.Header.Set("If-Modified-Since", v)
+	if e.LastModified != "" {
+		req.Header.Set("If-Modified-Since", e.LastModified)
 	}
 }
 
@@ -165,42 +178,87 @@ func (c *cardCache) useWithoutAsking(e *cachedCard, u string) (time.Duration, bo
 	return left, left > 0
 }
 
+// entry is the cache entry of body, the card of u, per the response header h; nil when h does not allow one.
+func entry(u string, headers, h http.Header, body []byte) *cachedCard {
+	d := directives(h)
+	_, noStore := d["no-store"]
+	if noStore || len(body) > maxCardBytes || (lifetime(h) <= 0 && h.Get("Etag") == "" && h.Get("Last-Modified") == "") {
+		return nil
+	}
+	life := lifetime(h)
+	if a, err := strconv.ParseInt(h.Get("Age"), 10, 64); err == nil && a > 0 {
+		life -= time.Duration(min(a, maxLifetime)) * time.Second
+	}
+	return &cachedCard{URL: u, Version: headers.Get("A2A-Version"), Lifetime: life,
+		ETag: h.Get("Etag"), LastModified: h.Get("Last-Modified"), Body: body}
+}
+
 // store keeps body, the card of u, per the response header h; a response that does not allow it is not kept (and
 // drops what was kept before).
 func (c *cardCache) store(u string, headers http.Header, h http.Header, body []byte) {
 	name := c.file(u, headers)
-	d := directives(h)
-	_, noStore := d["no-store"]
-	if noStore || len(body) > maxCardBytes || (lifetime(h) <= 0 && h.Get("Etag") == "" && h.Get("Last-Modified") == "") {
+	e := entry(u, headers, h, body)
+	if e == nil {
 		os.Remove(name) //nolint:errcheck // nothing kept
 		return
 	}
-	e := cachedCard{URL: u, Version: headers.Get("A2A-Version"), Stored: time.Now(), Header: http.Header{}, Body: body}
-	for _, k := range cacheHeaders {
-		if v := h.Values(k); len(v) > 0 {
-			e.Header[k] = v
-		}
+	c.write(name, e)
+}
+
+// renew keeps old, revalidated by a 304 whose header is h (validators it leaves out are old's). When nothing the
+// cache keeps changed, the file is only touched: its time is the renewal's.
+func (c *cardCache) renew(u string, headers http.Header, old *cachedCard, h http.Header) {
+	name := c.file(u, headers)
+	if h.Get("Etag") == "" && old.ETag != "" {
+		h.Set("Etag", old.ETag)
 	}
-	raw, err := json.Marshal(&e)
-	if err != nil {
+	if h.Get("Last-Modified") == "" && old.LastModified != "" {
+		h.Set("Last-Modified", old.LastModified)
+	}
+	e := entry(u, headers, h, old.Body)
+	if e == nil {
+		os.Remove(name) //nolint:errcheck // nothing kept
 		return
 	}
-	if err := os.MkdirAll(c.dir, 0o700); err != nil {
-		c.log.Printf("card cache: %v", err)
+	if head, ok := e.encodeHead(); ok && bytes.Equal(head, old.head) {
+		now := time.Now()
+		if os.Chtimes(name, now, now) == nil {
+			return
+		}
+	}
+	c.write(name, e)
+}
+
+// write replaces name with e's file (atomically: a reader sees the old file or the new one), and trims the cache
+// when the file is a new one.
+func (c *cardCache) write(name string, e *cachedCard) {
+	head, ok := e.encodeHead()
+	if !ok {
+		os.Remove(name) //nolint:errcheck // a value that fits no line: not kept
 		return
 	}
 	tmp, err := os.CreateTemp(c.dir, ".card-*")
+	if errors.Is(err, fs.ErrNotExist) {
+		if err := os.MkdirAll(c.dir, 0o700); err != nil {
+			c.log.Printf("card cache: %v", err)
+			return
+		}
+		tmp, err = os.CreateTemp(c.dir, ".card-*")
+	}
 	if err != nil {
 		c.log.Printf("card cache: %v", err)
 		return
 	}
-	_, werr := tmp.Write(raw)
+	_, werr := tmp.Write(append(head, e.Body...))
 	cerr := tmp.Close()
+	_, statErr := os.Lstat(name)
 	if werr != nil || cerr != nil || os.Rename(tmp.Name(), name) != nil {
 		os.Remove(tmp.Name()) //nolint:errcheck // best effort
 		return
 	}
-	c.trim()
+	if errors.Is(statErr, fs.ErrNotExist) {
+		c.trim()
+	}
 }
 
 // trim removes the oldest files past maxCachedCards.
