@@ -36,7 +36,7 @@ var thirdParty = map[string][]string{
 	"pretty":       {"github.com/tidwall/pretty"},
 	"timefmt":      {"github.com/itchyny/timefmt-go"},
 	"pgx":          {"github.com/jackc/pgx/"},
-	"sqlite":       {"modernc.org/sqlite"},
+	"sqlite":       {"github.com/ncruces/go-sqlite3"},
 	"testscript":   {"github.com/rogpeppe/go-internal/"},
 	"pty":          {"github.com/creack/pty"},
 	"chromedp":     {"github.com/chromedp/"},

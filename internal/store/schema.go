@@ -10,8 +10,8 @@ import (
 	"strconv"
 	"strings"
 
-	_ "github.com/jackc/pgx/v5/stdlib" // the postgres:// driver
-	_ "modernc.org/sqlite"             // the sqlite: driver, pure Go so the binary stays static
+	_ "github.com/jackc/pgx/v5/stdlib"       // the postgres:// driver
+	_ "github.com/ncruces/go-sqlite3/driver" // the sqlite: driver: SQLite translated to Go, no cgo, a cheap init
 )
 
 // SchemaVersion is the version of the tables this code reads and writes. A store with a newer version was made by
@@ -82,10 +82,12 @@ func openDB(raw string, pool int) (dialect, *sql.DB, error) {
 		f.Close()
 		// WAL: readers do not wait for the writer; synchronous=NORMAL: a commit is durable across a crash of the
 		// process (not of the machine) without an fsync per commit; exclusive locking: a second serve on the same
-		// file is refused instead of failing this one's tasks at its start.
-		dsn := "file:" + (&url.URL{Path: path}).EscapedPath() + "?_pragma=busy_timeout(2000)&_pragma=journal_mode(WAL)" +
-			"&_pragma=synchronous(NORMAL)&_pragma=locking_mode(EXCLUSIVE)"
-		db, err := sql.Open("sqlite", dsn)
+		// file is refused instead of failing this one's tasks at its start. The driver applies the pragmas in
+		// order: the busy timeout and the locking mode first (so WAL needs no shared memory index), as it asks.
+		// modeof: the driver creates the -wal file with the umask's mode unless told whose mode to copy.
+		dsn := "file:" + (&url.URL{Path: path}).EscapedPath() + "?modeof=" + uriEscape(path) +
+			"&_pragma=busy_timeout(2000)&_pragma=locking_mode(EXCLUSIVE)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)"
+		db, err := sql.Open("sqlite3", dsn)
 		if err != nil {
 			return dialect{}, nil, err
 		}
@@ -99,6 +101,20 @@ func openDB(raw string, pool int) (dialect, *sql.DB, error) {
 	db.SetMaxOpenConns(pool)
 	db.SetMaxIdleConns(pool)
 	return dialect{shared: true}, db, nil
+}
+
+// uriEscape escapes s for a parameter of a SQLite URI, which decodes %HH and nothing else (not '+').
+func uriEscape(s string) string {
+	var b strings.Builder
+	for i := range len(s) {
+		c := s[i]
+		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("-._~/", c) >= 0 {
+			b.WriteByte(c)
+			continue
+		}
+		fmt.Fprintf(&b, "%%%02X", c)
+	}
+	return b.String()
 }
 
 var schema = []string{

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/ncruces/go-sqlite3"
 
 	"github.com/a2acli/a2a/internal/redact"
 )
@@ -146,6 +147,10 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 	}
 	if err := s.migrate(ctx); err != nil {
 		s.db.Close()
+		if !s.d.shared && errors.Is(err, sqlite3.BUSY) {
+			// The driver reports it as "invalid _pragma: database is locked": the pragma is fine, the file is not ours.
+			err = errors.New("database is locked: another process (a serve on the same file?) has it open")
+		}
 		return nil, s.wrap(err)
 	}
 	if !s.d.shared {
