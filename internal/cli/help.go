@@ -48,24 +48,6 @@ func fillEnvironmentHelp(root *cobra.Command) {
 	}
 }
 
-// noGlobals drops the "Global Flags" section from c's usage (and its subcommands'): they ignore those flags.
-func noGlobals(c *cobra.Command) {
-	t := c.UsageTemplate()
-	i := strings.Index(t, "{{if .HasAvailableInheritedFlags}}")
-	if i < 0 {
-		return
-	}
-	end := strings.Index(t[i:], "{{end}}")
-	if end < 0 {
-		return
-	}
-	t = t[:i] + t[i+end+len("{{end}}"):]
-	c.SetUsageTemplate(t)
-	for _, sub := range c.Commands() {
-		sub.SetUsageTemplate(t)
-	}
-}
-
 // environmentHelp lists every variable a2a reads: one per global flag, then the colour and configuration ones.
 func environmentHelp(root *cobra.Command) string {
 	var b strings.Builder
