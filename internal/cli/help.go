@@ -19,13 +19,13 @@ func (f *factory) setupHelp(root *cobra.Command) {
 	root.AddGroup(helpGroups...)
 	root.SetHelpCommandGroupID("other") // before cobra makes the commands, which take the group when made
 	root.SetCompletionCommandGroupID("other")
-	root.InitDefaultCompletionCmd()
+	root.InitDefaultCompletionCmd() // none when a lazy run's stand-in is there
 	root.InitDefaultHelpCmd()
 	for _, c := range root.Commands() {
 		if c.Name() == "version" || c.Name() == "completion" {
 			noGlobals(c)
 		}
-		if c.Name() == "completion" {
+		if c.Name() == "completion" && c.RunE == nil {
 			refuseUnknownShell(c)
 		}
 	}
