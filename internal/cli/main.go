@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/signal"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -33,16 +32,13 @@ func run(ctx context.Context, args []string, s *Streams, setup func(*factory)) i
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	sigs := make(chan os.Signal, 2)
-	catch := startSignals(sigs)
-	defer catch.stop()
+	defer signal.Stop(sigs)
 
 	s, term := shareTerminal(s)
-	f := &factory{io: s, term: term, opts: &globalOptions{}, log: &client.Log{W: s.Err}, catchSignals: catch.wait}
+	f := &factory{io: s, term: term, opts: &globalOptions{}, log: &client.Log{W: s.Err},
+		catchSignals: func() { signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM) }}
 	if setup != nil {
 		setup(f)
-	}
-	if runsCommand(args) {
-		catch.start() // while the tree is built and the flags parsed; the command waits for it (catchSignals)
 	}
 	root := newRootCmdFor(f, args)         // lazy.go
 	root.SetArgs(withAgentRef(root, args)) // canonical.go
@@ -79,62 +75,6 @@ func run(ctx context.Context, args []string, s *Streams, setup func(*factory)) i
 		err = f.flushJQ()
 	}
 	return f.report(err)
-}
-
-// signals delivers SIGINT and SIGTERM to a run's channel once started. signal.Notify is slow to return: the
-// runtime starts a thread of its own for the signal mask and waits for it, then another for the receiving loop
-// (half a millisecond and more of a short run, on a busy machine). So a run that will run a command starts it
-// in the background at once, and the command waits for it to be done (catchSignals) before anything it does can
-// be seen: a signal that comes before then ends the run as it would before a2a catches it.
-type signals struct {
-	ch    chan<- os.Signal
-	once  sync.Once
-	ready chan struct{}
-}
-
-func startSignals(ch chan<- os.Signal) *signals { return &signals{ch: ch, ready: make(chan struct{})} }
-
-// start starts catching the signals, once, without waiting.
-func (s *signals) start() {
-	s.once.Do(func() {
-		go func() {
-			signal.Notify(s.ch, syscall.SIGINT, syscall.SIGTERM)
-			close(s.ready)
-		}()
-	})
-}
-
-// wait starts catching the signals if not yet and returns once they are caught.
-func (s *signals) wait() {
-	s.start()
-	<-s.ready
-}
-
-// stop stops catching them, once caught if started.
-func (s *signals) stop() {
-	started := true
-	s.once.Do(func() { started = false })
-	if started {
-		<-s.ready
-	}
-	signal.Stop(s.ch)
-}
-
-// runsCommand is whether args (likely) run a command, which will catch signals: not help, a version, a usage, a
-// completion. A wrong guess costs only time: a command waits for the signals to be caught all the same.
-func runsCommand(args []string) bool {
-	if len(args) == 0 || args[0] == "help" || args[0] == "completion" || strings.HasPrefix(args[0], cobra.ShellCompRequestCmd) {
-		return false
-	}
-	for _, a := range args {
-		switch a {
-		case "--":
-			return true
-		case "-h", "--help", "--version":
-			return false
-		}
-	}
-	return true
 }
 
 // hardStop runs on a second signal, just before Main returns: no subprocess may outlive us.
