@@ -253,7 +253,7 @@ func addFlagAliases(c *cobra.Command) {
 			if fs.Lookup(name) != nil {
 				continue
 			}
-			fs.AddFlag(&pflag.Flag{Name: name, Usage: fmt.Sprintf("alias of --%s (a2a-cli spelling)", ours),
+			fs.AddFlag(&pflag.Flag{Name: name, Usage: "alias of --" + ours + " (a2a-cli spelling)",
 				Value: fl.Value, DefValue: fl.DefValue, NoOptDefVal: fl.NoOptDefVal})
 		}
 	}

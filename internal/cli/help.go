@@ -19,13 +19,13 @@ func (f *factory) setupHelp(root *cobra.Command) {
 	root.AddGroup(helpGroups...)
 	root.SetHelpCommandGroupID("other") // before cobra makes the commands, which take the group when made
 	root.SetCompletionCommandGroupID("other")
-	root.InitDefaultCompletionCmd()
+	root.InitDefaultCompletionCmd() // none when a lazy run's stand-in is there
 	root.InitDefaultHelpCmd()
 	for _, c := range root.Commands() {
 		if c.Name() == "version" || c.Name() == "completion" {
 			noGlobals(c)
 		}
-		if c.Name() == "completion" {
+		if c.Name() == "completion" && c.RunE == nil {
 			refuseUnknownShell(c)
 		}
 	}
@@ -45,24 +45,6 @@ func fillEnvironmentHelp(root *cobra.Command) {
 		if c.Name() == "environment" && c.Long == "" {
 			c.Long = environmentHelp(root)
 		}
-	}
-}
-
-// noGlobals drops the "Global Flags" section from c's usage (and its subcommands'): they ignore those flags.
-func noGlobals(c *cobra.Command) {
-	t := c.UsageTemplate()
-	i := strings.Index(t, "{{if .HasAvailableInheritedFlags}}")
-	if i < 0 {
-		return
-	}
-	end := strings.Index(t[i:], "{{end}}")
-	if end < 0 {
-		return
-	}
-	t = t[:i] + t[i+end+len("{{end}}"):]
-	c.SetUsageTemplate(t)
-	for _, sub := range c.Commands() {
-		sub.SetUsageTemplate(t)
 	}
 }
 

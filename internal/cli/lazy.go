@@ -27,18 +27,38 @@ func newRootCmdFor(f *factory, args []string) *cobra.Command {
 	if err != nil {
 		return newRootCmd(f)
 	}
-	if c != root {
-		root.RemoveCommand(c)
-		for _, v := range verbs {
-			if v.name == c.Name() {
-				root.AddCommand(v.buildIn(f))
-			}
-		}
-		addFlagAliases(root)
-		f.acceptEnvAgent(root)
+	// cobra's completion command (six commands, their texts formatted) is only listed on these runs: cobra adds
+	// its own only when the root has none.
+	root.AddCommand(completionStandIn())
+	if c == root {
+		f.setupHelp(root) // the root's help lists every command, help topics included
+		return root
 	}
-	f.setupHelp(root)
+	// A verb's run (its help, its completions) reads none of the root's other commands, whose stand-ins keep its
+	// lookups and completions as on the whole tree; cobra adds its help command itself.
+	root.RemoveCommand(c)
+	for _, v := range verbs {
+		if v.name == c.Name() {
+			c = v.buildIn(f)
+			break
+		}
+	}
+	root.AddCommand(c)
+	addFlagAliases(c) // the root has none of the flags aliased: no alias is its
+	f.acceptEnvAgent(c)
+	root.AddGroup(helpGroups...)
+	root.SetHelpCommandGroupID("other")
+	if c.Name() == "version" {
+		noGlobals(c)
+	}
 	return root
+}
+
+// completionStandIn stands in for cobra's completion command on a lazy run, which never runs it: its name,
+// summary and group, as `a2a --help` lists it.
+func completionStandIn() *cobra.Command {
+	return &cobra.Command{Use: "completion", Short: "Generate the autocompletion script for the specified shell",
+		GroupID: "other", RunE: standInRun}
 }
 
 // standInRun is the RunE of a verb's stand-in, which newRootCmdFor replaces before anything can run it.

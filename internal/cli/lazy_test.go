@@ -81,7 +81,10 @@ func TestLazyTreeHelpIsTheFullTreeHelp(t *testing.T) {
 		{"get", "task", "--help"}, {"list", "push-configs", "--help"}, {"-o", "json", "send", "--help"},
 		{"__complete", "send", "--"}, {"__complete", ""}, {"__complete", "se"}, {"__complete", "send"},
 		{"__complete", "get", "task", ""}, {"__complete", "get", "task", "--"}, {"__complete", "-o", ""},
-		{"__completeNoDesc", "list", ""}, {"__complete", "help", ""}, {"__complete", "completion", ""}}
+		{"__completeNoDesc", "list", ""}, {"__complete", "help", ""}, {"__complete", "completion", ""},
+		{"__complete", "config"}, {"__complete", "card"}, {"__complete", "-o", "json", "--"}, {"--help", "send"},
+		{"-v", "send", "-h"}, {"help", "completion"}, {"completion", "--help"}, {"completion", "zsh", "--help"},
+		{"version", "-h"}, {"version", "--bogus"}, {"send", "--bogus"}, {"get", "task", "--bogus"}}
 	for _, v := range verbs {
 		cases = append(cases, []string{v.name, "--help"}, []string{"__complete", v.name, ""}, []string{"__complete", v.name, "--"})
 	}

@@ -231,6 +231,7 @@ Exit codes: 0 done, 1 failure, 2 usage, 3 unreachable or no card, 4 authenticati
 		return &client.UsageError{Msg: err.Error(), Cmd: cmd.CommandPath()}
 	})
 	root.SetVersionTemplate(versionTemplate())
+	setUsage(root) // usage.go
 
 	pf := root.PersistentFlags()
 	pf.StringVarP(&f.opts.output, "output", "o", "text", "output format: text, json, or raw (only the agent's content, byte for byte)")
