@@ -58,7 +58,7 @@ func (e *Env) AuthPrior(ctx context.Context, c *client.Conn, id a2a.TaskID) *a2a
 // and a hint naming the command that shows what the agent asks for; a wait that ends after a change names the task
 // (GiveUp). onChange sees every new state.
 func (e *Env) AfterRefusal(ctx context.Context, c *client.Conn, r Refusal, onChange func(*a2a.Task)) (final *a2a.Task, err error, followed bool) {
-	if r.ID == "" || r.Err == nil || ctx.Err() != nil || !refused(r.Err) {
+	if r.ID == "" || r.Err == nil || ctx.Err() != nil || !Refused(r.Err) {
 		return nil, r.Err, false
 	}
 	prior := r.Prior
@@ -131,10 +131,20 @@ func (e *Env) AfterRefusal(ctx context.Context, c *client.Conn, r Refusal, onCha
 	return final, nil, true
 }
 
-// refused reports whether err is the agent's answer to a message (it refused it), not a call that got none: cut
-// short, timed out, out of reach, or turned away by an HTTP status before the agent saw it (the credentials refused).
-// Only an agent that answered may have taken the credentials the call carried.
-func refused(err error) bool {
+// Refused reports whether err, the end of a call that sent a message, is the agent's answer to it (it refused the
+// message), not a call that got none: cut short, timed out, out of reach, turned away before the agent saw it (an
+// HTTP status, unauthenticated or unauthorized: the credentials refused), or not made for want of credentials (none
+// fits, the stored token could not be renewed). Only an agent that answered may have taken the credentials the call
+// carried. It is exitcode.Classify's Failure for such an error (follow cannot import exitcode; its test checks).
+func Refused(err error) bool {
 	var he *client.HTTPStatusError
-	return !errors.Is(err, client.ErrInterrupted) && !errors.Is(err, client.ErrTimeout) && !client.IsUnreachable(err) && !errors.As(err, &he)
+	var le *client.LoginError
+	var ce *client.CredentialsError
+	switch {
+	case errors.Is(err, client.ErrInterrupted), errors.Is(err, client.ErrTimeout), client.IsUnreachable(err):
+		return false
+	case errors.Is(err, a2a.ErrUnauthenticated), errors.Is(err, a2a.ErrUnauthorized):
+		return false
+	}
+	return !errors.As(err, &he) && !errors.As(err, &le) && !errors.As(err, &ce)
 }
