@@ -180,7 +180,7 @@ var errTurnCancelled = errors.New("turn cancelled")
 // as send --task does: an agent that goes on by itself once it has them answers with the task's end.
 func (s *Session) afterRefusal(ctx context.Context, t *follow.Turn, id a2a.TaskID, sent time.Time, sendErr error) error {
 	var announced bool
-	final, err, followed := t.Env.AfterRefusal(ctx, t.C, id, sent, sendErr, func(task *a2a.Task) {
+	final, err, followed := t.Env.AfterRefusal(ctx, t.C, follow.Refusal{URL: t.URL, ID: id, Sent: sent, Err: sendErr}, func(task *a2a.Task) {
 		if !announced {
 			announced = true
 			fmt.Fprintf(s.Err, "(the agent did not take the message; task %s, which waited for credentials, goes on)\n", output.Sanitize(string(id)))

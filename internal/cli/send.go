@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"iter"
 	"net/http"
+	"time"
 
 	"github.com/a2acli/a2a/internal/client"
 	"github.com/a2acli/a2a/internal/follow"
@@ -175,8 +176,13 @@ func runSend(ctx context.Context, o *sendOptions) error {
 
 // rejectedTask adds to a protocol error the agent answered a message to an existing task with (not found, ended, a
 // context that does not match) that no task was started in its place, and where to see the agent's answer whole (the
-// a2a-cli specification, §8.1).
+// a2a-cli specification, §8.1). A task followed after all (a refusal at auth-required, a wait that ended) keeps the
+// hint that names it.
 func rejectedTask(id string, err error) error {
+	var live *follow.LiveTaskError
+	if errors.Is(err, follow.ErrStillWaitsForCredentials) || errors.As(err, &live) {
+		return err // the agent took the task up (after a refusal, or before the wait ended): its hint stands
+	}
 	for _, pe := range client.ProtocolErrors {
 		if errors.Is(err, pe.Err) {
 			return client.WithHint(err, fmt.Sprintf("the agent rejected --task %s; no new task was started (--debug shows its answer on the wire)", termsafe.ShellQuote(id)))
@@ -191,11 +197,11 @@ func (o *sendOptions) sendTo(ctx context.Context, req *a2a.SendMessageRequest) e
 		ctx, cancel := o.f.waits().Context(ctx)
 		defer cancel()
 		prior := o.authPrior(ctx, c, req) // send_auth.go
-		err := o.send(ctx, c, req)
-		if prior != nil && err != nil {
-			return o.continueAfterAuth(ctx, c, prior, err)
+		sent := time.Now()
+		if err := o.send(ctx, c, req); err != nil {
+			return o.afterRefusal(ctx, c, req, prior, sent, err)
 		}
-		return err
+		return nil
 	})
 }
 

@@ -50,3 +50,29 @@ func TestClassify(t *testing.T) {
 		}
 	}
 }
+
+// TestRefusedIsFailure: follow.Refused, which decides whether a refused follow-up's task is followed, holds for the
+// errors a call that sent a message can end with exactly when Classify calls them Failure (the agent answered).
+func TestRefusedIsFailure(t *testing.T) {
+	t.Parallel()
+	for _, err := range []error{
+		fmt.Errorf("call: %w", client.ErrTimeout),
+		client.ErrInterrupted,
+		fmt.Errorf("send: %w", &client.Hinted{Err: syscall.ECONNREFUSED}),
+		&client.HTTPStatusError{Code: 401, Status: "401 Unauthorized"},
+		&client.HTTPStatusError{Code: 502, Status: "502 Bad Gateway"},
+		fmt.Errorf("send: %w", a2a.ErrUnauthenticated),
+		fmt.Errorf("send: %w", a2a.ErrUnauthorized),
+		&client.LoginError{URL: "u", Msg: "renewal failed"},
+		&client.CredentialsError{Hint: "pass --auth"},
+		fmt.Errorf("send: %w", a2a.ErrUnsupportedOperation),
+		fmt.Errorf("send: %w", a2a.ErrTaskNotFound),
+		fmt.Errorf("send: %w", a2a.ErrInvalidParams),
+		client.TooLarge(1 << 20),
+		errors.New("task execution is already in progress"),
+	} {
+		if got, want := follow.Refused(err), Classify(err).Exit == Failure; got != want {
+			t.Errorf("follow.Refused(%v) = %v, Classify says exit %d", err, got, Classify(err).Exit)
+		}
+	}
+}

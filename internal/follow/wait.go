@@ -135,9 +135,7 @@ func (e *Env) pollTask(ctx context.Context, c *client.Conn, id a2a.TaskID, last 
 			return nil, Cause(ctx, ctx.Err())
 		case <-timer.C:
 		}
-		task, err := client.Unary(ctx, c, func(ctx context.Context) (*a2a.Task, error) {
-			return c.GetTask(ctx, &a2a.GetTaskRequest{ID: id, Tenant: e.Tenant})
-		})
+		task, err := e.getTask(ctx, c, id)
 		switch {
 		case ctx.Err() != nil:
 			return nil, Cause(ctx, ctx.Err())
@@ -178,4 +176,11 @@ func Expired(ctx context.Context, err error) error {
 		return fmt.Errorf("%w: %w", ErrWaitExpired, client.ErrTimeout)
 	}
 	return err
+}
+
+// getTask asks the agent for task id, the call bounded by --timeout.
+func (e *Env) getTask(ctx context.Context, c *client.Conn, id a2a.TaskID) (*a2a.Task, error) {
+	return client.Unary(ctx, c, func(ctx context.Context) (*a2a.Task, error) {
+		return c.GetTask(ctx, &a2a.GetTaskRequest{ID: id, Tenant: e.Tenant})
+	})
 }

@@ -160,14 +160,14 @@ func (b *Bridge) turn(ctx context.Context, a *agent, msg *a2a.Message, prog *pro
 	if c.Card != nil && c.Card.Capabilities.Streaming {
 		err := t.Run(ctx, func(ctx context.Context) iter.Seq2[a2a.Event, error] { return c.SendStreamingMessage(ctx, req) })
 		if err != nil && t.View.Task == nil && t.View.Message == nil {
-			return b.afterRefusal(ctx, c, &t.View, msg.TaskID, sent, err, prog)
+			return b.afterRefusal(ctx, c, &t.View, follow.Refusal{URL: a.url, ID: msg.TaskID, Sent: sent, Err: err}, prog)
 		}
 		return &t.View, err
 	}
 	req.Config = &a2a.SendMessageConfig{ReturnImmediately: true}
 	res, err := client.Unary(ctx, c, func(ctx context.Context) (a2a.SendMessageResult, error) { return c.SendMessage(ctx, req) })
 	if err != nil {
-		return b.afterRefusal(ctx, c, &t.View, msg.TaskID, sent, err, prog)
+		return b.afterRefusal(ctx, c, &t.View, follow.Refusal{URL: a.url, ID: msg.TaskID, Sent: sent, Err: err}, prog)
 	}
 	switch r := res.(type) {
 	case *a2a.Message:
@@ -195,12 +195,12 @@ func (b *Bridge) turn(ctx context.Context, a *agent, msg *a2a.Message, prog *pro
 	return &t.View, errors.New("the agent answered with neither a task nor a message")
 }
 
-// afterRefusal follows the task of a follow-up (taskID) the agent refused while the task waited for credentials
+// afterRefusal follows the task of a follow-up (r) the agent refused while the task waited for credentials
 // (A2A §7.6), as send --task does: the call's answer is the task's end once the agent goes on by itself.
-func (b *Bridge) afterRefusal(ctx context.Context, c *client.Conn, v *follow.View, taskID a2a.TaskID, sent time.Time, sendErr error, prog *progress) (*follow.View, error) {
-	final, err, followed := b.cfg.Env.AfterRefusal(ctx, c, taskID, sent, sendErr, func(task *a2a.Task) { _ = prog.event(task) })
+func (b *Bridge) afterRefusal(ctx context.Context, c *client.Conn, v *follow.View, r follow.Refusal, prog *progress) (*follow.View, error) {
+	final, err, followed := b.cfg.Env.AfterRefusal(ctx, c, r, func(task *a2a.Task) { _ = prog.event(task) })
 	if !followed {
-		return v, sendErr
+		return v, err
 	}
 	if final != nil {
 		v.Task = final
