@@ -82,7 +82,7 @@ func subscriptionLimitFlag(t *testing.T, protocol []string) {
 		if r.code != 1 || r.stdout != "" {
 			t.Errorf("a second subscribe over %s: want exit 1 and no output\n%s", tr, r)
 		}
-		wantContains(t, "the refusal over "+tr, r.stderr, "too many subscriptions to task "+id+": 1 are open")
+		wantContains(t, "the refusal over "+tr, r.stderr, "too many subscriptions to task "+id+": 1 open, the limit on one task (--max-subscriptions-per-task)")
 		if msg := strings.TrimRight(r.stderr, "\n"); strings.Contains(msg, "\n") || strings.Contains(msg, "HTTP request") {
 			t.Errorf("the refusal over %s: want one line, the agent's message\n%s", tr, r.stderr)
 		}

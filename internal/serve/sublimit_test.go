@@ -71,7 +71,7 @@ func TestSubscriptionLimits(t *testing.T) {
 	if _, err := open(d); !servetest.ErrorIs(err, a2a.ErrUnsupportedOperation) {
 		t.Fatalf("subscription %d in all = %v, want UnsupportedOperationError", total+1, err)
 	} else {
-		wantIn(t, err.Error(), fmt.Sprintf("too many subscriptions: %d are open", total))
+		wantIn(t, err.Error(), fmt.Sprintf("too many subscriptions: %d open, the limit of this server (--max-subscriptions)", total))
 	}
 
 	// Subscribers that go away release their slots: on their task, and in all.
@@ -196,9 +196,9 @@ func TestSubscriptionLimitsEveryBinding(t *testing.T) {
 			a, b := idle(1), idle(2)
 			first := hold(a)
 			hold(a)
-			refused(a, "too many subscriptions to task "+string(a)+": 2 are open", tasks.LimitPerTask)
+			refused(a, "too many subscriptions to task "+string(a)+": 2 open, the limit on one task (--max-subscriptions-per-task)", tasks.LimitPerTask)
 			hold(b)
-			refused(b, "too many subscriptions: 3 are open", tasks.LimitTotal)
+			refused(b, "too many subscriptions: 3 open, the limit of this server (--max-subscriptions)", tasks.LimitTotal)
 
 			// The subscriber that goes away gives its slot back, on its task and in all.
 			first()
@@ -211,7 +211,7 @@ func TestSubscriptionLimitsEveryBinding(t *testing.T) {
 				t.Fatal("a subscription is still refused after a subscriber went away")
 			}
 			closers = append(closers, got)
-			refused(b, "too many subscriptions: 3 are open", tasks.LimitTotal)
+			refused(b, "too many subscriptions: 3 open, the limit of this server (--max-subscriptions)", tasks.LimitTotal)
 		})
 	}
 }

@@ -44,12 +44,12 @@ func (l *subLimits) take(id a2a.TaskID) error {
 	defer l.mu.Unlock()
 	if l.byTask[id] >= l.perTask {
 		return a2a.NewError(a2a.ErrUnsupportedOperation, fmt.Sprintf(
-			"too many subscriptions to task %s: %d are open, the most one task takes; close one, or poll with GetTask", id, l.perTask)).
+			"too many subscriptions to task %s: %d open, the limit on one task (--%s); close one, or poll with GetTask", id, l.perTask, LimitPerTask)).
 			WithErrorInfoMeta(map[string]string{LimitKey: LimitPerTask})
 	}
 	if l.n >= l.total {
 		return a2a.NewError(a2a.ErrUnsupportedOperation, fmt.Sprintf(
-			"too many subscriptions: %d are open, the most this server takes; close one, or poll with GetTask", l.total)).
+			"too many subscriptions: %d open, the limit of this server (--%s); close one, or poll with GetTask", l.total, LimitTotal)).
 			WithErrorInfoMeta(map[string]string{LimitKey: LimitTotal})
 	}
 	l.n++
