@@ -63,7 +63,9 @@ func runSubscribe(ctx context.Context, o *subscribeOptions) error {
 				return emptyStreamRefusal(c.SubscribeToTask(ctx, &a2a.SubscribeToTaskRequest{ID: id, Tenant: o.f.opts.Tenant}))
 			})
 		})
-		if err == nil || !finishedTaskRefusal(err) && !streamRefused(err) {
+		if err == nil || !finishedTaskRefusal(err) && !streamRefused(err) || client.RefusedForLimit(err) != "" {
+			// A server that refuses for a limit (serve's --max-subscriptions-per-task) streams, and is busy: say so
+			// rather than poll it.
 			return err
 		}
 		// Agents refuse to subscribe to a task that already ended: show its final state instead.

@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/errordetails"
 )
 
 var (
@@ -221,3 +222,46 @@ type LoginError struct {
 }
 
 func (e *LoginError) Error() string { return e.Msg }
+
+// LimitKey is the ErrorInfo metadata key with which `a2a serve` names the limit a refusal hit
+// (max-subscriptions-per-task, say); the same as serve/tasks.LimitKey.
+const LimitKey = "a2a-cli/limit"
+
+// RefusedForLimit is the limit an agent named in the ErrorInfo metadata of err (LimitKey), or "": a server that
+// refuses a call because it is busy, not because it cannot do it. Read from an *a2a.Error's typed details (REST,
+// gRPC) or a JSON-RPC error's data (DataError).
+func RefusedForLimit(err error) string {
+	var ae *a2a.Error
+	if errors.As(err, &ae) {
+		for _, d := range ae.TypedDetails {
+			if d.TypeURL != errordetails.ErrorInfoType {
+				continue
+			}
+			switch m := d.Value["metadata"].(type) {
+			case map[string]string:
+				if v := m[LimitKey]; v != "" {
+					return v
+				}
+			case map[string]any:
+				if v, _ := m[LimitKey].(string); v != "" {
+					return v
+				}
+			}
+		}
+	}
+	var de *DataError
+	if errors.As(err, &de) {
+		var details []struct {
+			Type     string            `json:"@type"`
+			Metadata map[string]string `json:"metadata"`
+		}
+		if json.Unmarshal(de.Data, &details) == nil {
+			for _, d := range details {
+				if d.Type == errordetails.ErrorInfoType && d.Metadata[LimitKey] != "" {
+					return d.Metadata[LimitKey]
+				}
+			}
+		}
+	}
+	return ""
+}

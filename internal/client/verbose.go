@@ -3,10 +3,12 @@ package client
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"iter"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -16,6 +18,7 @@ import (
 
 	"github.com/a2acli/a2a/internal/redact"
 	"github.com/a2acli/a2a/internal/termsafe"
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -278,6 +281,7 @@ func (t *streamEndTransport) SubscribeToTask(ctx context.Context, params a2aclie
 }
 
 func logStreamEnd(ctx context.Context, events iter.Seq2[a2a.Event, error]) iter.Seq2[a2a.Event, error] {
+	events = agentRefusals(events)
 	st, ok := ctx.Value(callStartKey{}).(*callState)
 	if !ok {
 		return events
@@ -298,6 +302,25 @@ func logStreamEnd(ctx context.Context, events iter.Seq2[a2a.Event, error]) iter.
 			}
 		}
 		st.end(nil, n)
+	}
+}
+
+// agentRefusals passes events on, and the agent's error answer to a stream (a JSON document read by answerCheck)
+// as the agent's error: a2a-go wraps it as a failed request ("failed to send HTTP request: Post \"URL\": …"),
+// which it is not.
+func agentRefusals(events iter.Seq2[a2a.Event, error]) iter.Seq2[a2a.Event, error] {
+	return func(yield func(a2a.Event, error) bool) {
+		for ev, err := range events {
+			var ue *url.Error
+			var ae *a2a.Error
+			var de *DataError
+			if err != nil && errors.As(err, &ue) && (errors.As(ue.Err, &ae) || errors.As(ue.Err, &de)) {
+				err = ue.Err
+			}
+			if !yield(ev, err) {
+				return
+			}
+		}
 	}
 }
 
@@ -344,12 +367,35 @@ func grpcConnErr(err error) error {
 	}
 	// a2a-go keeps only the status message, which may be empty or generic: name the status too.
 	p := st.Proto()
+	if st.Code() == codes.Unimplemented && specUnimplemented[errorInfoReason(st)] {
+		// The specification answers these UNIMPLEMENTED; a2a-go's client knows them only under FAILED_PRECONDITION
+		// (its server's code) and reads anything else as InternalError. The message keeps the real code (GRPCCode).
+		p.Code = int32(codes.FailedPrecondition)
+	}
 	if p.Message == "" {
 		p.Message = "gRPC status " + st.Code().String()
 	} else {
 		p.Message += " (gRPC status " + st.Code().String() + ")"
 	}
 	return status.ErrorProto(p)
+}
+
+// specUnimplemented are the A2A errors (ErrorInfo reasons) the specification maps to UNIMPLEMENTED where a2a-go
+// maps them to FAILED_PRECONDITION.
+var specUnimplemented = map[string]bool{
+	"UNSUPPORTED_OPERATION":           true,
+	"PUSH_NOTIFICATION_NOT_SUPPORTED": true,
+	"VERSION_NOT_SUPPORTED":           true,
+}
+
+// errorInfoReason is the reason of st's A2A ErrorInfo detail, or "".
+func errorInfoReason(st *status.Status) string {
+	for _, d := range st.Details() {
+		if info, ok := d.(*errdetails.ErrorInfo); ok && info.GetDomain() == a2a.ProtocolDomain {
+			return info.GetReason()
+		}
+	}
+	return ""
 }
 
 // GRPCCode is the gRPC status an error of a gRPC call came back with, when grpcConnErr named it: a2a-go turns a

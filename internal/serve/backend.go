@@ -51,7 +51,7 @@ type Env struct {
 // (wraps Handler, composes Shutdown, adds Card, Front or Conns); h is the handler, h.Runner() its runner.
 func (e *Env) TaskParts(a tasks.Agent) (h *tasks.Handler, p *Parts) {
 	ts := tasks.NewRunner(e.Store, a, tasks.NewPusher(e.Config.PushAllow, e.Log.Printf, e.pushOptions()...))
-	h = tasks.NewHandler(ts, tasks.WithFlushHints(e.FlushHints), tasks.WithSubscriptionLimits(e.Config.maxSubsPerTask, e.Config.maxSubs))
+	h = tasks.NewHandler(ts, tasks.WithFlushHints(e.FlushHints), tasks.WithSubscriptionLimits(e.Config.MaxSubscriptionsPerTask, e.Config.MaxSubscriptions))
 	return h, &Parts{Handler: h, Shutdown: ts.Shutdown, Push: PushOn, FastPath: true, DetachStreams: true}
 }
 

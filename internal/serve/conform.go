@@ -462,12 +462,16 @@ func bindingErrorOf(err error) bindingError {
 // table. id is the JSON-RPC request's id (nil: null).
 func writeBindingError(w http.ResponseWriter, key frontKey, id json.RawMessage, err error) {
 	be := bindingErrorOf(err)
-	info := errordetails.NewErrorInfo(a2a.ErrorReason(be.sentinel), a2a.ProtocolDomain, nil)
 	msg := err.Error()
+	var meta map[string]string
 	var ae *a2a.Error
-	if errors.As(err, &ae) && ae.Message != "" {
-		msg = ae.Message
+	if errors.As(err, &ae) {
+		if ae.Message != "" {
+			msg = ae.Message
+		}
+		meta = errorInfoMeta(ae) // a refusal for a limit names it there (tasks.LimitKey)
 	}
+	info := errordetails.NewErrorInfo(a2a.ErrorReason(be.sentinel), a2a.ProtocolDomain, meta)
 	var body []byte
 	status := http.StatusOK
 	if key.binding == a2a.TransportProtocolJSONRPC {
@@ -485,6 +489,17 @@ func writeBindingError(w http.ResponseWriter, key frontKey, id json.RawMessage, 
 	w.Header().Set("Content-Length", strconv.Itoa(len(body)+1))
 	w.WriteHeader(status)
 	_, _ = w.Write(append(body, '\n'))
+}
+
+// errorInfoMeta is the metadata of ae's ErrorInfo detail, or nil.
+func errorInfoMeta(ae *a2a.Error) map[string]string {
+	for _, d := range ae.TypedDetails {
+		if d.TypeURL == errordetails.ErrorInfoType {
+			m, _ := d.Value["metadata"].(map[string]string)
+			return m
+		}
+	}
+	return nil
 }
 
 type rpcErrorResponse struct {

@@ -21,9 +21,3 @@ var PostgresURL = postgresURL
 
 // PostgresServer is the PostgreSQL server PostgresURL creates databases on: nil (and why) without its binaries.
 func PostgresServer() (*pgtest.Server, error) { return pg.Server() }
-
-// WithSubscriptionLimits sets the subscriptions cfg's server holds open on one task and in all; 0 keeps a default.
-func WithSubscriptionLimits(cfg Config, perTask, total int) Config {
-	cfg.maxSubsPerTask, cfg.maxSubs = perTask, total
-	return cfg
-}

@@ -102,12 +102,21 @@ type Config struct {
 	// every call (inspector.go); nil => none.
 	Inspector Inspector
 
+	// MaxSubscriptionsPerTask and MaxSubscriptions bound the subscriptions (SubscribeToTask) held open on one
+	// task and in all (--max-subscriptions-per-task, --max-subscriptions); 0 => tasks.MaxSubscriptionsPerTask,
+	// tasks.MaxSubscriptions.
+	MaxSubscriptionsPerTask, MaxSubscriptions int
+
 	clock func() time.Time // tests: the task store's clock; nil => time.Now
-	// tests: the subscriptions held open on one task and in all; 0 => tasks.MaxSubscriptionsPerTask, MaxSubscriptions.
-	maxSubsPerTask, maxSubs int
 	// tests: the connection timeouts; 0 => the defaults (guard.go).
 	readTimeout, writeTimeout, idleTimeout time.Duration
 }
+
+// The default bounds of Config.MaxSubscriptionsPerTask and MaxSubscriptions.
+const (
+	MaxSubscriptionsPerTask = tasks.MaxSubscriptionsPerTask
+	MaxSubscriptions        = tasks.MaxSubscriptions
+)
 
 const (
 	defaultGrace      = 5 * time.Second

@@ -50,6 +50,8 @@ type serveOptions struct {
 	maxTasks     int
 	taskTTL      time.Duration
 	maxArtBytes  int64
+	maxSubs      int
+	maxTaskSubs  int
 	guard        serveGuardOptions
 	ops          serveOpsOptions
 	pushAllow    []string
@@ -80,7 +82,8 @@ Web pages of other origins are refused (--allow-origin lets one in), so are Host
 machine's on a loopback listener (--allow-host); beyond loopback, --exec, --proxy and --a3s need a --token.
 Request bodies are capped by --max-request-bytes, and all the bodies in flight by 64 times that (past it:
 503 with Retry-After). Finished tasks are kept for --task-ttl, at most --max-tasks of them and
---max-task-bytes (256 MiB) together, the oldest forgotten first.
+--max-task-bytes (256 MiB) together, the oldest forgotten first. Subscriptions held open are bounded:
+--max-subscriptions-per-task on one task, --max-subscriptions in all; one more is refused at once.
 
 For operators: --tls-cert/--tls-key serve every transport over TLS; the traffic log has one line per call
 and per refused request (--log-format json: one object per line); GET /healthz answers without the token,
@@ -129,6 +132,8 @@ GET /metrics is Prometheus' text format (behind the token; --no-metrics turns it
 	fl.Int64Var(&o.maxTaskBytes, "max-task-bytes", 256<<20, "keep finished tasks within n bytes together (messages, artifacts, ~128 bytes a part), forgetting the oldest first (0: no limit)")
 	fl.DurationVar(&o.taskTTL, "task-ttl", time.Hour, "forget finished tasks after this long")
 	fl.Int64Var(&o.maxArtBytes, "max-artifact-bytes", 8<<20, "keep at most n bytes of a task's artifacts and as many of its history, each part counted as its payload and 128 bytes (the oldest go first; 0: no limit)")
+	fl.IntVar(&o.maxTaskSubs, "max-subscriptions-per-task", serve.MaxSubscriptionsPerTask, "hold at most n subscriptions (SubscribeToTask streams) open on one task; one more is refused")
+	fl.IntVar(&o.maxSubs, "max-subscriptions", serve.MaxSubscriptions, "hold at most n subscriptions (SubscribeToTask streams) open in all; one more is refused")
 	fl.StringVar(&o.store, "store", "memory", "where tasks are kept: memory, sqlite:PATH (survives restarts) or postgres://... (shared by replicas)")
 	fl.DurationVar(&o.lease, "lease", 60*time.Second, "with a postgres:// --store: a replica silent this long has its running tasks failed by the others")
 	fl.Int64Var(&o.storeBacklog, "store-backlog", 64<<20, "with a postgres:// --store: keep at most n bytes of events while the database is away; past it running tasks pause until it is back")
@@ -178,6 +183,13 @@ func (o *serveOptions) config(cmd *cobra.Command) (serve.Config, error) {
 	if o.maxArtBytes < 0 {
 		return cfg, usage("invalid --max-artifact-bytes %d: want 0 or more", o.maxArtBytes)
 	}
+	if o.maxTaskSubs < 1 {
+		return cfg, usage("invalid --max-subscriptions-per-task %d: want at least 1", o.maxTaskSubs)
+	}
+	if o.maxSubs < 1 {
+		return cfg, usage("invalid --max-subscriptions %d: want at least 1", o.maxSubs)
+	}
+	cfg.MaxSubscriptionsPerTask, cfg.MaxSubscriptions = o.maxTaskSubs, o.maxSubs
 	if o.taskTTL <= 0 {
 		return cfg, usage("invalid --task-ttl %s: want a positive duration", o.taskTTL)
 	}

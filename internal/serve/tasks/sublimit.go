@@ -17,6 +17,15 @@ const (
 	MaxSubscriptions        = 4096
 )
 
+// LimitKey is the ErrorInfo metadata key of a refusal for a limit: its value names the limit (the serve flag that
+// sets it, LimitPerTask or LimitTotal). Every binding carries ErrorInfo's metadata, so a client tells a busy server
+// (which streams, and will take the subscription once one closes) from an agent that does not stream at all.
+const (
+	LimitKey     = "a2a-cli/limit"
+	LimitPerTask = "max-subscriptions-per-task"
+	LimitTotal   = "max-subscriptions"
+)
+
 // subLimits counts the open subscriptions of a handler.
 type subLimits struct {
 	perTask, total int
@@ -35,11 +44,13 @@ func (l *subLimits) take(id a2a.TaskID) error {
 	defer l.mu.Unlock()
 	if l.byTask[id] >= l.perTask {
 		return a2a.NewError(a2a.ErrUnsupportedOperation, fmt.Sprintf(
-			"too many subscriptions to task %s: %d are open, the most one task takes; close one, or poll with GetTask", id, l.perTask))
+			"too many subscriptions to task %s: %d open, the limit on one task (--%s); close one, or poll with GetTask", id, l.perTask, LimitPerTask)).
+			WithErrorInfoMeta(map[string]string{LimitKey: LimitPerTask})
 	}
 	if l.n >= l.total {
 		return a2a.NewError(a2a.ErrUnsupportedOperation, fmt.Sprintf(
-			"too many subscriptions: %d are open, the most this server takes; close one, or poll with GetTask", l.total))
+			"too many subscriptions: %d open, the limit of this server (--%s); close one, or poll with GetTask", l.total, LimitTotal)).
+			WithErrorInfoMeta(map[string]string{LimitKey: LimitTotal})
 	}
 	l.n++
 	l.byTask[id]++
