@@ -200,11 +200,46 @@ func TestAuthClientCredentials(t *testing.T) {
 	wantCode(t, r, 4)
 	wantContains(t, "send with a revoked token", r.stderr, "hint: the agent refused the token of `a2a auth login`: log in again with: a2a auth login "+agent.URL)
 
+	// Scopes: the login above asked for the card's requirement (openid), so the OP's userinfo names no user; --scope
+	// replaces it, and the OP grants what it asked for (profile: the user's name).
+	if claims := userinfoClaims(t, userinfoURL, token); claims["preferred_username"] != nil {
+		t.Fatalf("a token asked for openid alone has profile claims: %v", claims)
+	}
+	r = runEnv(t, "", env, "", "auth", "login", agent.URL, "--client-id", "sid1", "--client-secret", "@"+secret, "--scope", "openid,profile")
+	wantCode(t, r, 0)
+	r = runEnv(t, "", env, "", "auth", "status", agent.URL)
+	wantContains(t, "auth status after --scope", r.stdout, "Scopes: openid profile")
+	tok = runEnv(t, "", env, "", "auth", "token", agent.URL)
+	wantCode(t, tok, 0)
+	if claims := userinfoClaims(t, userinfoURL, strings.TrimSpace(tok.stdout)); claims["preferred_username"] != "sid1" {
+		t.Fatalf("--scope openid,profile: the OP's userinfo answers %v, want the profile of sid1", claims)
+	}
+
 	r = runEnv(t, "", env, "", "auth", "logout", agent.URL)
 	wantCode(t, r, 0)
 	r = runEnv(t, "", env, "", "auth", "token", agent.URL)
 	wantCode(t, r, 4)
 	wantContains(t, "auth token after logout", r.stderr, "not logged in to "+agent.URL)
+}
+
+// userinfoClaims asks the OP's userinfo endpoint what a token says about its user.
+func userinfoClaims(t *testing.T, userinfo, token string) map[string]any {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, userinfo, nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	claims := map[string]any{}
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("userinfo: HTTP %d", resp.StatusCode)
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&claims); err != nil {
+		t.Fatal(err)
+	}
+	return claims
 }
 
 func lastAuth(a *testagent.Agent) string {
