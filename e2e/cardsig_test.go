@@ -118,6 +118,29 @@ func TestIndependentlySignedCardFile(t *testing.T) {
 	wantCode(t, r, 0)
 	wantContains(t, "signed card", r.stdout, "Signature: verified (RS256, kid rsa-1, key from trust-keys "+pub+" (pinned key))")
 
+	// The key as a JWKS file, and as one JWK, written by the independent tool: the signature's kid finds it; a key
+	// set whose only key has another kid verifies nothing.
+	set, err := jwsTool(t, nil, "jwks", pub, "rsa-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	jwks, jwk, otherKid := filepath.Join(dir, "jwks.json"), filepath.Join(dir, "key.jwk"), filepath.Join(dir, "other-kid.json")
+	var doc struct{ Keys []json.RawMessage }
+	if err := json.Unmarshal([]byte(set), &doc); err != nil || len(doc.Keys) != 1 {
+		t.Fatalf("jws.py jwks: %v\n%s", err, set)
+	}
+	os.WriteFile(jwks, []byte(set), 0o600)
+	os.WriteFile(jwk, doc.Keys[0], 0o600)
+	os.WriteFile(otherKid, []byte(strings.Replace(set, `"rsa-1"`, `"rsa-2"`, 1)), 0o600)
+	for _, keys := range []string{jwks, jwk} {
+		r := run(t, "", "discover", good, "--trust-keys", keys, "--verify")
+		wantCode(t, r, 0)
+		wantContains(t, "signed card, key from "+keys, r.stdout, "Signature: verified (RS256, kid rsa-1, key from trust-keys "+keys+")")
+	}
+	r = run(t, "", "discover", good, "--trust-keys", otherKid, "--verify")
+	wantCode(t, r, 8)
+	wantContains(t, "key set without the signature's kid", r.stderr, "signature unverifiable")
+
 	r = run(t, "", "discover", bad, "--trust-keys", pub)
 	wantCode(t, r, 0)
 	wantContains(t, "tampered card", r.stdout, "Signature: invalid: the signature does not match the card")

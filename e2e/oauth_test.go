@@ -119,7 +119,8 @@ func TestAuthClientCredentials(t *testing.T) {
 	wantCode(t, r, 4)
 	wantContains(t, "send before login", r.stderr, "hint: ", "a2a auth login "+agent.URL)
 
-	r = runEnv(t, "", env, "", "auth", "login", agent.URL, "--client-id", "sid1", "--client-secret", "@"+secret)
+	// The client id comes from stdin (-) and the secret from a file (@FILE): neither is on the command line.
+	r = runEnv(t, "", env, "sid1\n", "auth", "login", agent.URL, "--client-id", "-", "--client-secret", "@"+secret)
 	wantCode(t, r, 0)
 	wantContains(t, "auth login", r.stderr, "Logged in to "+agent.URL+" (scheme oauth, client-credentials); the token expires in ")
 	store := filepath.Join(home, "a2a", "tokens.json")
@@ -136,6 +137,13 @@ func TestAuthClientCredentials(t *testing.T) {
 	if strings.Contains(r.stdout+r.stderr, token) || strings.Contains(r.stdout, "verysecret") {
 		t.Fatalf("auth status printed the token or the secret:\n%s", r)
 	}
+	// status URL: that agent's entry alone; an agent without one is "not logged in" (exit 4).
+	r = runEnv(t, "", env, "", "auth", "status", agent.URL+"/some/path")
+	wantCode(t, r, 0)
+	wantContains(t, "auth status URL", r.stdout, agent.URL+"\n", "Client: sid1", "Token: valid")
+	r = runEnv(t, "", env, "", "auth", "status", elsewhere.URL)
+	wantCode(t, r, 4)
+	wantContains(t, "auth status of another agent", r.stderr, "not logged in to "+elsewhere.URL)
 
 	r = runEnv(t, "", env, "", "send", agent.URL, "-o", "raw", "with a token")
 	wantCode(t, r, 0)
@@ -169,17 +177,69 @@ func TestAuthClientCredentials(t *testing.T) {
 		t.Fatalf("after expiry the agent got %q, want a new token", renewed)
 	}
 
+	// Before expiry: a token that expires within 30 seconds is renewed too, and auth token prints the fresh one.
+	expireIn(t, store, agent.URL, 10*time.Second)
+	tok = runEnv(t, "", env, "", "auth", "token", agent.URL)
+	wantCode(t, tok, 0)
+	if fresh := strings.TrimSpace(tok.stdout); fresh == renewed || fresh == "" {
+		t.Fatalf("auth token 10 s before expiry printed the same token again (or none), want a renewed one")
+	}
+	r = runEnv(t, "", env, "", "auth", "status", agent.URL)
+	wantCode(t, r, 0)
+	m := regexp.MustCompile(`Token: valid; the token expires in (\S+)`).FindStringSubmatch(r.stdout)
+	if m == nil {
+		t.Fatalf("auth status after renewal:\n%s", r.stdout)
+	}
+	if left, err := time.ParseDuration(m[1]); err != nil || left <= 30*time.Second {
+		t.Fatalf("the renewed token was not stored (expires in %s):\n%s", m[1], r.stdout)
+	}
+
 	// Revoked: the OP restarts and forgets every token it issued; the agent refuses it, the hint says log in again.
 	userinfo.Store(strings.Replace(userinfoURL, op, startOP(t), 1))
 	r = runEnv(t, "", env, "", "send", agent.URL, "revoked")
 	wantCode(t, r, 4)
 	wantContains(t, "send with a revoked token", r.stderr, "hint: the agent refused the token of `a2a auth login`: log in again with: a2a auth login "+agent.URL)
 
+	// Scopes: the login above asked for the card's requirement (openid), so the OP's userinfo names no user; --scope
+	// replaces it, and the OP grants what it asked for (profile: the user's name).
+	if claims := userinfoClaims(t, userinfoURL, token); claims["preferred_username"] != nil {
+		t.Fatalf("a token asked for openid alone has profile claims: %v", claims)
+	}
+	r = runEnv(t, "", env, "", "auth", "login", agent.URL, "--client-id", "sid1", "--client-secret", "@"+secret, "--scope", "openid,profile")
+	wantCode(t, r, 0)
+	r = runEnv(t, "", env, "", "auth", "status", agent.URL)
+	wantContains(t, "auth status after --scope", r.stdout, "Scopes: openid profile")
+	tok = runEnv(t, "", env, "", "auth", "token", agent.URL)
+	wantCode(t, tok, 0)
+	if claims := userinfoClaims(t, userinfoURL, strings.TrimSpace(tok.stdout)); claims["preferred_username"] != "sid1" {
+		t.Fatalf("--scope openid,profile: the OP's userinfo answers %v, want the profile of sid1", claims)
+	}
+
 	r = runEnv(t, "", env, "", "auth", "logout", agent.URL)
 	wantCode(t, r, 0)
 	r = runEnv(t, "", env, "", "auth", "token", agent.URL)
 	wantCode(t, r, 4)
 	wantContains(t, "auth token after logout", r.stderr, "not logged in to "+agent.URL)
+}
+
+// userinfoClaims asks the OP's userinfo endpoint what a token says about its user.
+func userinfoClaims(t *testing.T, userinfo, token string) map[string]any {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, userinfo, nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	claims := map[string]any{}
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("userinfo: HTTP %d", resp.StatusCode)
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&claims); err != nil {
+		t.Fatal(err)
+	}
+	return claims
 }
 
 func lastAuth(a *testagent.Agent) string {
@@ -226,11 +286,14 @@ func copyEntry(t *testing.T, store, from, to string) {
 }
 
 // expire moves the expiry of origin's token into the past.
-func expire(t *testing.T, store, origin string) {
+func expire(t *testing.T, store, origin string) { expireIn(t, store, origin, -time.Minute) }
+
+// expireIn sets the expiry of origin's token to d from now.
+func expireIn(t *testing.T, store, origin string, d time.Duration) {
 	editStore(t, store, func(m map[string]map[string]any) {
 		for _, e := range m {
 			if e["origin"] == origin {
-				e["expiry"] = time.Now().Add(-time.Minute).Format(time.RFC3339)
+				e["expiry"] = time.Now().Add(d).Format(time.RFC3339)
 			}
 		}
 	})

@@ -70,7 +70,7 @@ no other.`,
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&o.flow, "flow", "", "the flow to run: client-credentials, device-code or authorization-code (default: the card's)")
-	fl.StringVar(&o.clientID, "client-id", "", "the OAuth client id")
+	fl.StringVar(&o.clientID, "client-id", "", "the OAuth client id (@FILE, - for stdin, or $A2ACLI_CLIENT_ID)")
 	fl.StringVar(&o.clientSecret, "client-secret", "", "the OAuth client secret (@FILE, - for stdin, or $A2ACLI_CLIENT_SECRET)")
 	fl.StringSliceVar(&o.scopes, "scope", nil, "scopes to ask for (default: the card's requirements, else every scope of the flow)")
 	fl.StringVar(&o.tokenStore, "token-store", "auto", "where the token goes: keyring, file (0600) or auto (the keyring where one is reachable)")

@@ -153,11 +153,15 @@ func maskIf(flag, val string) string {
 	return val
 }
 
-// readSecrets replaces a credential flag's "@FILE" by the file's first line and "-" by stdin's, so a secret need
-// not appear in ps or the shell history.
+// fileFlags take "@FILE" or "-" as well as a value: the credentials, and the OAuth client id that goes with a
+// client secret (kept in the same kind of file or pipe as the secret, but not masked: it is no secret).
+var fileFlags = []string{"auth", "bearer", "api-key", "client-secret", "client-id"}
+
+// readSecrets replaces the "@FILE" of a credential flag (or --client-id) by the file's first line and "-" by
+// stdin's, so a secret need not appear in ps or the shell history.
 func (f *loader) readSecrets(fs *pflag.FlagSet) error {
 	stdinUsed := ""
-	for _, name := range []string{"auth", "bearer", "api-key", "client-secret"} {
+	for _, name := range fileFlags {
 		fl := fs.Lookup(name)
 		if fl == nil {
 			continue
@@ -187,7 +191,7 @@ func (f *loader) readSecrets(fs *pflag.FlagSet) error {
 		secret, _, _ := strings.Cut(string(data), "\n")
 		secret = strings.TrimRight(secret, "\r")
 		if secret == "" {
-			return client.Usagef("--%s %s: no credentials in it", name, v)
+			return client.Usagef("--%s %s: nothing in it", name, v)
 		}
 		if err := fl.Value.Set(secret); err != nil {
 			return client.Usagef("invalid --%s: %v", name, err)

@@ -69,3 +69,28 @@ func TestWithoutSecrets(t *testing.T) {
 		t.Errorf("WithoutSecrets = %q, want %q", got, want)
 	}
 }
+
+// A credential flag, and --client-id beside --client-secret, take "@FILE" (its first line) or "-" (stdin's).
+func TestApplyReadsFilesAndStdin(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	id := filepath.Join(dir, "client-id")
+	if err := os.WriteFile(id, []byte("my-app\nsecond line\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
+	for _, name := range []string{"client-id", "client-secret", "tenant"} {
+		fs.String(name, "", "")
+	}
+	if err := fs.Parse([]string{"--client-id", "@" + id, "--client-secret", "-", "--tenant", "@" + id}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Apply(fs, func(string) string { return "" }, strings.NewReader("s3cret\r\n")); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{"client-id": "my-app", "client-secret": "s3cret", "tenant": "@" + id} {
+		if got := fs.Lookup(name).Value.String(); got != want {
+			t.Errorf("--%s = %q, want %q", name, got, want)
+		}
+	}
+}

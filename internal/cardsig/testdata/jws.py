@@ -7,6 +7,7 @@ cards whose numbers are integers), signatures come from the `cryptography` packa
   jws.py sign KEY.pem KID [JKU] < card.json > signed.json
   jws.py verify PUB.pem < signed.json        exit 0 when a signature verifies, 1 when none does
   jws.py input < signed.json                 the JWS signing input of the first signature (for openssl dgst)
+  jws.py jwks PUB.pem KID > jwks.json         the public key as a JWKS (RFC 7517) with that kid
 """
 import base64, json, sys
 from cryptography.hazmat.primitives import hashes, serialization
@@ -83,6 +84,22 @@ def signing_input():
     open(sys.argv[2], "wb").write(unb64(s["signature"]))
 
 
+def jwks(pubfile, kid):
+    pub = serialization.load_pem_public_key(open(pubfile, "rb").read())
+    n2b = lambda n, size: n.to_bytes(size, "big")
+    if isinstance(pub, rsa.RSAPublicKey):
+        nums = pub.public_numbers()
+        jwk = {"kty": "RSA", "n": b64(n2b(nums.n, (nums.n.bit_length() + 7) // 8)), "e": b64(n2b(nums.e, (nums.e.bit_length() + 7) // 8))}
+    elif isinstance(pub, ec.EllipticCurvePublicKey):
+        nums = pub.public_numbers()
+        jwk = {"kty": "EC", "crv": "P-256", "x": b64(n2b(nums.x, 32)), "y": b64(n2b(nums.y, 32))}
+    else:
+        raw = pub.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+        jwk = {"kty": "OKP", "crv": "Ed25519", "x": b64(raw)}
+    jwk.update({"kid": kid, "use": "sig"})
+    json.dump({"keys": [jwk]}, sys.stdout)
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "sign":
         sign(sys.argv[2], sys.argv[3], sys.argv[4] if len(sys.argv) > 4 else "")
@@ -90,3 +107,5 @@ if __name__ == "__main__":
         sys.exit(verify(sys.argv[2]))
     elif sys.argv[1] == "input":
         signing_input()
+    elif sys.argv[1] == "jwks":
+        jwks(sys.argv[2], sys.argv[3])
