@@ -33,6 +33,7 @@ type soakPlan struct {
 	pause, resume      time.Duration
 	lease              time.Duration
 	grace              time.Duration // after a fault ends, errors are still its own for this long
+	settle             time.Duration // after the load, every task must be terminal within this
 	replicas, inflight int
 }
 
@@ -56,6 +57,7 @@ func soakPlanFromEnv(t *testing.T) soakPlan {
 			*v = f
 		}
 	}
+	p.settle = p.lease + time.Minute // a dead replica's tasks end one lease after it died
 	return p
 }
 
