@@ -153,6 +153,9 @@ func startCluster(t *testing.T, n int, extra ...string) *cluster {
 		testskip.Missing(t, testskip.HAProxy, "haproxy is missing; skipped (CI=1 makes this a failure)")
 	}
 	if _, err := pgtest.Bin(); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("PostgreSQL is missing (apt-get install postgresql)")
+		}
 		pgtest.Need(t, nil)
 	}
 	pgs, err := pgtest.New()
