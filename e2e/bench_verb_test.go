@@ -351,3 +351,37 @@ func TestBenchRecord(t *testing.T) {
 		}
 	}
 }
+
+// TestBenchSubscribeLimitRefusal: a subscription a server refuses for its limit (serve --max-subscriptions) is an
+// error of the subscribe op, counted and recorded with its task; it is not hidden by the fallback to polling meant
+// for agents that do not stream. (A soak that counts client errors would not see the refusals otherwise.)
+func TestBenchSubscribeLimitRefusal(t *testing.T) {
+	srv := startServe(t, "--quiet", "--exec", "sleep 3; cat", "--max-subscriptions", "1")
+	path := filepath.Join(t.TempDir(), "tasks.jsonl")
+	rep := benchJSON(t, run(t, "", "bench", srv.url, "-c", "2", "-n", "2", "--mix", "subscribe=1", "--record", path, "-o", "json"))
+	if rep.Errors != 1 || rep.States["completed"] != 1 {
+		t.Fatalf("two subscriptions at once under --max-subscriptions 1: want one refused and one completed: %+v", rep)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var refused int
+	for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var rec struct{ Op, Task, Class, Error string }
+		if err := json.Unmarshal([]byte(l), &rec); err != nil {
+			t.Fatalf("line %q: %v", l, err)
+		}
+		if rec.Class == "" {
+			continue
+		}
+		refused++
+		if rec.Op != "subscribe" || rec.Task == "" || !strings.Contains(rec.Class, "UNSUPPORTED_OPERATION") ||
+			!strings.Contains(rec.Error, "--max-subscriptions") {
+			t.Errorf("the refusal's record: %+v", rec)
+		}
+	}
+	if refused != 1 {
+		t.Errorf("%d records of a refusal, want 1:\n%s", refused, data)
+	}
+}

@@ -135,8 +135,15 @@ type soakReport struct {
 	bench      []benchReport
 }
 
+// soakT is what the soak's checks report to: the test, or the recorder of TestSoakChecksFail.
+type soakT interface {
+	Helper()
+	Errorf(format string, args ...any)
+	Fatal(args ...any)
+}
+
 // checkSoak holds every recorded task to the soak's promises; errors outside the fault windows fail it.
-func checkSoak(t *testing.T, plan soakPlan, reps []*replica, recs []soakRecord, faults []fault) *soakReport {
+func checkSoak(t soakT, plan soakPlan, reps []*replica, recs []soakRecord, faults []fault) *soakReport {
 	t.Helper()
 	rep := &soakReport{states: map[string]int{}, errors: map[string]map[string]int{}, recs: recs, faults: faults}
 	ids := map[string]bool{}
@@ -184,7 +191,7 @@ func checkSoak(t *testing.T, plan soakPlan, reps []*replica, recs []soakRecord, 
 	// Every task reaches a terminal state: the killed replica's running tasks once its lease expired.
 	c := &http.Client{Timeout: soakTimeout}
 	start := time.Now()
-	deadline := start.Add(plan.lease + time.Minute)
+	deadline := start.Add(plan.settle)
 	pending := make([]string, 0, len(ids))
 	for id := range ids {
 		pending = append(pending, id)
@@ -231,7 +238,7 @@ func checkSoak(t *testing.T, plan soakPlan, reps []*replica, recs []soakRecord, 
 	return rep
 }
 
-func checkTask(t *testing.T, c *http.Client, reps []*replica, id string, echo bool, heard []soakRecord, mu *sync.Mutex,
+func checkTask(t soakT, c *http.Client, reps []*replica, id string, echo bool, heard []soakRecord, mu *sync.Mutex,
 	states map[string]int) {
 	var first *restTask
 	for _, r := range reps {

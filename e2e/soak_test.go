@@ -33,6 +33,7 @@ type soakPlan struct {
 	pause, resume      time.Duration
 	lease              time.Duration
 	grace              time.Duration // after a fault ends, errors are still its own for this long
+	settle             time.Duration // after the load, every task must be terminal within this
 	replicas, inflight int
 }
 
@@ -56,6 +57,7 @@ func soakPlanFromEnv(t *testing.T) soakPlan {
 			*v = f
 		}
 	}
+	p.settle = p.lease + time.Minute // a dead replica's tasks end one lease after it died
 	return p
 }
 
@@ -151,6 +153,9 @@ func startCluster(t *testing.T, n int, extra ...string) *cluster {
 		testskip.Missing(t, testskip.HAProxy, "haproxy is missing; skipped (CI=1 makes this a failure)")
 	}
 	if _, err := pgtest.Bin(); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("PostgreSQL is missing (apt-get install postgresql)")
+		}
 		pgtest.Need(t, nil)
 	}
 	pgs, err := pgtest.New()

@@ -220,10 +220,11 @@ func (b *benchOps) subscribe(ctx context.Context, bs *bench.Sample) {
 	err := client.Stream(ctx, b.c, func(ctx context.Context) iter.Seq2[a2a.Event, error] {
 		return b.c.SubscribeToTask(ctx, &a2a.SubscribeToTaskRequest{ID: t.ID, Tenant: b.tenant})
 	}, s.timed())
-	if errors.Is(err, a2a.ErrUnsupportedOperation) {
+	if errors.Is(err, a2a.ErrUnsupportedOperation) && client.RefusedForLimit(err) == "" {
 		b.pollUntilSettled(ctx, bs, t) // ended meanwhile: a terminal task takes no subscription
 		return
 	}
+	// A refusal for the server's limit (serve --max-subscriptions…) is an error: the server streams, and is busy.
 	s.Err = err
 }
 
