@@ -43,7 +43,7 @@ const maxWidth = 120
 type Options struct {
 	// Format is Text, JSON or Raw; "" means Text.
 	Format Format
-	// Color allows escape codes (lipgloss styles, coloured JSON). The caller decides it from
+	// Color allows escape codes (SGR styles, coloured JSON). The caller decides it from
 	// the terminal, NO_COLOR and CLICOLOR_FORCE; false means no escape code is ever written.
 	Color bool
 	// Indent, for JSON only, indents documents (for a terminal); false writes each document
@@ -215,9 +215,9 @@ func (p *Printer) emit(b []byte) error {
 }
 
 // styles holds the styles of one Printer. A style is the parameter of an SGR escape sequence: what lipgloss
-// v1.1.0 writes for the same style with the 256-colour profile (TestStylesAreLipgloss holds them to it), written
-// here because lipgloss's import of x/ansi built a 4 KiB parser table in init, about a fifth of the instructions of
-// every a2a run (docs/development.md).
+// v1.1.0 writes for the same style with the 256-colour profile (TestStylesAreLipgloss holds them to it). They are
+// written here because lipgloss brought x/ansi's parser table, go-runewidth, termenv and colorprofile into the
+// init of every a2a run, for six escape sequences (third_party/charmbracelet/x/ansi/PATCHED.md).
 type styles struct {
 	on    bool
 	label style
