@@ -33,6 +33,7 @@ var thirdParty = map[string][]string{
 	"x/ansi":       {"github.com/charmbracelet/x/ansi"},
 	"termenv":      {"github.com/muesli/termenv"},
 	"runewidth":    {"github.com/mattn/go-runewidth"},
+	"uniseg":       {"github.com/rivo/uniseg"},
 	"pretty":       {"github.com/tidwall/pretty"},
 	"timefmt":      {"github.com/itchyny/timefmt-go"},
 	"pgx":          {"github.com/jackc/pgx/"},

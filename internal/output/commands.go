@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/a2acli/a2a/internal/devtool"
-	"github.com/mattn/go-runewidth"
+	"github.com/a2acli/a2a/third_party/charmbracelet/x/ansi"
 )
 
 // SlashCommand and SlashArgument are devtool's: the command list is the dialects' (devtool.ParseCommands).
@@ -49,7 +49,7 @@ func (p *Printer) Commands(cmds []SlashCommand, raw json.RawMessage) error {
 	width := 0
 	for _, r := range rows {
 		if r[0] != "" {
-			width = max(width, runewidth.StringWidth(r[0]))
+			width = max(width, ansi.StringWidth(r[0]))
 		}
 	}
 	var b bytes.Buffer
@@ -63,7 +63,7 @@ func (p *Printer) Commands(cmds []SlashCommand, raw json.RawMessage) error {
 		case r[1] == "":
 			fmt.Fprintf(&b, "%s\n", p.st.paint(p.st.label, r[0]))
 		default:
-			pad := strings.Repeat(" ", width-runewidth.StringWidth(r[0])+2)
+			pad := strings.Repeat(" ", width-ansi.StringWidth(r[0])+2)
 			fmt.Fprintf(&b, "%s%s%s\n", p.st.paint(p.st.label, r[0]), pad, r[1])
 		}
 	}

@@ -19,7 +19,7 @@ type devState struct {
 }
 
 // The SGR codes of dev-tool rendering. Agent content (diffs, commands, thoughts) is coloured
-// with raw SGR rather than lipgloss, whose Render rewrites tabs.
+// with raw SGR, leaving tabs as they are (styles.paint writes them as spaces).
 const (
 	sgrFaint  = "2"
 	sgrRed    = "31"

@@ -14,10 +14,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
-	"github.com/charmbracelet/lipgloss"
-	"github.com/muesli/termenv"
+
+	"github.com/a2acli/a2a/third_party/charmbracelet/x/ansi"
 )
 
 // Format selects how values are rendered.
@@ -42,7 +43,7 @@ const maxWidth = 120
 type Options struct {
 	// Format is Text, JSON or Raw; "" means Text.
 	Format Format
-	// Color allows escape codes (lipgloss styles, coloured JSON). The caller decides it from
+	// Color allows escape codes (SGR styles, coloured JSON). The caller decides it from
 	// the terminal, NO_COLOR and CLICOLOR_FORCE; false means no escape code is ever written.
 	Color bool
 	// Indent, for JSON only, indents documents (for a terminal); false writes each document
@@ -83,7 +84,7 @@ func New(w io.Writer, o Options) *Printer {
 		width = 0
 	}
 	p := &Printer{w: w, o: o, width: width, stream: streamState{atLineStart: true}}
-	p.st = newStyles(w, o.Color)
+	p.st = newStyles(o.Color)
 	return p
 }
 
@@ -213,46 +214,68 @@ func (p *Printer) emit(b []byte) error {
 	return nil
 }
 
-// styles holds the lipgloss styles of one Printer, all bound to its own renderer.
+// styles holds the styles of one Printer. A style is the parameter of an SGR escape sequence: what lipgloss
+// v1.1.0 writes for the same style with the 256-colour profile (TestStylesAreLipgloss holds them to it). They are
+// written here because lipgloss brought x/ansi's parser table, go-runewidth, termenv and colorprofile into the
+// init of every a2a run, for six escape sequences (third_party/charmbracelet/x/ansi/PATCHED.md).
 type styles struct {
 	on    bool
-	label lipgloss.Style
-	faint lipgloss.Style
-	state map[string]lipgloss.Style
+	label style
+	faint style
+	state map[string]style
 }
 
-func newStyles(w io.Writer, color bool) styles {
-	r := lipgloss.NewRenderer(w)
-	if color {
-		r.SetColorProfile(termenv.ANSI256)
-	} else {
-		r.SetColorProfile(termenv.Ascii)
-	}
-	col := func(c string) lipgloss.Style { return r.NewStyle().Foreground(lipgloss.Color(c)) }
-	red, yellow := col("1"), col("3")
-	return styles{
-		on:    color,
-		label: r.NewStyle().Bold(true),
-		faint: r.NewStyle().Faint(true),
-		state: map[string]lipgloss.Style{
-			"completed":      col("2"),
-			"failed":         red,
-			"rejected":       red,
-			"canceled":       red,
-			"input-required": yellow,
-			"auth-required":  yellow,
-			"working":        col("6"),
-		},
-	}
+// style is an SGR parameter: "1" bold, "2" faint, "3N" the foreground colour N of the terminal's 8.
+type style string
+
+const (
+	bold  style = "1"
+	faint style = "2"
+	red   style = "31"
+	green style = "32"
+	amber style = "33"
+	cyan  style = "36"
+)
+
+// stateStyles colours a state word by its meaning.
+var stateStyles = map[string]style{
+	"completed":      green,
+	"failed":         red,
+	"rejected":       red,
+	"canceled":       red,
+	"input-required": amber,
+	"auth-required":  amber,
+	"working":        cyan,
 }
 
-// paint applies s only when colour is on. lipgloss is never handed agent content, only
-// labels and short words, because Render also rewrites tabs.
-func (st styles) paint(s lipgloss.Style, v string) string {
+func newStyles(color bool) styles {
+	return styles{on: color, label: bold, faint: faint, state: stateStyles}
+}
+
+// render writes v in style s, as lipgloss's Render does: tabs as four spaces, each line opened with the style and
+// closed with a reset, and lines narrower than the widest padded with plain spaces after it.
+func (s style) render(v string) string {
+	lines := strings.Split(strings.ReplaceAll(v, "\t", "    "), "\n")
+	widest := 0
+	for _, l := range lines {
+		widest = max(widest, ansi.StringWidth(l))
+	}
+	var b strings.Builder
+	for i, l := range lines {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString("\x1b[" + string(s) + "m" + l + "\x1b[0m" + strings.Repeat(" ", widest-ansi.StringWidth(l)))
+	}
+	return b.String()
+}
+
+// paint applies s only when colour is on. It is never handed agent content, only labels and short words.
+func (st styles) paint(s style, v string) string {
 	if !st.on || v == "" {
 		return v
 	}
-	return s.Render(v)
+	return s.render(v)
 }
 
 // stateWord returns the short state, coloured by its meaning when colour is on.

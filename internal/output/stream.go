@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
-	"github.com/mattn/go-runewidth"
+
+	"github.com/a2acli/a2a/third_party/charmbracelet/x/ansi"
 )
 
 // streamState is what a text stream remembers between events: the artifact whose chunks are
@@ -118,7 +120,7 @@ func (p *Printer) streamText(b *bytes.Buffer, s string) {
 			b.WriteString(indent)
 			st.atLineStart, st.col = false, len(indent)
 		}
-		w := runewidth.RuneWidth(r)
+		w := runeWidth(r)
 		if r == '\t' {
 			w = 8 - st.col%8
 		}
@@ -169,7 +171,7 @@ func wordWidth(s string) int {
 		if r == ' ' || r == '\n' || r == '\t' {
 			break
 		}
-		w += runewidth.RuneWidth(r)
+		w += runeWidth(r)
 	}
 	return w
 }
@@ -189,4 +191,11 @@ func (p *Printer) endPartial(b *bytes.Buffer) {
 		b.WriteByte('\n')
 	}
 	p.stream = streamState{atLineStart: true, dev: p.stream.dev}
+}
+
+// runeWidth is the width of r in terminal cells, as a grapheme of its own: 0 for a combining mark or a zero-width
+// character, 2 for a wide one.
+func runeWidth(r rune) int {
+	var b [utf8.UTFMax]byte
+	return ansi.StringWidth(string(b[:utf8.EncodeRune(b[:], r)]))
 }

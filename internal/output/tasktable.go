@@ -6,7 +6,8 @@ import (
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
-	"github.com/charmbracelet/lipgloss"
+
+	"github.com/a2acli/a2a/third_party/charmbracelet/x/ansi"
 )
 
 // taskTable writes tasks as an aligned table: a header, one row per task (id, context, state, last update, and the
@@ -41,7 +42,7 @@ func (p *Printer) taskTable(b *bytes.Buffer, tasks []*a2a.Task) {
 	width := make([]int, len(header))
 	for _, r := range append([][]string{header}, rows...) {
 		for i, c := range r {
-			width[i] = max(width[i], lipgloss.Width(c))
+			width[i] = max(width[i], cellWidth(c))
 		}
 	}
 	line := func(cells []string, style func(i int, c string) string) {
@@ -50,7 +51,7 @@ func (p *Printer) taskTable(b *bytes.Buffer, tasks []*a2a.Task) {
 			last := i == len(cells)-1
 			l.WriteString(style(i, c))
 			if !last {
-				l.WriteString(strings.Repeat(" ", width[i]-lipgloss.Width(c)+2))
+				l.WriteString(strings.Repeat(" ", width[i]-cellWidth(c)+2))
 			}
 		}
 		b.WriteString(strings.TrimRight(l.String(), " "))
@@ -66,4 +67,13 @@ func (p *Printer) taskTable(b *bytes.Buffer, tasks []*a2a.Task) {
 			return c
 		})
 	}
+}
+
+// cellWidth is the width of s in terminal cells, its widest line's, escape sequences not counted (as lipgloss.Width).
+func cellWidth(s string) int {
+	w := 0
+	for line := range strings.SplitSeq(s, "\n") {
+		w = max(w, ansi.StringWidth(line))
+	}
+	return w
 }

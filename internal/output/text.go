@@ -9,8 +9,9 @@ import (
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
-	"github.com/charmbracelet/x/ansi"
 	"github.com/tidwall/pretty"
+
+	"github.com/a2acli/a2a/third_party/charmbracelet/x/ansi"
 )
 
 const indent = "  "

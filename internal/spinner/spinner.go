@@ -21,9 +21,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/charmbracelet/x/ansi"
-
 	"github.com/a2acli/a2a/internal/output"
+	"github.com/a2acli/a2a/third_party/charmbracelet/x/ansi"
 )
 
 // erase moves to the start of the line and clears it.

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/charmbracelet/x/ansi"
+	"github.com/a2acli/a2a/third_party/charmbracelet/x/ansi"
 )
 
 // writes is a writer that hands every write to the test.
