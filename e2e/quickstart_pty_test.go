@@ -62,10 +62,10 @@ func readmeLine(t *testing.T, text string, subs ...string) string {
 
 // TestQuickStartOnTerminal: the README's first block (serve --echo on port 8080 in the background, then send to
 // localhost:8080) on a terminal, with a token set the way serve and the client read it from the environment. serve's
-// card names 127.0.0.1, the user typed localhost: the token reaches the agent (issue 21, item 8: it was withheld, and
-// send exited 4). Then the tour's slow agent (serve --exec "for i in 1 2 3 … sleep 0.5") and a send to it in a wide and
-// a narrow pane: the spinner is erased before the answer and cut to the pane (item 9: the answer used to land on the
-// spinner's line, and a frame wider than the pane scrolled a new line by on every tick).
+// card names 127.0.0.1, the user typed localhost: the token reaches the agent (it used to be withheld, and send exited
+// 4). Then the tour's slow agent (serve --exec "for i in 1 2 3 … sleep 0.5") and a send to it in a wide and a narrow
+// pane, serve's traffic log on the same terminal: no frame is left, the answer starts its own line, frames fit the
+// pane (serve's log line used to be appended to the last frame: "⠹ 1.5s task … working2026-11-27T… SendStreaming…").
 func TestQuickStartOnTerminal(t *testing.T) {
 	t.Parallel()
 	data, err := os.ReadFile("../README.md")
