@@ -4,8 +4,9 @@
 //
 // The line shares its terminal with everything else the command writes (stdout and stderr are often the same tty):
 // a Terminal hands out writers that erase the line before their bytes go out, and a frame is drawn only where the
-// cursor is at the start of a line, so output never lands behind a frame or is wiped by one. A frame is cut to the
-// terminal's width: a line that wrapped could not be redrawn in place.
+// cursor is at the start of a line, so output never lands behind a frame or is wiped by one. A frame leaves the
+// cursor at the start of its line, so what another process writes there (a background a2a serve's log) replaces it.
+// A frame is cut to the terminal's width: a line that wrapped could not be redrawn in place.
 //
 // It is a small ticker rather than a library: the maintained spinner libraries cost 0.04-0.07 ms and 100-150
 // allocations at every start of the program (package init, measured with GODEBUG=inittrace=1: briandowns/spinner
@@ -83,6 +84,10 @@ func (t *Terminal) clear() {
 }
 
 // draw shows line in place of the previous frame, cut to the terminal's width; nothing while a line is unfinished.
+// The cursor goes back to the start of the line after the frame: a line another process writes to the same terminal
+// (a2a serve started with & beside the client, as the README's tour does) then overwrites the frame instead of
+// being appended to it ("⠹ 1.5s task … working2026-11-27T06:49:23Z 127.0.0.1:48052 SendStreamingMessage …"), and the
+// next frame is drawn below it.
 func (t *Terminal) draw(line string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -96,7 +101,7 @@ func (t *Terminal) draw(line string) {
 			line = ansi.Truncate(line, w-1, "")
 		}
 	}
-	io.WriteString(t.w, erase+line) //nolint:errcheck // see clear
+	io.WriteString(t.w, erase+line+"\r") //nolint:errcheck // see clear
 	t.drawn = true
 }
 

@@ -39,16 +39,17 @@ func none(t *testing.T, f writes) {
 	}
 }
 
-// TestSpinnerDrawsAndErases: each tick redraws the line in place (carriage return, erase) with the label, a new
-// label shows on the next tick with its escape sequences neutralised, and Stop erases the line.
+// TestSpinnerDrawsAndErases: each tick redraws the line in place (carriage return, erase) with the label and leaves
+// the cursor at the start of the line (a line another process writes there overwrites the frame instead of being
+// appended to it), a new label shows on the next tick with its escape sequences neutralised, and Stop erases the line.
 func TestSpinnerDrawsAndErases(t *testing.T) {
 	t.Parallel()
 	w := make(writes, 4)
 	tick := make(chan time.Time)
 	s := NewTerminal(w, nil).start("waiting", tick, func() {})
 	tick <- time.Now()
-	if f := next(t, w); !strings.HasPrefix(f, "\r\x1b[K") || !strings.HasSuffix(f, " waiting") {
-		t.Errorf("first frame %q", f)
+	if f := next(t, w); !strings.HasPrefix(f, "\r\x1b[K") || !strings.HasSuffix(f, " waiting\r") {
+		t.Errorf("first frame %q, want it drawn from the start of the line and the cursor back there", f)
 	}
 	s.Set("task t1 \x1b[31mworking")
 	tick <- time.Now()
@@ -130,7 +131,7 @@ func TestOutputErasesFrame(t *testing.T) {
 		t.Errorf("with no frame on the screen, the output comes alone; got %q", got)
 	}
 	tick <- time.Now()
-	if got := next(t, w); !strings.HasSuffix(got, " waiting") {
+	if got := next(t, w); !strings.HasSuffix(got, " waiting\r") {
 		t.Errorf("after a finished line the spinner goes on; got %q", got)
 	}
 	s.Stop()
@@ -190,7 +191,7 @@ func TestFrameCutToWidth(t *testing.T) {
 		width = cols
 		mu.Unlock()
 		tick <- time.Now()
-		f := strings.TrimPrefix(next(t, w), "\r\x1b[K")
+		f := strings.TrimSuffix(strings.TrimPrefix(next(t, w), "\r\x1b[K"), "\r")
 		if cols < 200 && ansi.StringWidth(f) != cols-1 {
 			t.Errorf("width %d: frame %q is %d cells, want %d", cols, f, ansi.StringWidth(f), cols-1)
 		}
