@@ -4,7 +4,11 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
+	"io"
+	"log"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"testing"
 	"time"
@@ -31,6 +35,50 @@ func TestProxyCACertUpstream(t *testing.T) {
 	r := run(t, "", "send", bare.url, "untrusted", "-o", "json")
 	wantCode(t, r, 1)
 	wantContains(t, "error", r.stdout, "certificate")
+}
+
+// TestProxyClientCertUpstream: an upstream that requires a client certificate (mutual TLS) is reached with the run's
+// --cert/--key on both of the proxy's paths (the byte path behind the JSON-RPC front, the decoding path behind the
+// REST front), as the client reaches it; without them no forwarded call gets through.
+func TestProxyClientCertUpstream(t *testing.T) {
+	t.Parallel()
+	ca := newTestCA(t)
+	serverCert, _, _ := ca.issue(t, "upstream", []net.IP{net.ParseIP("127.0.0.1")}, nil, time.Now().Add(time.Hour), x509.ExtKeyUsageServerAuth)
+	_, clientCert, clientKey := ca.issue(t, "proxy", nil, nil, time.Now().Add(time.Hour), x509.ExtKeyUsageClientAuth)
+	pool := x509.NewCertPool()
+	pool.AddCert(ca.cert)
+	up := &fakeAgent{redirect: map[string]string{}}
+	up.Server = httptest.NewUnstartedServer(http.HandlerFunc(up.serve))
+	up.TLS = &tls.Config{Certificates: []tls.Certificate{serverCert}, ClientCAs: pool, ClientAuth: tls.RequireAndVerifyClientCert}
+	up.Config.ErrorLog = log.New(io.Discard, "", 0) // the handshakes refused without a certificate are the point
+	up.StartTLS()
+	t.Cleanup(up.Close)
+	up.set(func(a *fakeAgent) { a.iface = up.URL + "/rpc" })
+
+	proxy := startServe(t, "--proxy", up.URL, "--cacert", ca.pem, "--cert", clientCert, "--key", clientKey,
+		"--transport", "jsonrpc,rest", "--quiet")
+	for _, tr := range []string{"jsonrpc", "rest"} {
+		before := len(authOn(up.requests(), "/rpc"))
+		r := run(t, "", "send", "--transport", tr, "--blocking", proxy.url, "through mTLS")
+		wantCode(t, r, 0)
+		wantContains(t, tr, r.stdout, "State: completed")
+		if got := len(authOn(up.requests(), "/rpc")); got <= before {
+			t.Fatalf("%s: the upstream saw no call", tr)
+		}
+	}
+
+	// Without a client certificate the upstream refuses the handshake: nothing is forwarded, on either path.
+	bare := startServe(t, "--proxy", up.URL, "--cacert", ca.pem, "--transport", "jsonrpc,rest", "--quiet")
+	calls := len(authOn(up.requests(), "/rpc"))
+	for _, tr := range []string{"jsonrpc", "rest"} {
+		r := run(t, "", "send", "--transport", tr, "--blocking", bare.url, "no certificate")
+		if r.code == 0 {
+			t.Fatalf("%s: a send through a proxy without --cert succeeded\n%s", tr, r)
+		}
+	}
+	if got := len(authOn(up.requests(), "/rpc")); got != calls {
+		t.Fatalf("the upstream served %d calls from a proxy without a client certificate", got-calls)
+	}
 }
 
 // TestProxyAuthStaysOnUpstreamOrigin: the upstream's card names an interface on another origin; the proxy's --auth
