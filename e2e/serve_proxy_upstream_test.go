@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -142,5 +143,31 @@ func TestA3SCACert(t *testing.T) {
 	wantCode(t, r, 0)
 	if r.stdout != "echo: over tls" {
 		t.Fatalf("raw output %q, want the agent's echo\n%s", r.stdout, r)
+	}
+}
+
+// TestA3SClientCert: serve --a3s https://… dials an agent that requires a client certificate (mutual TLS) with the
+// run's --cert/--key, as the client would; without them the agent refuses the handshake and no turn runs.
+func TestA3SClientCert(t *testing.T) {
+	t.Parallel()
+	ca := newTestCA(t)
+	cert, _, _ := ca.issue(t, "a3s", []net.IP{net.ParseIP("127.0.0.1")}, nil, time.Now().Add(time.Hour), x509.ExtKeyUsageServerAuth)
+	_, clientCert, clientKey := ca.issue(t, "serve", nil, nil, time.Now().Add(time.Hour), x509.ExtKeyUsageClientAuth)
+	pool := x509.NewCertPool()
+	pool.AddCert(ca.cert)
+	agent := a3sagent.Start(t, a3sagent.Options{Shape: a3sagent.A3S, TLS: &tls.Config{Certificates: []tls.Certificate{cert},
+		ClientCAs: pool, ClientAuth: tls.RequireAndVerifyClientCert, MinVersion: tls.VersionTLS12}})
+
+	srv := startServe(t, "--a3s", "https://"+agent.Addr, "--cacert", ca.pem, "--cert", clientCert, "--key", clientKey, "--quiet")
+	r := run(t, "", "send", srv.url, "-o", "raw", "over mutual tls")
+	wantCode(t, r, 0)
+	if r.stdout != "echo: over mutual tls" {
+		t.Fatalf("raw output %q, want the agent's echo\n%s", r.stdout, r)
+	}
+
+	bare := startServe(t, "--a3s", "https://"+agent.Addr, "--cacert", ca.pem, "--quiet")
+	r = run(t, "", "send", bare.url, "-o", "raw", "no certificate")
+	if r.code == 0 || strings.Contains(r.stdout, "echo: no certificate") {
+		t.Fatalf("a turn ran through serve --a3s without a client certificate\n%s", r)
 	}
 }
