@@ -1,11 +1,14 @@
 // Package docs holds the tests that keep the written plan true to the code: STYLE.md's table of who imports whom,
-// the sections of the contract the code cites, the documents' links, and code named for what it does rather than
-// for the issue that asked for it. It has no code of its own.
+// the sections of the contract the code cites, the documents' links, code named for what it does rather than for
+// the issue that asked for it, and doc comments that name what they document. It has no code of its own.
 package docs
 
 import (
 	"bufio"
+	"go/ast"
 	"go/build"
+	"go/parser"
+	"go/token"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -15,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 const module = "github.com/a2acli/a2a/"
@@ -394,6 +398,84 @@ func TestDocLinks(t *testing.T) {
 	if links == 0 {
 		t.Fatal("no relative links found: is the parser still right?")
 	}
+}
+
+// TestDocCommentsNameTheirIdentifier: an exported identifier's doc comment does not begin with another spelling of
+// its name or with an unexported name (timeoutCause for TimeoutCause, agentRef for Ref): the name it had before it
+// was exported, which go doc and a reader searching for the name do not find.
+func TestDocCommentsNameTheirIdentifier(t *testing.T) {
+	checked := 0
+	for _, file := range sourceFiles(t, ".go") {
+		slash := filepath.ToSlash(file)
+		if strings.HasPrefix(slash, "../third_party/") || strings.HasSuffix(file, "_test.go") || strings.HasSuffix(file, ".pb.go") {
+			continue
+		}
+		fset := token.NewFileSet()
+		f, err := parser.ParseFile(fset, file, nil, parser.ParseComments|parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		check := func(name *ast.Ident, doc *ast.CommentGroup) {
+			if doc == nil || !name.IsExported() {
+				return
+			}
+			checked++
+			words := strings.Fields(doc.Text())
+			if len(words) == 0 {
+				return
+			}
+			w := strings.TrimRight(words[0], ".,:;")
+			if w == name.Name || strings.HasSuffix(w, "."+name.Name) {
+				return
+			}
+			if strings.EqualFold(w, name.Name) || unexportedName(w) {
+				t.Errorf("%s: %s's doc comment begins with %q: begin it with %s", fset.Position(name.Pos()), name.Name, w, name.Name)
+			}
+		}
+		for _, d := range f.Decls {
+			switch d := d.(type) {
+			case *ast.FuncDecl:
+				check(d.Name, d.Doc)
+			case *ast.GenDecl:
+				for _, spec := range d.Specs {
+					doc := d.Doc
+					if len(d.Specs) > 1 {
+						doc = nil
+					}
+					switch spec := spec.(type) {
+					case *ast.TypeSpec:
+						if spec.Doc != nil {
+							doc = spec.Doc
+						}
+						check(spec.Name, doc)
+					case *ast.ValueSpec:
+						if spec.Doc != nil {
+							doc = spec.Doc
+						}
+						if len(spec.Names) == 1 {
+							check(spec.Names[0], doc)
+						}
+					}
+				}
+			}
+		}
+	}
+	if checked < 500 {
+		t.Fatalf("checked only %d doc comments: is the walk still right?", checked)
+	}
+}
+
+// unexportedName reports whether w is written like an unexported Go name of two words or more: agentRef, verboseLog.
+func unexportedName(w string) bool {
+	if w == "" || !unicode.IsLower(rune(w[0])) {
+		return false
+	}
+	for _, r := range w {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			return false
+		}
+	}
+	return strings.IndexFunc(w, unicode.IsUpper) > 0
 }
 
 var issueRef = regexp.MustCompile(`(?i)issue[ _-]?#?[0-9]+`)

@@ -4,8 +4,13 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
+	"io"
+	"log"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -31,6 +36,50 @@ func TestProxyCACertUpstream(t *testing.T) {
 	r := run(t, "", "send", bare.url, "untrusted", "-o", "json")
 	wantCode(t, r, 1)
 	wantContains(t, "error", r.stdout, "certificate")
+}
+
+// TestProxyClientCertUpstream: an upstream that requires a client certificate (mutual TLS) is reached with the run's
+// --cert/--key on both of the proxy's paths (the byte path behind the JSON-RPC front, the decoding path behind the
+// REST front), as the client reaches it; without them no forwarded call gets through.
+func TestProxyClientCertUpstream(t *testing.T) {
+	t.Parallel()
+	ca := newTestCA(t)
+	serverCert, _, _ := ca.issue(t, "upstream", []net.IP{net.ParseIP("127.0.0.1")}, nil, time.Now().Add(time.Hour), x509.ExtKeyUsageServerAuth)
+	_, clientCert, clientKey := ca.issue(t, "proxy", nil, nil, time.Now().Add(time.Hour), x509.ExtKeyUsageClientAuth)
+	pool := x509.NewCertPool()
+	pool.AddCert(ca.cert)
+	up := &fakeAgent{redirect: map[string]string{}}
+	up.Server = httptest.NewUnstartedServer(http.HandlerFunc(up.serve))
+	up.TLS = &tls.Config{Certificates: []tls.Certificate{serverCert}, ClientCAs: pool, ClientAuth: tls.RequireAndVerifyClientCert}
+	up.Config.ErrorLog = log.New(io.Discard, "", 0) // the handshakes refused without a certificate are the point
+	up.StartTLS()
+	t.Cleanup(up.Close)
+	up.set(func(a *fakeAgent) { a.iface = up.URL + "/rpc" })
+
+	proxy := startServe(t, "--proxy", up.URL, "--cacert", ca.pem, "--cert", clientCert, "--key", clientKey,
+		"--transport", "jsonrpc,rest", "--quiet")
+	for _, tr := range []string{"jsonrpc", "rest"} {
+		before := len(authOn(up.requests(), "/rpc"))
+		r := run(t, "", "send", "--transport", tr, "--blocking", proxy.url, "through mTLS")
+		wantCode(t, r, 0)
+		wantContains(t, tr, r.stdout, "State: completed")
+		if got := len(authOn(up.requests(), "/rpc")); got <= before {
+			t.Fatalf("%s: the upstream saw no call", tr)
+		}
+	}
+
+	// Without a client certificate the upstream refuses the handshake: nothing is forwarded, on either path.
+	bare := startServe(t, "--proxy", up.URL, "--cacert", ca.pem, "--transport", "jsonrpc,rest", "--quiet")
+	calls := len(authOn(up.requests(), "/rpc"))
+	for _, tr := range []string{"jsonrpc", "rest"} {
+		r := run(t, "", "send", "--transport", tr, "--blocking", bare.url, "no certificate")
+		if r.code == 0 {
+			t.Fatalf("%s: a send through a proxy without --cert succeeded\n%s", tr, r)
+		}
+	}
+	if got := len(authOn(up.requests(), "/rpc")); got != calls {
+		t.Fatalf("the upstream served %d calls from a proxy without a client certificate", got-calls)
+	}
 }
 
 // TestProxyAuthStaysOnUpstreamOrigin: the upstream's card names an interface on another origin; the proxy's --auth
@@ -94,5 +143,31 @@ func TestA3SCACert(t *testing.T) {
 	wantCode(t, r, 0)
 	if r.stdout != "echo: over tls" {
 		t.Fatalf("raw output %q, want the agent's echo\n%s", r.stdout, r)
+	}
+}
+
+// TestA3SClientCert: serve --a3s https://… dials an agent that requires a client certificate (mutual TLS) with the
+// run's --cert/--key, as the client would; without them the agent refuses the handshake and no turn runs.
+func TestA3SClientCert(t *testing.T) {
+	t.Parallel()
+	ca := newTestCA(t)
+	cert, _, _ := ca.issue(t, "a3s", []net.IP{net.ParseIP("127.0.0.1")}, nil, time.Now().Add(time.Hour), x509.ExtKeyUsageServerAuth)
+	_, clientCert, clientKey := ca.issue(t, "serve", nil, nil, time.Now().Add(time.Hour), x509.ExtKeyUsageClientAuth)
+	pool := x509.NewCertPool()
+	pool.AddCert(ca.cert)
+	agent := a3sagent.Start(t, a3sagent.Options{Shape: a3sagent.A3S, TLS: &tls.Config{Certificates: []tls.Certificate{cert},
+		ClientCAs: pool, ClientAuth: tls.RequireAndVerifyClientCert, MinVersion: tls.VersionTLS12}})
+
+	srv := startServe(t, "--a3s", "https://"+agent.Addr, "--cacert", ca.pem, "--cert", clientCert, "--key", clientKey, "--quiet")
+	r := run(t, "", "send", srv.url, "-o", "raw", "over mutual tls")
+	wantCode(t, r, 0)
+	if r.stdout != "echo: over mutual tls" {
+		t.Fatalf("raw output %q, want the agent's echo\n%s", r.stdout, r)
+	}
+
+	bare := startServe(t, "--a3s", "https://"+agent.Addr, "--cacert", ca.pem, "--quiet")
+	r = run(t, "", "send", bare.url, "-o", "raw", "no certificate")
+	if r.code == 0 || strings.Contains(r.stdout, "echo: no certificate") {
+		t.Fatalf("a turn ran through serve --a3s without a client certificate\n%s", r)
 	}
 }

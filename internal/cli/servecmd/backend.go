@@ -7,8 +7,8 @@ import (
 )
 
 // backendFlags is one of serve's backends as the verb knows it. Each lives in a file of its own (serve_echo.go,
-// serve_proxy.go, serve_exec.go, serve_replay.go, serve_a3s.go) that holds its flags, their check and the
-// serve.Backend they build; the verb's code names none of them but in backends.
+// serve_proxy.go, serve_exec.go, serve_replay.go, serve_a3s.go, serve_reference.go) that holds its flags, their
+// check and the serve.Backend they build; the verb's code names none of them but in backends.
 type backendFlags interface {
 	// about is how help and usage errors name the backend.
 	about() backendAbout
