@@ -4,12 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"maps"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -19,6 +22,7 @@ import (
 	"github.com/a2acli/a2a/internal/testagent"
 	"github.com/a2acli/a2a/internal/testagent/wire"
 	"github.com/a2acli/a2a/internal/testskip"
+	"github.com/a2aproject/a2a-go/v2/a2a"
 )
 
 // The MCP Go SDK's own client drives `a2a mcp` (the built binary) over stdio and streamable HTTP, against serve's
@@ -431,6 +435,135 @@ func TestMCPHTTPGuard(t *testing.T) {
 	} {
 		if got := post(c.host, c.origin); got != c.want {
 			t.Errorf("POST /mcp with Host %q, Origin %q: %d, want %d", c.host, c.origin, got, c.want)
+		}
+	}
+}
+
+// Each skill on the card is a tool: named after the agent and the skill (valid MCP names, a clash numbered), its
+// description the skill's description, tags, input modes and examples, with a card's control bytes removed.
+func TestMCPToolsFromCard(t *testing.T) {
+	ag := testagent.Start(t, testagent.Options{Behavior: testagent.Echo, EditCard: func(c *a2a.AgentCard) {
+		c.Name = "Currency Agent"
+		c.Skills = []a2a.AgentSkill{
+			{ID: "convert", Name: "Convert", Description: "converts an amount \x1b[31mbetween\x1b[0m currencies",
+				Tags: []string{"money", "fx"}, InputModes: []string{"text/plain"},
+				Examples: []string{"100 USD in EUR", "what is 5 GBP in JPY?"}},
+			{ID: "Convert!", Name: "convert again", Description: "a second skill whose name clashes"},
+		}
+	}})
+	cs := connectMCP(t, "stdio", nil, ag.URL)
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tools := map[string]*mcp.Tool{}
+	for _, tool := range res.Tools {
+		tools[tool.Name] = tool
+	}
+	if len(tools) != 3 || tools["currency_agent_convert"] == nil || tools["currency_agent_convert_2"] == nil || tools["continue"] == nil {
+		t.Fatalf("tools = %v, want currency_agent_convert, currency_agent_convert_2 and continue", slices.Collect(maps.Keys(tools)))
+	}
+	d := tools["currency_agent_convert"].Description
+	for _, want := range []string{"Convert (A2A agent Currency Agent): converts an amount", "Tags: money, fx",
+		"Accepts: text/plain", "- 100 USD in EUR", "- what is 5 GBP in JPY?"} {
+		if !strings.Contains(d, want) {
+			t.Errorf("description %q lacks %q", d, want)
+		}
+	}
+	if strings.Contains(d, "\x1b") {
+		t.Errorf("description %q carries the card's escape bytes", d)
+	}
+	r := callTool(t, context.Background(), cs, "currency_agent_convert_2", map[string]any{"message": "via the second skill"})
+	if r.IsError || !strings.Contains(resultText(r), "via the second skill") {
+		t.Fatalf("result: error %v, text %q", r.IsError, resultText(r))
+	}
+}
+
+// A task that stops at auth-required is a tool error that names the task and points to `a2a auth login URL`.
+func TestMCPAuthRequiredTask(t *testing.T) {
+	ag := testagent.Start(t, testagent.Options{Behavior: testagent.AuthRequired})
+	for _, transport := range []string{"stdio", "http"} {
+		t.Run(transport, func(t *testing.T) {
+			cs := connectMCP(t, transport, nil, ag.URL)
+			r := callTool(t, context.Background(), cs, toolNames(t, cs)[1], map[string]any{"message": "start"})
+			st := structured(t, r)
+			if !r.IsError || st["state"] != "auth-required" || !strings.Contains(resultText(r), "a2a auth login "+ag.URL) ||
+				!strings.Contains(resultText(r), st["taskId"].(string)) {
+				t.Fatalf("auth-required: error %v, structured %v, text %q", r.IsError, st, resultText(r))
+			}
+		})
+	}
+}
+
+// After `a2a auth login`, which a tool result points to, a new `a2a mcp` (hosts start one per session) sends the
+// token stored for each agent's origin, as every verb does, and to no other agent it serves.
+func TestMCPAfterAuthLogin(t *testing.T) {
+	t.Parallel()
+	op := startOP(t)
+	tokenURL, userinfoURL := opEndpoints(t, op)
+	var userinfo atomic.Value
+	userinfo.Store(userinfoURL)
+	agent := testagent.Start(t, testagent.Options{Behavior: testagent.Echo, Authorize: userinfoCheck(&userinfo), EditCard: func(c *a2a.AgentCard) {
+		c.Name = "Secured"
+		c.SecuritySchemes = a2a.NamedSecuritySchemes{"oauth": a2a.OAuth2SecurityScheme{
+			Flows: a2a.ClientCredentialsOAuthFlow{TokenURL: tokenURL, Scopes: map[string]string{"openid": "who you are"}}}}
+		c.SecurityRequirements = a2a.SecurityRequirementsOptions{{"oauth": {"openid"}}}
+	}})
+	other := testagent.Start(t, testagent.Options{Behavior: testagent.Echo, EditCard: func(c *a2a.AgentCard) { c.Name = "Other" }})
+	home := t.TempDir()
+	env := authEnv(home)
+	secret := filepath.Join(home, "secret")
+	if err := os.WriteFile(secret, []byte("verysecret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	cs := connectMCP(t, "stdio", &mcpClient{env: env}, agent.URL, other.URL)
+	r := callTool(t, context.Background(), cs, "secured_echo", map[string]any{"message": "before login"})
+	if !r.IsError || !strings.Contains(resultText(r), "a2a auth login "+agent.URL) {
+		t.Fatalf("before login: error %v, text %q", r.IsError, resultText(r))
+	}
+
+	login := runEnv(t, "", env, "", "auth", "login", agent.URL, "--client-id", "sid1", "--client-secret", "@"+secret)
+	wantCode(t, login, 0)
+	tok := runEnv(t, "", env, "", "auth", "token", agent.URL)
+	wantCode(t, tok, 0)
+	token := strings.TrimSpace(tok.stdout)
+
+	h := &mcpClient{env: env}
+	cs = connectMCP(t, "stdio", h, agent.URL, other.URL)
+	r = callTool(t, context.Background(), cs, "secured_echo", map[string]any{"message": "with the stored token"})
+	if r.IsError || !strings.Contains(resultText(r), "with the stored token") {
+		t.Fatalf("after login: error %v, text %q\nstderr:\n%s", r.IsError, resultText(r), h.stderr.String())
+	}
+	if got := lastAuth(agent); got != "Bearer "+token {
+		t.Fatalf("the agent got Authorization %q, want the stored token", got)
+	}
+	r = callTool(t, context.Background(), cs, "other_echo", map[string]any{"message": "to the other agent"})
+	if r.IsError || !strings.Contains(resultText(r), "to the other agent") {
+		t.Fatalf("other agent: error %v, text %q", r.IsError, resultText(r))
+	}
+	for _, hdr := range other.Requests() {
+		if hdr.Get("Authorization") != "" {
+			t.Fatalf("the stored token of %s went to the other agent: %q", agent.URL, hdr.Get("Authorization"))
+		}
+	}
+	if strings.Contains(h.stderr.String(), token) {
+		t.Errorf("the token is on stderr:\n%s", h.stderr.String())
+	}
+}
+
+// Credentials given go to every agent a2a mcp serves, each on its own origin: not only to the agent named last.
+func TestMCPCredentialsEachAgent(t *testing.T) {
+	first := testagent.Start(t, testagent.Options{Behavior: testagent.Echo, RequireAuth: "Bearer s3cret-token",
+		EditCard: func(c *a2a.AgentCard) { c.Name = "First" }})
+	second := testagent.Start(t, testagent.Options{Behavior: testagent.Echo, RequireAuth: "Bearer s3cret-token",
+		EditCard: func(c *a2a.AgentCard) { c.Name = "Second" }})
+	h := &mcpClient{env: []string{"A2ACLI_AUTH=Bearer s3cret-token"}}
+	cs := connectMCP(t, "stdio", h, first.URL, second.URL)
+	for _, tool := range []string{"first_echo", "second_echo"} {
+		r := callTool(t, context.Background(), cs, tool, map[string]any{"message": "to " + tool})
+		if r.IsError || !strings.Contains(resultText(r), "to "+tool) {
+			t.Errorf("%s: error %v, text %q\nstderr:\n%s", tool, r.IsError, resultText(r), h.stderr.String())
 		}
 	}
 }

@@ -18,9 +18,9 @@ import (
 
 // Config is what the bridge needs from the command's run.
 type Config struct {
-	// Dialer connects to the agents: credentials, TLS and the origin rule come from the run's configuration, as for
-	// every verb.
-	Dialer *client.Dialer
+	// Connect connects to the agent at a URL as every verb does: credentials (those given, else the token `auth
+	// login` stored for its origin), TLS, the origin rule and the card's signature come from the run's configuration.
+	Connect func(ctx context.Context, url string) (*client.Conn, error)
 	// Env is the -v log, the tenant and the wait bounds of following a task.
 	Env *follow.Env
 	// Save is --save: file parts of answers are written there and linked (empty: embedded as resources).
@@ -71,7 +71,7 @@ func New(ctx context.Context, cfg Config, urls []string) (*Bridge, error) {
 		if cfg.Env.Tenant != "" {
 			cctx = a2a.AttachTenant(ctx, cfg.Env.Tenant)
 		}
-		c, err := cfg.Dialer.Connect(cctx, u)
+		c, err := cfg.Connect(cctx, u)
 		if err != nil {
 			b.Close()
 			return nil, fmt.Errorf("%s: %w", termsafe.Line(u), err)
