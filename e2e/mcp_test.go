@@ -567,3 +567,53 @@ func TestMCPCredentialsEachAgent(t *testing.T) {
 		}
 	}
 }
+
+// What else a call can come to: a failed task is a tool error with the agent's message; an agent that answers with
+// a bare message gives that message; and a host's cancellation cancels the task of an agent that does not stream,
+// which the bridge polls.
+func TestMCPTaskOutcomes(t *testing.T) {
+	t.Run("failed", func(t *testing.T) {
+		ag := testagent.Start(t, testagent.Options{Behavior: testagent.Fail})
+		cs := connectMCP(t, "stdio", nil, ag.URL)
+		r := callTool(t, context.Background(), cs, toolNames(t, cs)[1], map[string]any{"message": "go"})
+		if st := structured(t, r); !r.IsError || st["state"] != "failed" || !strings.Contains(resultText(r), testagent.FailText) ||
+			!strings.Contains(resultText(r), "task "+st["taskId"].(string)+" failed") {
+			t.Fatalf("failed: error %v, structured %v, text %q", r.IsError, st, resultText(r))
+		}
+	})
+	t.Run("message", func(t *testing.T) {
+		ag := testagent.Start(t, testagent.Options{Behavior: testagent.MessageOnly})
+		cs := connectMCP(t, "stdio", nil, ag.URL)
+		r := callTool(t, context.Background(), cs, toolNames(t, cs)[1], map[string]any{"message": "just a message"})
+		if r.IsError || resultText(r) != "echo: just a message" || r.StructuredContent != nil {
+			t.Fatalf("message: error %v, structured %v, text %q", r.IsError, r.StructuredContent, resultText(r))
+		}
+	})
+	t.Run("cancel_polled", func(t *testing.T) {
+		ag := testagent.Start(t, testagent.Options{Behavior: testagent.Slow, Delay: time.Minute, NoStreaming: true})
+		h := &mcpClient{}
+		cs := connectMCP(t, "stdio", h, ag.URL)
+		ctx, cancel := context.WithCancel(context.Background())
+		errc := make(chan error, 1)
+		go func() {
+			p := &mcp.CallToolParams{Name: "test_agent_slow_slow", Arguments: map[string]any{"message": "slowly"}}
+			p.SetProgressToken("slow")
+			_, err := cs.CallTool(ctx, p)
+			errc <- err
+		}()
+		select {
+		case <-h.gotProg: // the task exists: the agent answered SendMessage with it
+		case err := <-errc:
+			t.Fatalf("the call ended before any progress: %v", err)
+		case <-time.After(20 * time.Second):
+			t.Fatal("no progress notification within 20s")
+		}
+		cancel()
+		if err := <-errc; err == nil {
+			t.Fatal("a canceled call returned no error")
+		}
+		eventually(t, 15*time.Second, "a canceled task on the agent after the host canceled", func() bool {
+			return strings.Contains(run(t, "", "list", "tasks", ag.URL, "-o", "json").stdout, "TASK_STATE_CANCELED")
+		})
+	})
+}
