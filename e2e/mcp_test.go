@@ -495,8 +495,8 @@ func TestMCPAuthRequiredTask(t *testing.T) {
 	}
 }
 
-// After `a2a auth login`, which a tool result points to, a new `a2a mcp` (hosts start one per session) sends the
-// token stored for each agent's origin, as every verb does, and to no other agent it serves.
+// After `a2a auth login`, which a tool result points to, the running `a2a mcp` and a new one (hosts start one per
+// session) send the token stored for each agent's origin, as every verb does, and to no other agent they serve.
 func TestMCPAfterAuthLogin(t *testing.T) {
 	t.Parallel()
 	op := startOP(t)
@@ -510,6 +510,12 @@ func TestMCPAfterAuthLogin(t *testing.T) {
 		c.SecurityRequirements = a2a.SecurityRequirementsOptions{{"oauth": {"openid"}}}
 	}})
 	other := testagent.Start(t, testagent.Options{Behavior: testagent.Echo, EditCard: func(c *a2a.AgentCard) { c.Name = "Other" }})
+	// waiter's tasks stop at auth-required (A2A §7.6) until a call about the task carries a token the OP knows.
+	waiter := testagent.Start(t, testagent.Options{Behavior: testagent.AuthRequired, TaskAuth: userinfoCheck(&userinfo), EditCard: func(c *a2a.AgentCard) {
+		c.Name = "Waiter"
+		c.SecuritySchemes = a2a.NamedSecuritySchemes{"oauth": a2a.OAuth2SecurityScheme{
+			Flows: a2a.ClientCredentialsOAuthFlow{TokenURL: tokenURL, Scopes: map[string]string{"openid": "who you are"}}}}
+	}})
 	home := t.TempDir()
 	env := authEnv(home)
 	secret := filepath.Join(home, "secret")
@@ -517,17 +523,35 @@ func TestMCPAfterAuthLogin(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	cs := connectMCP(t, "stdio", &mcpClient{env: env}, agent.URL, other.URL)
+	cs := connectMCP(t, "stdio", &mcpClient{env: env}, agent.URL, other.URL, waiter.URL)
 	r := callTool(t, context.Background(), cs, "secured_echo", map[string]any{"message": "before login"})
 	if !r.IsError || !strings.Contains(resultText(r), "a2a auth login "+agent.URL) {
 		t.Fatalf("before login: error %v, text %q", r.IsError, resultText(r))
 	}
+	r = callTool(t, context.Background(), cs, "waiter_auth-required", map[string]any{"message": "start"})
+	waiting := structured(t, r)
+	if !r.IsError || waiting["state"] != "auth-required" || !strings.Contains(resultText(r), "a2a auth login "+waiter.URL) {
+		t.Fatalf("auth-required before login: error %v, structured %v, text %q", r.IsError, waiting, resultText(r))
+	}
 
 	login := runEnv(t, "", env, "", "auth", "login", agent.URL, "--client-id", "sid1", "--client-secret", "@"+secret)
 	wantCode(t, login, 0)
+	login = runEnv(t, "", env, "", "auth", "login", waiter.URL, "--client-id", "sid1", "--client-secret", "@"+secret)
+	wantCode(t, login, 0)
+	// As the auth-required result says: after the login, continue the task, in the same session.
+	r = callTool(t, context.Background(), cs, "continue", map[string]any{"taskId": waiting["taskId"], "answer": "go on"})
+	if st := structured(t, r); r.IsError || st["state"] != "completed" || !strings.Contains(resultText(r), "authorized: start") {
+		t.Fatalf("continue after login: error %v, structured %v, text %q", r.IsError, st, resultText(r))
+	}
 	tok := runEnv(t, "", env, "", "auth", "token", agent.URL)
 	wantCode(t, tok, 0)
 	token := strings.TrimSpace(tok.stdout)
+
+	// The same session, as the result asked: the call refused for credentials makes the next one read the token.
+	r = callTool(t, context.Background(), cs, "secured_echo", map[string]any{"message": "after login, same session"})
+	if r.IsError || !strings.Contains(resultText(r), "after login, same session") {
+		t.Fatalf("after login, same session: error %v, text %q", r.IsError, resultText(r))
+	}
 
 	h := &mcpClient{env: env}
 	cs = connectMCP(t, "stdio", h, agent.URL, other.URL)
