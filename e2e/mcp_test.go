@@ -576,18 +576,32 @@ func TestMCPAfterAuthLogin(t *testing.T) {
 	}
 }
 
-// Credentials given go to every agent a2a mcp serves, each on its own origin: not only to the agent named last.
+// Credentials given (environment or --config) go to every agent a2a mcp serves, each on its own origin: not only
+// to the agent named last.
 func TestMCPCredentialsEachAgent(t *testing.T) {
 	first := testagent.Start(t, testagent.Options{Behavior: testagent.Echo, RequireAuth: "Bearer s3cret-token",
 		EditCard: func(c *a2a.AgentCard) { c.Name = "First" }})
 	second := testagent.Start(t, testagent.Options{Behavior: testagent.Echo, RequireAuth: "Bearer s3cret-token",
 		EditCard: func(c *a2a.AgentCard) { c.Name = "Second" }})
-	h := &mcpClient{env: []string{"A2ACLI_AUTH=Bearer s3cret-token"}}
-	cs := connectMCP(t, "stdio", h, first.URL, second.URL)
-	for _, tool := range []string{"first_echo", "second_echo"} {
-		r := callTool(t, context.Background(), cs, tool, map[string]any{"message": "to " + tool})
-		if r.IsError || !strings.Contains(resultText(r), "to "+tool) {
-			t.Errorf("%s: error %v, text %q\nstderr:\n%s", tool, r.IsError, resultText(r), h.stderr.String())
+	// From the environment, and from a dotenv file named by --config: the configuration every verb reads.
+	config := filepath.Join(t.TempDir(), "agents.env")
+	if err := os.WriteFile(config, []byte("A2ACLI_AUTH=Bearer s3cret-token\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for name, c := range map[string]struct {
+		env  []string
+		args []string
+	}{
+		"env":    {env: []string{"A2ACLI_AUTH=Bearer s3cret-token"}},
+		"config": {args: []string{"--config", config}},
+	} {
+		h := &mcpClient{env: c.env}
+		cs := connectMCP(t, "stdio", h, append([]string{first.URL, second.URL}, c.args...)...)
+		for _, tool := range []string{"first_echo", "second_echo"} {
+			r := callTool(t, context.Background(), cs, tool, map[string]any{"message": "to " + tool})
+			if r.IsError || !strings.Contains(resultText(r), "to "+tool) {
+				t.Errorf("%s, %s: error %v, text %q\nstderr:\n%s", name, tool, r.IsError, resultText(r), h.stderr.String())
+			}
 		}
 	}
 }
