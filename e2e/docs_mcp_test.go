@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -23,7 +24,7 @@ func TestDocsMCPExamples(t *testing.T) {
 		switch {
 		case strings.HasPrefix(line, "```"):
 			in = line == "```sh"
-		case in && strings.HasPrefix(line, "a2a "):
+		case in && (strings.HasPrefix(line, "a2a ") || strings.Contains(line, "&& a2a ")):
 			cmds = append(cmds, line)
 		}
 	}
@@ -52,6 +53,16 @@ func TestDocsMCPExamples(t *testing.T) {
 			wantCode(t, r, 0)
 			if !strings.HasPrefix(r.stdout, "---\nname: a2a\ndescription: ") {
 				t.Errorf("a2a skill: %q", trim(r.stdout))
+			}
+		case "mkdir -p ~/.agents/skills/a2a && a2a skill > ~/.agents/skills/a2a/SKILL.md":
+			// In a HOME of the test's own: the skill lands where assistants look for it, byte for byte.
+			home := t.TempDir()
+			r := sh(t, "export HOME="+home+" && "+c)
+			wantCode(t, r, 0)
+			got, err := os.ReadFile(filepath.Join(home, ".agents", "skills", "a2a", "SKILL.md"))
+			want, err2 := os.ReadFile("../skills/a2a/SKILL.md")
+			if err != nil || err2 != nil || string(got) != string(want) {
+				t.Errorf("%s: installed %d bytes (%v), want skills/a2a/SKILL.md (%v)", c, len(got), err, err2)
 			}
 		default:
 			t.Errorf("docs/mcp.md shows %q, which this test does not run: add it", c)

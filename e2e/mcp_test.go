@@ -4,12 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"maps"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -19,6 +22,7 @@ import (
 	"github.com/a2acli/a2a/internal/testagent"
 	"github.com/a2acli/a2a/internal/testagent/wire"
 	"github.com/a2acli/a2a/internal/testskip"
+	"github.com/a2aproject/a2a-go/v2/a2a"
 )
 
 // The MCP Go SDK's own client drives `a2a mcp` (the built binary) over stdio and streamable HTTP, against serve's
@@ -433,4 +437,221 @@ func TestMCPHTTPGuard(t *testing.T) {
 			t.Errorf("POST /mcp with Host %q, Origin %q: %d, want %d", c.host, c.origin, got, c.want)
 		}
 	}
+}
+
+// Each skill on the card is a tool: named after the agent and the skill (valid MCP names, a clash numbered), its
+// description the skill's description, tags, input modes and examples, with a card's control bytes removed.
+func TestMCPToolsFromCard(t *testing.T) {
+	ag := testagent.Start(t, testagent.Options{Behavior: testagent.Echo, EditCard: func(c *a2a.AgentCard) {
+		c.Name = "Currency Agent"
+		c.Skills = []a2a.AgentSkill{
+			{ID: "convert", Name: "Convert", Description: "converts an amount \x1b[31mbetween\x1b[0m currencies",
+				Tags: []string{"money", "fx"}, InputModes: []string{"text/plain"},
+				Examples: []string{"100 USD in EUR", "what is 5 GBP in JPY?"}},
+			{ID: "Convert!", Name: "convert again", Description: "a second skill whose name clashes"},
+		}
+	}})
+	cs := connectMCP(t, "stdio", nil, ag.URL)
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tools := map[string]*mcp.Tool{}
+	for _, tool := range res.Tools {
+		tools[tool.Name] = tool
+	}
+	if len(tools) != 3 || tools["currency_agent_convert"] == nil || tools["currency_agent_convert_2"] == nil || tools["continue"] == nil {
+		t.Fatalf("tools = %v, want currency_agent_convert, currency_agent_convert_2 and continue", slices.Collect(maps.Keys(tools)))
+	}
+	d := tools["currency_agent_convert"].Description
+	for _, want := range []string{"Convert (A2A agent Currency Agent): converts an amount", "Tags: money, fx",
+		"Accepts: text/plain", "- 100 USD in EUR", "- what is 5 GBP in JPY?"} {
+		if !strings.Contains(d, want) {
+			t.Errorf("description %q lacks %q", d, want)
+		}
+	}
+	if strings.Contains(d, "\x1b") {
+		t.Errorf("description %q carries the card's escape bytes", d)
+	}
+	r := callTool(t, context.Background(), cs, "currency_agent_convert_2", map[string]any{"message": "via the second skill"})
+	if r.IsError || !strings.Contains(resultText(r), "via the second skill") {
+		t.Fatalf("result: error %v, text %q", r.IsError, resultText(r))
+	}
+}
+
+// A task that stops at auth-required is a tool error that names the task and points to `a2a auth login URL`.
+func TestMCPAuthRequiredTask(t *testing.T) {
+	ag := testagent.Start(t, testagent.Options{Behavior: testagent.AuthRequired})
+	for _, transport := range []string{"stdio", "http"} {
+		t.Run(transport, func(t *testing.T) {
+			cs := connectMCP(t, transport, nil, ag.URL)
+			r := callTool(t, context.Background(), cs, toolNames(t, cs)[1], map[string]any{"message": "start"})
+			st := structured(t, r)
+			if !r.IsError || st["state"] != "auth-required" || !strings.Contains(resultText(r), "a2a auth login "+ag.URL) ||
+				!strings.Contains(resultText(r), st["taskId"].(string)) {
+				t.Fatalf("auth-required: error %v, structured %v, text %q", r.IsError, st, resultText(r))
+			}
+		})
+	}
+}
+
+// After `a2a auth login`, which a tool result points to, the running `a2a mcp` and a new one (hosts start one per
+// session) send the token stored for each agent's origin, as every verb does, and to no other agent they serve.
+func TestMCPAfterAuthLogin(t *testing.T) {
+	t.Parallel()
+	op := startOP(t)
+	tokenURL, userinfoURL := opEndpoints(t, op)
+	var userinfo atomic.Value
+	userinfo.Store(userinfoURL)
+	agent := testagent.Start(t, testagent.Options{Behavior: testagent.Echo, Authorize: userinfoCheck(&userinfo), EditCard: func(c *a2a.AgentCard) {
+		c.Name = "Secured"
+		c.SecuritySchemes = a2a.NamedSecuritySchemes{"oauth": a2a.OAuth2SecurityScheme{
+			Flows: a2a.ClientCredentialsOAuthFlow{TokenURL: tokenURL, Scopes: map[string]string{"openid": "who you are"}}}}
+		c.SecurityRequirements = a2a.SecurityRequirementsOptions{{"oauth": {"openid"}}}
+	}})
+	other := testagent.Start(t, testagent.Options{Behavior: testagent.Echo, EditCard: func(c *a2a.AgentCard) { c.Name = "Other" }})
+	// waiter's tasks stop at auth-required (A2A §7.6) until a call about the task carries a token the OP knows.
+	waiter := testagent.Start(t, testagent.Options{Behavior: testagent.AuthRequired, TaskAuth: userinfoCheck(&userinfo), EditCard: func(c *a2a.AgentCard) {
+		c.Name = "Waiter"
+		c.SecuritySchemes = a2a.NamedSecuritySchemes{"oauth": a2a.OAuth2SecurityScheme{
+			Flows: a2a.ClientCredentialsOAuthFlow{TokenURL: tokenURL, Scopes: map[string]string{"openid": "who you are"}}}}
+	}})
+	home := t.TempDir()
+	env := authEnv(home)
+	secret := filepath.Join(home, "secret")
+	if err := os.WriteFile(secret, []byte("verysecret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	cs := connectMCP(t, "stdio", &mcpClient{env: env}, agent.URL, other.URL, waiter.URL)
+	r := callTool(t, context.Background(), cs, "secured_echo", map[string]any{"message": "before login"})
+	if !r.IsError || !strings.Contains(resultText(r), "a2a auth login "+agent.URL) {
+		t.Fatalf("before login: error %v, text %q", r.IsError, resultText(r))
+	}
+	r = callTool(t, context.Background(), cs, "waiter_auth-required", map[string]any{"message": "start"})
+	waiting := structured(t, r)
+	if !r.IsError || waiting["state"] != "auth-required" || !strings.Contains(resultText(r), "a2a auth login "+waiter.URL) {
+		t.Fatalf("auth-required before login: error %v, structured %v, text %q", r.IsError, waiting, resultText(r))
+	}
+
+	login := runEnv(t, "", env, "", "auth", "login", agent.URL, "--client-id", "sid1", "--client-secret", "@"+secret)
+	wantCode(t, login, 0)
+	login = runEnv(t, "", env, "", "auth", "login", waiter.URL, "--client-id", "sid1", "--client-secret", "@"+secret)
+	wantCode(t, login, 0)
+	// As the auth-required result says: after the login, continue the task, in the same session.
+	r = callTool(t, context.Background(), cs, "continue", map[string]any{"taskId": waiting["taskId"], "answer": "go on"})
+	if st := structured(t, r); r.IsError || st["state"] != "completed" || !strings.Contains(resultText(r), "authorized: start") {
+		t.Fatalf("continue after login: error %v, structured %v, text %q", r.IsError, st, resultText(r))
+	}
+	tok := runEnv(t, "", env, "", "auth", "token", agent.URL)
+	wantCode(t, tok, 0)
+	token := strings.TrimSpace(tok.stdout)
+
+	// The same session, as the result asked: the call refused for credentials makes the next one read the token.
+	r = callTool(t, context.Background(), cs, "secured_echo", map[string]any{"message": "after login, same session"})
+	if r.IsError || !strings.Contains(resultText(r), "after login, same session") {
+		t.Fatalf("after login, same session: error %v, text %q", r.IsError, resultText(r))
+	}
+
+	h := &mcpClient{env: env}
+	cs = connectMCP(t, "stdio", h, agent.URL, other.URL)
+	r = callTool(t, context.Background(), cs, "secured_echo", map[string]any{"message": "with the stored token"})
+	if r.IsError || !strings.Contains(resultText(r), "with the stored token") {
+		t.Fatalf("after login: error %v, text %q\nstderr:\n%s", r.IsError, resultText(r), h.stderr.String())
+	}
+	if got := lastAuth(agent); got != "Bearer "+token {
+		t.Fatalf("the agent got Authorization %q, want the stored token", got)
+	}
+	r = callTool(t, context.Background(), cs, "other_echo", map[string]any{"message": "to the other agent"})
+	if r.IsError || !strings.Contains(resultText(r), "to the other agent") {
+		t.Fatalf("other agent: error %v, text %q", r.IsError, resultText(r))
+	}
+	for _, hdr := range other.Requests() {
+		if hdr.Get("Authorization") != "" {
+			t.Fatalf("the stored token of %s went to the other agent: %q", agent.URL, hdr.Get("Authorization"))
+		}
+	}
+	if strings.Contains(h.stderr.String(), token) {
+		t.Errorf("the token is on stderr:\n%s", h.stderr.String())
+	}
+}
+
+// Credentials given (environment or --config) go to every agent a2a mcp serves, each on its own origin: not only
+// to the agent named last.
+func TestMCPCredentialsEachAgent(t *testing.T) {
+	first := testagent.Start(t, testagent.Options{Behavior: testagent.Echo, RequireAuth: "Bearer s3cret-token",
+		EditCard: func(c *a2a.AgentCard) { c.Name = "First" }})
+	second := testagent.Start(t, testagent.Options{Behavior: testagent.Echo, RequireAuth: "Bearer s3cret-token",
+		EditCard: func(c *a2a.AgentCard) { c.Name = "Second" }})
+	// From the environment, and from a dotenv file named by --config: the configuration every verb reads.
+	config := filepath.Join(t.TempDir(), "agents.env")
+	if err := os.WriteFile(config, []byte("A2ACLI_AUTH=Bearer s3cret-token\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for name, c := range map[string]struct {
+		env  []string
+		args []string
+	}{
+		"env":    {env: []string{"A2ACLI_AUTH=Bearer s3cret-token"}},
+		"config": {args: []string{"--config", config}},
+	} {
+		h := &mcpClient{env: c.env}
+		cs := connectMCP(t, "stdio", h, append([]string{first.URL, second.URL}, c.args...)...)
+		for _, tool := range []string{"first_echo", "second_echo"} {
+			r := callTool(t, context.Background(), cs, tool, map[string]any{"message": "to " + tool})
+			if r.IsError || !strings.Contains(resultText(r), "to "+tool) {
+				t.Errorf("%s, %s: error %v, text %q\nstderr:\n%s", name, tool, r.IsError, resultText(r), h.stderr.String())
+			}
+		}
+	}
+}
+
+// What else a call can come to: a failed task is a tool error with the agent's message; an agent that answers with
+// a bare message gives that message; and a host's cancellation cancels the task of an agent that does not stream,
+// which the bridge polls.
+func TestMCPTaskOutcomes(t *testing.T) {
+	t.Run("failed", func(t *testing.T) {
+		ag := testagent.Start(t, testagent.Options{Behavior: testagent.Fail})
+		cs := connectMCP(t, "stdio", nil, ag.URL)
+		r := callTool(t, context.Background(), cs, toolNames(t, cs)[1], map[string]any{"message": "go"})
+		if st := structured(t, r); !r.IsError || st["state"] != "failed" || !strings.Contains(resultText(r), testagent.FailText) ||
+			!strings.Contains(resultText(r), "task "+st["taskId"].(string)+" failed") {
+			t.Fatalf("failed: error %v, structured %v, text %q", r.IsError, st, resultText(r))
+		}
+	})
+	t.Run("message", func(t *testing.T) {
+		ag := testagent.Start(t, testagent.Options{Behavior: testagent.MessageOnly})
+		cs := connectMCP(t, "stdio", nil, ag.URL)
+		r := callTool(t, context.Background(), cs, toolNames(t, cs)[1], map[string]any{"message": "just a message"})
+		if r.IsError || resultText(r) != "echo: just a message" || r.StructuredContent != nil {
+			t.Fatalf("message: error %v, structured %v, text %q", r.IsError, r.StructuredContent, resultText(r))
+		}
+	})
+	t.Run("cancel_polled", func(t *testing.T) {
+		ag := testagent.Start(t, testagent.Options{Behavior: testagent.Slow, Delay: time.Minute, NoStreaming: true})
+		h := &mcpClient{}
+		cs := connectMCP(t, "stdio", h, ag.URL)
+		ctx, cancel := context.WithCancel(context.Background())
+		errc := make(chan error, 1)
+		go func() {
+			p := &mcp.CallToolParams{Name: "test_agent_slow_slow", Arguments: map[string]any{"message": "slowly"}}
+			p.SetProgressToken("slow")
+			_, err := cs.CallTool(ctx, p)
+			errc <- err
+		}()
+		select {
+		case <-h.gotProg: // the task exists: the agent answered SendMessage with it
+		case err := <-errc:
+			t.Fatalf("the call ended before any progress: %v", err)
+		case <-time.After(20 * time.Second):
+			t.Fatal("no progress notification within 20s")
+		}
+		cancel()
+		if err := <-errc; err == nil {
+			t.Fatal("a canceled call returned no error")
+		}
+		eventually(t, 15*time.Second, "a canceled task on the agent after the host canceled", func() bool {
+			return strings.Contains(run(t, "", "list", "tasks", ag.URL, "-o", "json").stdout, "TASK_STATE_CANCELED")
+		})
+	})
 }

@@ -120,7 +120,7 @@ func runExamples(t *testing.T, cmds []string) {
 	coder := startServe(t, "--replay", filepath.Join(recordings, "gemini-approve-write.jsonl"),
 		"--replay", filepath.Join(recordings, "gemini-reject-write.jsonl"),
 		"--replay", filepath.Join(recordings, "commands.jsonl"), "--idle-timeout", "300ms", "--quiet")
-	dir := t.TempDir()
+	dir, home := t.TempDir(), t.TempDir()
 	files := map[string]string{
 		"message.json": `{"role":"ROLE_USER","parts":[{"text":"from a file"}]}`,
 		"chart.png":    "\x89PNG\r\n\x1a\n0000",
@@ -185,7 +185,8 @@ func runExamples(t *testing.T, cmds []string) {
 				}
 				return
 			}
-			r := sh(t, "cd "+dir+" && "+cmd)
+			// HOME is the test's own: an example that installs into ~ (a2a skill's) must not write the user's.
+			r := sh(t, "cd "+dir+" && export HOME="+home+" && "+cmd)
 			want := 0
 			if strings.HasPrefix(cmd, "a2a cancel") || strings.HasPrefix(cmd, "a2a task cancel") {
 				want = 1 // the echo task already completed: TaskNotCancelableError

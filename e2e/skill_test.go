@@ -8,7 +8,10 @@ import (
 	"testing"
 )
 
-var requirementID = regexp.MustCompile(`A2ACLI_[A-Z_]+_[0-9]{3}`)
+var (
+	requirementID = regexp.MustCompile(`A2ACLI_[A-Z_]+_[0-9]{3}`)
+	skillName     = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+)
 
 // TestSkillShipped holds the Agent Skill to the a2a-cli specification's §14 (A2ACLI_SKILL_001/002): exactly one
 // skill is shipped, `a2a skill` prints it byte for byte, it stays small, sends the agent to the runtime help, and
@@ -33,6 +36,25 @@ func TestSkillShipped(t *testing.T) {
 	}
 	if !strings.HasPrefix(r.stdout, "---\nname: a2a\ndescription: ") || !strings.Contains(r.stdout, "\ncompatibility: ") {
 		t.Errorf("front matter: want name, description and compatibility:\n%s", trim(r.stdout))
+	}
+	// The Agent Skills format's front matter (agentskills.io/specification), as installers check it: name, 1-64
+	// lower-case letters, digits and single hyphens, the skill directory's name; description, 1-1024 characters;
+	// compatibility, at most 500.
+	front, _, ok := strings.Cut(strings.TrimPrefix(r.stdout, "---\n"), "\n---\n")
+	fields := map[string]string{}
+	for _, line := range strings.Split(front, "\n") {
+		if k, v, found := strings.Cut(line, ": "); found && ok {
+			fields[k] = v
+		}
+	}
+	if name := fields["name"]; !skillName.MatchString(name) || len(name) > 64 || name != filepath.Base(filepath.Dir(skills[0])) {
+		t.Errorf("front matter name %q: want the skill directory's name, lower-case letters, digits and single hyphens", name)
+	}
+	if d := fields["description"]; d == "" || len(d) > 1024 {
+		t.Errorf("front matter description: %d characters, want 1-1024", len(d))
+	}
+	if c := fields["compatibility"]; len(c) > 500 {
+		t.Errorf("front matter compatibility: %d characters, want at most 500", len(c))
 	}
 	// Token-efficient: the whole file is loaded into an agent's context whenever the skill is used.
 	if words := len(strings.Fields(r.stdout)); words > 700 {

@@ -84,25 +84,36 @@ func (f *factory) withClient(ctx context.Context, rawURL string, fn func(ctx con
 	if f.opts.Tenant != "" {
 		ctx = a2a.AttachTenant(ctx, f.opts.Tenant)
 	}
-	f.agentURL = rawURL
-	if err := f.useStoredToken(ctx, rawURL); err != nil {
-		return err
-	}
-	c, err := f.dialer().Connect(ctx, rawURL)
+	c, err := f.connect(ctx, rawURL)
 	if err != nil {
 		return err
 	}
 	defer c.Destroy() //nolint:errcheck // closing a client has nothing useful to report
+	return fn(ctx, c)
+}
+
+// connect connects to the agent named by rawURL as every verb does: with the token `auth login` stored for its
+// origin when the user gave no credentials, and its card's signature checked (--verify) or reported.
+func (f *factory) connect(ctx context.Context, rawURL string) (*client.Conn, error) {
+	f.agentURL = rawURL
+	if err := f.useStoredToken(ctx, rawURL); err != nil {
+		return nil, err
+	}
+	c, err := f.dialer().Connect(ctx, rawURL)
+	if err != nil {
+		return nil, err
+	}
 	f.agentOAuth, f.agentCard = declaresOAuth(c.Card), c.Card
 	switch {
 	case f.opts.verify && c.Card != nil:
 		if _, err := f.verifyCard(ctx, c.CardBytes, c.CardURL); err != nil {
-			return err
+			_ = c.Destroy() // closing a client has nothing useful to report
+			return nil, err
 		}
 	case c.Card != nil && len(c.Card.Signatures) > 0:
 		f.checkSignature(ctx, c.CardBytes, c.CardURL)
 	}
-	return fn(ctx, c)
+	return c, nil
 }
 
 // printer renders to stdout in the chosen format.

@@ -66,7 +66,11 @@ Add it to an assistant: claude mcp add echo -- a2a mcp localhost:8080 (guide: do
 
 func runMCP(ctx context.Context, o *mcpOptions) error {
 	f := o.f
-	b, err := mcpbridge.New(ctx, mcpbridge.Config{Dialer: f.dialer(), Env: &follow.Env{Log: f.log, Tenant: f.opts.Tenant},
+	// Each agent is reached as a verb reaches its one agent (connect), through a Dialer of its own: the credential
+	// guard names that agent's origin, and the credentials are those given or, when none were, the token `auth
+	// login` stored for that origin. One Dialer for all would keep them for the last agent named alone.
+	connect := func(ctx context.Context, u string) (*client.Conn, error) { return f.forAgent().connect(ctx, u) }
+	b, err := mcpbridge.New(ctx, mcpbridge.Config{Connect: connect, Env: &follow.Env{Log: f.log, Tenant: f.opts.Tenant},
 		Save: o.save, Version: version, Log: f.io.Err}, o.urls)
 	if err != nil {
 		return err
@@ -74,4 +78,13 @@ func runMCP(ctx context.Context, o *mcpOptions) error {
 	defer b.Close()
 	return b.Serve(ctx, mcpbridge.ServeOptions{HTTP: o.http, AllowHosts: o.allowHosts, AllowOrigins: o.allowOrigins,
 		In: f.io.In, Out: f.io.Out, Err: f.io.Err})
+}
+
+// forAgent is the run as one of several agents it serves sees it: the same options, streams and log, with its own
+// copy of the options (a stored token is set on them) and its own Dialer.
+func (f *factory) forAgent() *factory {
+	af := *f
+	opts := *f.opts
+	af.opts, af.dial = &opts, nil
+	return &af
 }

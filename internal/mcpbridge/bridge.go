@@ -18,9 +18,9 @@ import (
 
 // Config is what the bridge needs from the command's run.
 type Config struct {
-	// Dialer connects to the agents: credentials, TLS and the origin rule come from the run's configuration, as for
-	// every verb.
-	Dialer *client.Dialer
+	// Connect connects to the agent at a URL as every verb does: credentials (those given, else the token `auth
+	// login` stored for its origin), TLS, the origin rule and the card's signature come from the run's configuration.
+	Connect func(ctx context.Context, url string) (*client.Conn, error)
 	// Env is the -v log, the tenant and the wait bounds of following a task.
 	Env *follow.Env
 	// Save is --save: file parts of answers are written there and linked (empty: embedded as resources).
@@ -31,11 +31,48 @@ type Config struct {
 	Log io.Writer
 }
 
-// agent is one agent the bridge serves, connected once for the server's life.
+// agent is one agent the bridge serves, connected when the server starts, and again before the call that follows
+// one refused for credentials: the user may have run the `a2a auth login` the refusal pointed to.
 type agent struct {
 	url  string
-	conn *client.Conn
 	name string // the card's name, for messages
+	card *a2a.AgentCard
+
+	mu     sync.Mutex
+	conn   *client.Conn
+	stale  bool           // a call was refused for credentials: the next one connects again
+	closed []*client.Conn // connections replaced, closed with the bridge (a call may still use one)
+}
+
+// client is the agent's connection for a call: a new one when the last call was refused for credentials (Connect
+// reads the stored token again, renewed), else the one it has. A failed reconnect keeps the old connection: the
+// call then reports what the agent says.
+func (b *Bridge) client(ctx context.Context, a *agent) *client.Conn {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if !a.stale {
+		return a.conn
+	}
+	a.stale = false
+	if b.cfg.Env.Tenant != "" {
+		ctx = a2a.AttachTenant(ctx, b.cfg.Env.Tenant)
+	}
+	c, err := b.cfg.Connect(ctx, a.url)
+	if err != nil {
+		fmt.Fprintf(b.cfg.Log, "a2a mcp: %s: connect again: %s\n", termsafe.Line(a.url), termsafe.Line(err.Error()))
+		return a.conn
+	}
+	a.closed = append(a.closed, a.conn)
+	a.conn = c
+	return c
+}
+
+// refused marks that a call to a was refused for credentials (or its task waits for them): the next call connects
+// again.
+func (a *agent) refused() {
+	a.mu.Lock()
+	a.stale = true
+	a.mu.Unlock()
 }
 
 // Bridge is an MCP server whose tools are the skills of A2A agents.
@@ -71,7 +108,7 @@ func New(ctx context.Context, cfg Config, urls []string) (*Bridge, error) {
 		if cfg.Env.Tenant != "" {
 			cctx = a2a.AttachTenant(ctx, cfg.Env.Tenant)
 		}
-		c, err := cfg.Dialer.Connect(cctx, u)
+		c, err := cfg.Connect(cctx, u)
 		if err != nil {
 			b.Close()
 			return nil, fmt.Errorf("%s: %w", termsafe.Line(u), err)
@@ -80,7 +117,7 @@ func New(ctx context.Context, cfg Config, urls []string) (*Bridge, error) {
 		if c.Card != nil && strings.TrimSpace(c.Card.Name) != "" {
 			name = c.Card.Name
 		}
-		b.agents = append(b.agents, &agent{url: u, conn: c, name: termsafe.Line(name)})
+		b.agents = append(b.agents, &agent{url: u, conn: c, card: c.Card, name: termsafe.Line(name)})
 	}
 	b.server = mcp.NewServer(&mcp.Implementation{Name: "a2a", Title: "A2A agents", Version: cfg.Version},
 		&mcp.ServerOptions{Instructions: instructions})
@@ -100,7 +137,11 @@ func (b *Bridge) Tools() []string { return b.tools }
 // Close closes the agents' clients.
 func (b *Bridge) Close() {
 	for _, a := range b.agents {
-		_ = a.conn.Destroy() // closing a client has nothing useful to report
+		a.mu.Lock()
+		for _, c := range append(a.closed, a.conn) {
+			_ = c.Destroy() // closing a client has nothing useful to report
+		}
+		a.mu.Unlock()
 	}
 }
 

@@ -60,7 +60,8 @@ func (b *Bridge) call(ctx context.Context, req *mcp.CallToolRequest, a *agent, m
 		ctx = a2a.AttachTenant(ctx, b.cfg.Env.Tenant)
 	}
 	prog := &progress{ctx: ctx, req: req}
-	v, err := b.turn(ctx, a, msg, prog)
+	c := b.client(ctx, a)
+	v, err := b.turn(ctx, a, c, msg, prog)
 	var task *a2a.Task
 	if v != nil {
 		task = v.Task
@@ -70,7 +71,7 @@ func (b *Bridge) call(ctx context.Context, req *mcp.CallToolRequest, a *agent, m
 	}
 	if err != nil {
 		if ctx.Err() != nil {
-			b.cancelTask(a, task)
+			b.cancelTask(c, task)
 			return toolError("canceled: the host canceled the call%s", canceledNote(task))
 		}
 		return b.failure(a, task, err)
@@ -88,6 +89,7 @@ func (b *Bridge) call(ctx context.Context, req *mcp.CallToolRequest, a *agent, m
 		}
 		return b.inputRequired(a, task)
 	case a2a.TaskStateAuthRequired:
+		a.refused()
 		r := b.answer(task, statusParts(task), nil)
 		r.IsError = true
 		r.Content = append(r.Content, &mcp.TextContent{Text: fmt.Sprintf(
@@ -113,7 +115,7 @@ func canceledNote(task *a2a.Task) string {
 }
 
 // cancelTask cancels the A2A task of a call the host canceled, unless it had settled.
-func (b *Bridge) cancelTask(a *agent, task *a2a.Task) {
+func (b *Bridge) cancelTask(c *client.Conn, task *a2a.Task) {
 	if task == nil || task.ID == "" || follow.Settled(task.Status.State) {
 		return
 	}
@@ -122,8 +124,8 @@ func (b *Bridge) cancelTask(a *agent, task *a2a.Task) {
 	if b.cfg.Env.Tenant != "" {
 		ctx = a2a.AttachTenant(ctx, b.cfg.Env.Tenant)
 	}
-	_, err := client.Unary(ctx, a.conn, func(ctx context.Context) (*a2a.Task, error) {
-		return a.conn.CancelTask(ctx, &a2a.CancelTaskRequest{ID: task.ID, Tenant: b.cfg.Env.Tenant})
+	_, err := client.Unary(ctx, c, func(ctx context.Context) (*a2a.Task, error) {
+		return c.CancelTask(ctx, &a2a.CancelTaskRequest{ID: task.ID, Tenant: b.cfg.Env.Tenant})
 	})
 	if err != nil {
 		fmt.Fprintf(b.cfg.Log, "a2a mcp: cancel task %s: %s\n", termsafe.Line(string(task.ID)), termsafe.Line(err.Error()))
@@ -136,6 +138,7 @@ func (b *Bridge) cancelTask(a *agent, task *a2a.Task) {
 func (b *Bridge) failure(a *agent, task *a2a.Task, err error) *mcp.CallToolResult {
 	msg := err.Error()
 	if exitcode.Classify(err).Exit == exitcode.Auth {
+		a.refused()
 		msg += fmt.Sprintf(". The agent wants credentials: ask the user to run `a2a auth login %s` or to configure them "+
 			"(see `a2a help environment`)", termsafe.ShellQuote(a.url))
 	}
@@ -147,8 +150,7 @@ func (b *Bridge) failure(a *agent, task *a2a.Task, err error) *mcp.CallToolResul
 
 // turn sends msg and follows its task: by stream when the card says the agent streams, else by SendMessage and
 // GetTask polling. The view holds the settled task (or the message the agent answered with).
-func (b *Bridge) turn(ctx context.Context, a *agent, msg *a2a.Message, prog *progress) (*follow.View, error) {
-	c := a.conn
+func (b *Bridge) turn(ctx context.Context, a *agent, c *client.Conn, msg *a2a.Message, prog *progress) (*follow.View, error) {
 	req := &a2a.SendMessageRequest{Message: msg, Tenant: b.cfg.Env.Tenant}
 	t := follow.New(b.cfg.Env, c, a.url, follow.Answers{}, sink{emit: prog.event})
 	t.Recover = true

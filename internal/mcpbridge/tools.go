@@ -26,7 +26,7 @@ const maxFileBytes = 16 << 20
 func (b *Bridge) register() {
 	var n namer
 	for _, a := range b.agents {
-		card := a.conn.Card
+		card := a.card
 		var skills []a2a.AgentSkill
 		if card != nil {
 			skills = card.Skills
@@ -57,8 +57,8 @@ func (b *Bridge) register() {
 func ptr[T any](v T) *T { return &v }
 
 func cardName(a *agent) string {
-	if a.conn.Card != nil && strings.TrimSpace(a.conn.Card.Name) != "" {
-		return a.conn.Card.Name
+	if a.card != nil && strings.TrimSpace(a.card.Name) != "" {
+		return a.card.Name
 	}
 	return "agent"
 }
