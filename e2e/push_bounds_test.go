@@ -49,6 +49,52 @@ func TestPushLoopbackOffLoopback(t *testing.T) {
 	eventually(t, 30*time.Second, "a notification to the named loopback host", func() bool { return hits.Load() > 0 })
 }
 
+// TestPushLoopbackBehindPublicURL: a serve listening on loopback but published to other machines (a --public-url or
+// an --allow-host naming another host: a reverse proxy or a tunnel on this machine) is reachable from them too, so
+// loopback webhooks need a loopback host named in --push-allow, as off loopback. Before, a caller through the proxy
+// reached the host's own admin endpoint. A --public-url on loopback (the production guide's replicas) changes
+// nothing. The calls are written by hand (the card points at the public URL, which a client would follow).
+func TestPushLoopbackBehindPublicURL(t *testing.T) {
+	t.Parallel()
+	var hits atomic.Int32
+	admin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
+	t.Cleanup(admin.Close)
+	v1 := map[string]string{"A2A-Version": "1.0"}
+	send := func(s *server, hook string) (int, string) {
+		body := fmt.Sprintf(`{"message":{"messageId":"m-%d","role":"ROLE_USER","parts":[{"text":"x"}]},`+
+			`"configuration":{"taskPushNotificationConfig":{"url":%q}}}`, time.Now().UnixNano(), hook)
+		return rawHTTP(t, strings.TrimPrefix(s.url, "http://"), "POST", "/message:send", v1, body)
+	}
+	for _, published := range [][]string{
+		{"--public-url", "https://agent.example.test"},
+		{"--allow-host", "devbox.lan"},
+	} {
+		srv := startServe(t, append([]string{"--echo", "--push-allow", "*"}, published...)...)
+		for _, hook := range []string{admin.URL + "/admin/delete-all?confirm=yes", strings.Replace(admin.URL, "127.0.0.1", "localhost", 1) + "/admin"} {
+			code, body := send(srv, hook)
+			if code == http.StatusOK || !strings.Contains(body, "is this machine") || !strings.Contains(body, "--push-allow") {
+				t.Errorf("%s: a send with a webhook to %s: %d %.300s, want refused naming --push-allow", strings.Join(published, " "), hook, code, body)
+			}
+		}
+	}
+	if n := hits.Load(); n != 0 {
+		t.Fatalf("the host's own admin endpoint got %d requests", n)
+	}
+	for _, args := range [][]string{
+		{"--public-url", "https://agent.example.test", "--push-allow", "127.0.0.1"},
+		{"--public-url", "http://127.0.0.1:8080"},
+	} {
+		srv := startServe(t, append([]string{"--echo"}, args...)...)
+		before := hits.Load()
+		if code, body := send(srv, admin.URL+"/hook"); code != http.StatusOK {
+			t.Fatalf("%s: a send with a loopback webhook: %d %.300s", strings.Join(args, " "), code, body)
+		}
+		eventually(t, 30*time.Second, strings.Join(args, " ")+": a notification to the loopback webhook", func() bool {
+			return hits.Load() > before
+		})
+	}
+}
+
 // TestPushConfigsCapped: a task takes at most 10 push notification configs; the 11th is refused
 // with InvalidParams naming the cap, and replacing one (same ID) still works. Before the fix 1000 configs turned one
 // message into 2000 POSTs.

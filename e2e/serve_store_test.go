@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -60,15 +61,26 @@ func startSlow(t *testing.T, url string) (*client, a2a.TaskID, int) {
 }
 
 // TestStoreSQLiteRestart: tasks survive a restart on sqlite:; one that was running when the server was killed is
-// reported failed at start-up, saying why, instead of working forever.
+// reported failed at start-up, saying why, instead of working forever. The files serve creates hold every task's
+// messages: they are its user's only (0600), whatever the umask lets through (022 gave 0644 before).
 func TestStoreSQLiteRestart(t *testing.T) {
 	t.Parallel()
-	db := "sqlite:" + filepath.Join(t.TempDir(), "tasks.db")
+	dir := t.TempDir()
+	db := "sqlite:" + filepath.Join(dir, "tasks.db")
 	args := []string{"--exec", storeScript, "--chunk", "\n", "--store", db}
 	s := startServe(t, args...)
 	r := run(t, "", "send", s.url, "fast", "-o", "json")
 	wantCode(t, r, 0)
 	done := sendTask(t, r)
+	for _, name := range []string{"tasks.db", "tasks.db-wal"} {
+		fi, err := os.Stat(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m := fi.Mode().Perm(); m != 0o600 {
+			t.Errorf("%s: mode %o, want 600", name, m)
+		}
+	}
 	_, slowID, pid := startSlow(t, s.url)
 	s.cmd.Process.Kill() // kill -9: no chance to write anything more
 	s.cmd.Wait()

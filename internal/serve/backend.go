@@ -40,7 +40,9 @@ type Env struct {
 	// FlushHints finds the flush hint of a stream's request context (package hotpath's flush gate, put
 	// there by the response writer); TaskParts hands it to the task handler.
 	FlushHints func(context.Context) tasks.FlushHint
-	exposed    bool // the listener is reachable from other machines
+	// exposed: the server is reachable from other machines: its listener is, or it is published to them under
+	// a name that is not loopback (--public-url, --allow-host: a reverse proxy or a tunnel on this machine).
+	exposed bool
 }
 
 // TaskParts assembles a backend whose agent runs on the task runner (package tasks), so that no backend
@@ -56,7 +58,7 @@ func (e *Env) TaskParts(a tasks.Agent) (h *tasks.Handler, p *Parts) {
 }
 
 // pushOptions are the options of the backend's tasks.NewPusher that follow from how the server listens: once
-// it is reachable from other machines, loopback webhooks need a loopback host named in --push-allow.
+// it is reachable from other machines (Env.exposed), loopback webhooks need a loopback host named in --push-allow.
 func (e *Env) pushOptions() []tasks.PusherOption {
 	if e.exposed {
 		return []tasks.PusherOption{tasks.OffLoopback()}

@@ -108,3 +108,26 @@ func TestGuardIdleConnection(t *testing.T) {
 		t.Fatalf("idle connection: read %v, want EOF (closed by the server)", err)
 	}
 }
+
+// TestPublished: a --public-url or --allow-host that names another host publishes a loopback serve to other
+// machines (its pusher then guards loopback webhooks); loopback names and addresses do not.
+func TestPublished(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		public string
+		hosts  []string
+		want   bool
+	}{
+		{"", nil, false},
+		{"http://127.0.0.1:8080", nil, false},
+		{"http://localhost:8080/a2a", []string{"localhost", "app.localhost", "::1", "[::1]", "127.0.0.2"}, false},
+		{"https://agent.example.com", nil, true},
+		{"http://10.0.0.5:8080", nil, true},
+		{"", []string{"localhost", "devbox.lan"}, true},
+		{"http://127.0.0.1:8080", []string{"0.0.0.0"}, true},
+	} {
+		if got := published(&Config{PublicURL: tt.public, AllowHosts: tt.hosts}); got != tt.want {
+			t.Errorf("published(--public-url %q, --allow-host %q) = %v, want %v", tt.public, tt.hosts, got, tt.want)
+		}
+	}
+}

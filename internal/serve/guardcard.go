@@ -20,6 +20,19 @@ func isLoopback(addr net.Addr) bool {
 	return ok && tcp.IP.IsLoopback()
 }
 
+// published reports whether serve is published beyond this machine under a name that is not loopback: a
+// --public-url or an --allow-host naming another host means a reverse proxy or a tunnel brings other machines'
+// calls to a loopback listener.
+func published(cfg *Config) bool {
+	for _, h := range cfg.AllowHosts {
+		if !loopbackName(h) {
+			return true
+		}
+	}
+	u, err := url.Parse(cfg.PublicURL)
+	return err == nil && u.Hostname() != "" && !loopbackName(u.Hostname())
+}
+
 // warnExposed says, once at start-up, that the server can be reached from other machines.
 func warnExposed(log *traffic.Log, cfg *Config, bound string, exposed bool) {
 	if !exposed {

@@ -211,7 +211,8 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	hostport := advertisedHost(ln.Addr())
 	exposed := !isLoopback(ln.Addr())
-	e := &Env{Config: &cfg, Store: store, Log: tl, Routes: Routes{frontsOf(&cfg)}, FlushHints: flushHints, exposed: exposed}
+	e := &Env{Config: &cfg, Store: store, Log: tl, Routes: Routes{frontsOf(&cfg)}, FlushHints: flushHints,
+		exposed: exposed || published(&cfg)}
 	parts, err := cfg.Backend.Setup(e)
 	if err != nil {
 		ln.Close()

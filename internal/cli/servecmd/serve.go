@@ -137,7 +137,7 @@ GET /metrics is Prometheus' text format (behind the token; --no-metrics turns it
 	fl.StringVar(&o.store, "store", "memory", "where tasks are kept: memory, sqlite:PATH (survives restarts) or postgres://... (shared by replicas)")
 	fl.DurationVar(&o.lease, "lease", 60*time.Second, "with a postgres:// --store: a replica silent this long has its running tasks failed by the others")
 	fl.Int64Var(&o.storeBacklog, "store-backlog", 64<<20, "with a postgres:// --store: keep at most n bytes of events while the database is away; past it running tasks pause until it is back")
-	fl.StringArrayVar(&o.pushAllow, "push-allow", nil, "also send push notifications to this webhook host (repeatable; '*': any host but link-local and cloud metadata addresses, which must be named; loopback hosts always on a loopback listener, else only when one is named)")
+	fl.StringArrayVar(&o.pushAllow, "push-allow", nil, "also send push notifications to this webhook host (repeatable; '*': any host but link-local and cloud metadata addresses, which must be named; loopback hosts always on a loopback listener that no --public-url or --allow-host publishes, else only when one is named)")
 	o.guard.addFlags(cmd)
 	o.ops.addFlags(cmd)
 	fl.BoolVar(&o.ui, "ui", false, "serve the inspector page (live calls, tasks, latency) at /_a2a/ on the same port")
