@@ -127,7 +127,6 @@ func Wordwrap(s string, limit int, breakpoints string) string {
 // breakpoint.
 //
 // Note: breakpoints must be a string of 1-cell wide rune characters.
-//
 func wordwrap(m Method, s string, limit int, breakpoints string) string {
 	if limit < 1 {
 		return s
@@ -269,7 +268,6 @@ func Wrap(s string, limit int, breakpoints string) string {
 // (-) is always considered a breakpoint.
 //
 // Note: breakpoints must be a string of 1-cell wide rune characters.
-//
 func wrap(m Method, s string, limit int, breakpoints string) string {
 	if limit < 1 {
 		return s
