@@ -27,10 +27,12 @@ func EnvName(flag string) string {
 	return envPrefix + strings.ToUpper(strings.ReplaceAll(flag, "-", "_"))
 }
 
-// noEnvFlags are flags no variable may set: asking for help or the version is the user's act, not a default.
-var noEnvFlags = map[string]bool{"help": true, "version": true}
+// noEnvFlags are flags no variable or file may set: asking for help or the version is the user's act, not a
+// default, and --stream changes the shape of -o json (one document or JSON Lines), which the a2a-cli specification
+// (§7.2, §11.3) keeps a function of the command line alone.
+var noEnvFlags = map[string]bool{"help": true, "version": true, "stream": true}
 
-// NoEnv reports a flag no variable may set (--help, --version).
+// NoEnv reports a flag no variable may set (--help, --version, --stream).
 func NoEnv(flag string) bool { return noEnvFlags[flag] }
 
 // secretFlags hold credentials: `config show` masks them, and "@FILE" or "-" reads them from a file or stdin.
