@@ -199,10 +199,28 @@ func (f *factory) acceptEnvAgent(c *cobra.Command) {
 			}
 			return append([]string{ref}, a...)
 		}
+		short := func(a []string) bool { return len(a) == max-1 || len(a) < required }
 		if args != nil {
-			c.Args = func(cmd *cobra.Command, a []string) error { return args(cmd, with(cmd, a)) }
+			c.Args = func(cmd *cobra.Command, a []string) error {
+				err := args(cmd, with(cmd, a))
+				if err != nil && f.sources == nil && short(a) && args(cmd, append([]string{"<url>"}, a...)) == nil {
+					// One agent short, and nothing on the command line or in the environment names it: a
+					// configuration file (./.env, --config, config.yaml), read after this check, may. Running
+					// checks again once it is read.
+					return nil
+				}
+				return err
+			}
 		}
-		c.RunE = func(cmd *cobra.Command, a []string) error { return run(cmd, with(cmd, a)) }
+		c.RunE = func(cmd *cobra.Command, a []string) error {
+			w := with(cmd, a)
+			if args != nil && len(w) == len(a) && short(a) {
+				if err := args(cmd, a); err != nil {
+					return err // no file named the agent either
+				}
+			}
+			return run(cmd, w)
+		}
 	}
 	for _, sub := range c.Commands() {
 		f.acceptEnvAgent(sub)
@@ -298,7 +316,7 @@ func (m *mediaTypeFlag) Set(v string) error {
 // addPartFlags registers send's part flags: ours (--file, --data) and the specification's, one ordered list.
 func addPartFlags(fl *pflag.FlagSet, in *message.Input) {
 	fl.Var(&partFlag{"file", &in.Extra}, "file", "attach a file (a path, or a URL sent by reference) as a file part (repeatable, in order)")
-	fl.Var(&partFlag{"data", &in.Extra}, "data", "attach JSON from a file, or - for stdin, as a data part (repeatable, in order)")
+	fl.Var(&partFlag{"data", &in.Extra}, "data", "attach JSON from a file, - for stdin, or inline ('{\"k\":\"v\"}') as a data part (repeatable, in order)")
 	fl.Var(&partFlag{"text", &in.Extra}, "text-part", "add a text part (a2a-cli spelling; repeatable, in order)")
 	fl.Var(&partFlag{"text", &in.Extra}, "text", "alias of --text-part (a2a-cli compliance registry spelling)")
 	fl.Var(&partFlag{"file", &in.Extra}, "file-part", "alias of --file (a2a-cli spelling)")
