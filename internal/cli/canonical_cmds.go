@@ -57,7 +57,12 @@ func newTaskCmd(f *factory) *cobra.Command {
 	get := renamed(newGetTaskCmd(f, nil), "get")
 	get.Example = `  a2a task get -a localhost:8080 <task-id>
   a2a task get -a localhost:8080 <task-id> --wait -o json`
-	list := renamed(newListTasksCmd(f, nil), "list")
+	// task list prints the specification's text floor (§11.2: Label: value lines, a blank line after each task);
+	// list tasks keeps its table.
+	list := renamed(newListTasksCmd(f, func(ctx context.Context, o *listTasksOptions) error {
+		o.fields = true
+		return runListTasks(ctx, o)
+	}), "list")
 	list.Example = `  a2a task list -a localhost:8080 --context-id <context-id>
   a2a task list -a localhost:8080 -o jsonl`
 	cancel := newCancelCmd(f, nil)
