@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"github.com/creack/pty"
 
 	"github.com/a2acli/a2a/internal/testagent"
+	"github.com/a2aproject/a2a-go/v2/a2a"
 )
 
 // TestTextNoControlSequencesOnTerminal: the text contract carries no terminal control sequences, on a terminal too
@@ -160,4 +162,51 @@ func TestConfigFilesYAMLJSONPerAgent(t *testing.T) {
 	r := runEnv(t, dir, nil, "", "get", "task", h.URL, "t1", "--config", bad)
 	wantCode(t, r, 2)
 	wantContains(t, "stderr", r.stderr, "agents: want a map")
+}
+
+// TestRequiredExtensionsDeclared: an agent whose card marks an extension required (a2a-go's handler with capability
+// checks, which refuses a call that does not request it) is served on every binding: every call a2a makes (the
+// blocking send, the stream, the get) declares it in A2A-Extensions (the a2a-cli specification's VER_002, A2A §4.6).
+// The same agent refuses a plain JSON-RPC request without the header, so the check is real.
+func TestRequiredExtensionsDeclared(t *testing.T) {
+	t.Parallel()
+	const ext = "urn:a2acli:test:required"
+	for _, tr := range []a2a.TransportProtocol{a2a.TransportProtocolJSONRPC, a2a.TransportProtocolHTTPJSON, a2a.TransportProtocolGRPC} {
+		ag := testagent.Start(t, testagent.Options{Transport: tr, RequiredExtensions: []string{ext}})
+		if tr == a2a.TransportProtocolJSONRPC {
+			body := `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m1","role":"ROLE_USER","parts":[{"text":"hi"}]}}}`
+			req, err := http.NewRequest(http.MethodPost, ag.URL, strings.NewReader(body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("A2A-Version", "1.0")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if !strings.Contains(string(got), "-32008") {
+				t.Fatalf("the agent took a call without %s: %s", ext, got)
+			}
+		}
+		r := run(t, "", "send", ag.URL, "hi", "-o", "json")
+		wantCode(t, r, 0)
+		task := sendTask(t, r)
+		wantCode(t, run(t, "", "send", ag.URL, "hi", "--stream", "-o", "json"), 0)
+		wantCode(t, run(t, "", "task", "get", "-a", ag.URL, string(task.ID)), 0)
+		if tr == a2a.TransportProtocolGRPC {
+			continue // gRPC metadata: the agent's success above is the proof
+		}
+		n := 0
+		for _, h := range ag.Requests() {
+			if strings.Contains(h.Get("A2A-Extensions"), ext) {
+				n++
+			}
+		}
+		if n < 3 {
+			t.Errorf("%s: %d calls declared %s, want the send, the stream and the get", tr, n, ext)
+		}
+	}
 }
