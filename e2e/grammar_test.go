@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -209,4 +210,42 @@ func TestRequiredExtensionsDeclared(t *testing.T) {
 			t.Errorf("%s: %d calls declared %s, want the send, the stream and the get", tr, n, ext)
 		}
 	}
+}
+
+// TestCatalogReferences: a catalog is accepted wherever an agent reference is (the a2a-cli specification's
+// CARD_GET_005): an AI Catalog (ai-catalog.json) and an RFC 9727 API catalog, served by a plain web server, each
+// listing a2a serve's card among other things; card get -a, send's <url> and task get -a reach the agent through
+// them, #name choosing the entry.
+func TestCatalogReferences(t *testing.T) {
+	t.Parallel()
+	srv := startServe(t, "--echo", "--name", "Catalogued Echo")
+	cardURL := srv.url + "/.well-known/agent-card.json"
+	mux := http.NewServeMux()
+	mux.HandleFunc("/.well-known/ai-catalog.json", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/ai-catalog+json")
+		io.WriteString(w, `{"specVersion":"1.0","entries":[
+			{"identifier":"urn:air:example.com:mcp:tools","type":"application/mcp-server-card+json","url":"https://example.com/mcp"},
+			{"identifier":"urn:air:example.com:a2a:echo","type":"application/a2a-agent-card+json","url":"`+cardURL+`"},
+			{"identifier":"urn:air:example.com:a2a:other","type":"application/a2a-agent-card+json","url":"http://127.0.0.1:9/card"}]}`)
+	})
+	mux.HandleFunc("/.well-known/api-catalog", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/linkset+json")
+		io.WriteString(w, `{"linkset":[{"anchor":"`+srv.url+`","item":[{"href":"`+cardURL+`","title":"echo"}]}]}`)
+	})
+	cat := httptest.NewServer(mux)
+	defer cat.Close()
+	for _, ref := range []string{cat.URL + "/.well-known/ai-catalog.json#a2a:echo", cat.URL + "/.well-known/api-catalog"} {
+		r := run(t, "", "card", "get", "-a", ref)
+		wantCode(t, r, 0)
+		wantContains(t, "card get", r.stdout, "Name: Catalogued Echo")
+		r = run(t, "", "send", ref, "through the catalog", "-o", "json")
+		wantCode(t, r, 0)
+		task := sendTask(t, r)
+		r = run(t, "", "task", "get", "-a", ref, string(task.ID))
+		wantCode(t, r, 0)
+		wantContains(t, "task get", r.stdout, "through the catalog")
+	}
+	r := run(t, "", "card", "get", "-a", cat.URL+"/.well-known/ai-catalog.json")
+	wantCode(t, r, 2)
+	wantContains(t, "several entries", r.stderr, "lists 2 agent cards")
 }
