@@ -28,9 +28,11 @@ func EnvName(flag string) string {
 }
 
 // noEnvFlags are flags no variable or file may set: asking for help or the version is the user's act, not a
-// default, and --stream changes the shape of -o json (one document or JSON Lines), which the a2a-cli specification
-// (§7.2, §11.3) keeps a function of the command line alone.
-var noEnvFlags = map[string]bool{"help": true, "version": true, "stream": true}
+// default; --stream changes the shape of -o json (one document or JSON Lines), which the a2a-cli specification
+// (§7.2, §11.3) keeps a function of the command line alone; and the specification's OPTIONAL aliases name no
+// variable of their own (§7.2: --async is A2ACLI_ASYNC, never A2ACLI_NO_WAIT).
+var noEnvFlags = map[string]bool{"help": true, "version": true, "stream": true,
+	"return-immediately": true, "no-wait": true, "watch": true}
 
 // NoEnv reports a flag no variable may set (--help, --version, --stream).
 func NoEnv(flag string) bool { return noEnvFlags[flag] }
