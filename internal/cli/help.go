@@ -70,8 +70,9 @@ Global options:
 		fmt.Fprintf(&b, "  %-28s %s\n", r[0], r[1])
 	}
 	b.WriteString(`
-Command options work the same way (send --wait: A2ACLI_WAIT, serve --port: A2ACLI_PORT), except --stream:
-it changes what -o json prints, so only the command line sets it.
+Command options work the same way (send --wait: A2ACLI_WAIT, serve --port: A2ACLI_PORT), except --stream (it
+changes what -o json prints) and the flags that make up the message (its parts, --json, -f): only the command
+line sets those.
 
 Output:
   NO_COLOR                     set and not empty: no colour

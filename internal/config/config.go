@@ -31,8 +31,13 @@ func EnvName(flag string) string {
 // default; --stream changes the shape of -o json (one document or JSON Lines), which the a2a-cli specification
 // (§7.2, §11.3) keeps a function of the command line alone; and the specification's OPTIONAL aliases name no
 // variable of their own (§7.2: --async is A2ACLI_ASYNC, never A2ACLI_NO_WAIT).
+// So are the flags that make up the message itself (its parts, their media types, the whole message): content a
+// command line gives, not a setting (A2ACLI_FILE would attach a file to every message to every agent, and
+// A2ACLI_MEDIA_TYPE made every send a usage error).
 var noEnvFlags = map[string]bool{"help": true, "version": true, "stream": true,
-	"return-immediately": true, "no-wait": true, "watch": true}
+	"return-immediately": true, "no-wait": true, "watch": true,
+	"text": true, "text-part": true, "file": true, "file-part": true, "data": true, "data-part": true,
+	"media-type": true, "json": true, "request-payload": true, "parts": true, "message-file": true}
 
 // NoEnv reports a flag no variable may set (--help, --version, --stream).
 func NoEnv(flag string) bool { return noEnvFlags[flag] }
