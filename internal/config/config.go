@@ -205,13 +205,16 @@ func (f *loader) readSecrets(fs *pflag.FlagSet) error {
 	return nil
 }
 
-// dotenvPaths are the dotenv files, most important first: --config, ./.env, then the user's config directory.
+// dotenvPaths are the dotenv files, most important first: --config or else ./.env (the a2a-cli specification, §7.2
+// and §8.3: an explicit file is read in place of the local one, so a file chosen for one agent takes no credentials
+// from the directory's), then the user's config directory.
 func (f *loader) dotenvPaths() []string {
 	var paths []string
 	if f.config != "" {
 		paths = append(paths, f.config)
+	} else {
+		paths = append(paths, ".env")
 	}
-	paths = append(paths, ".env")
 	if dir := f.userConfigDir(); dir != "" {
 		if key := agentKey(f.agent); key != "" {
 			paths = append(paths, filepath.Join(dir, "a2a", "agents", key+".env")) // files.go
