@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -101,7 +102,7 @@ func fromCatalog(ctx context.Context, hc *http.Client, catalog string, headers h
 		}
 		label := e.Identifier + " " + e.DisplayName
 		if len(e.Data) > 0 && string(e.Data) != "null" {
-			found = append(found, entry{"(embedded) " + e.Identifier, label, e.Data})
+			found = append(found, entry{e.Identifier, label, e.Data})
 			continue
 		}
 		target, err := u.Parse(e.URL)
@@ -151,6 +152,18 @@ func fromCatalog(ctx context.Context, hc *http.Client, catalog string, headers h
 	for _, e := range found {
 		if want == "" || strings.Contains(e.href, want) || strings.Contains(e.label, want) {
 			match = append(match, e)
+		}
+	}
+	if len(match) > 1 {
+		// #name that is one entry's whole identifier, name or URL picks it, whatever else contains it.
+		var exact []entry
+		for _, e := range match {
+			if e.href == want || slices.Contains(strings.Fields(e.label), want) || strings.TrimSpace(e.label) == want {
+				exact = append(exact, e)
+			}
+		}
+		if len(exact) > 0 {
+			match = exact
 		}
 	}
 	names := func(es []entry) string { return strings.Join(hrefs(es, func(e entry) string { return e.href }), ", ") }

@@ -94,6 +94,10 @@ func TestAICatalogReference(t *testing.T) {
 	mux.HandleFunc("/one/ai-catalog.json", func(w http.ResponseWriter, _ *http.Request) {
 		_, _ = w.Write([]byte(`{"specVersion":"1.0","entries":[{"identifier":"r","type":"application/a2a-agent-card+json","url":"/agents/research"}]}`))
 	})
+	mux.HandleFunc("/two/ai-catalog.json", func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = w.Write([]byte(`{"specVersion":"1.0","entries":[{"identifier":"tr","type":"application/a2a-agent-card+json","data":` + card("research") + `},` +
+			`{"identifier":"t","type":"application/a2a-agent-card+json","data":` + card("travel") + `}]}`))
+	})
 	mux.HandleFunc("/none/ai-catalog.json", func(w http.ResponseWriter, _ *http.Request) {
 		_, _ = w.Write([]byte(`{"specVersion":"1.0","entries":[{"identifier":"s","type":"application/agent-skills+zip","url":"/s.zip"}]}`))
 	})
@@ -105,6 +109,7 @@ func TestAICatalogReference(t *testing.T) {
 		srv.URL + "/.well-known/ai-catalog.json#urn:air:example.com:a2a:research": "research",
 		srv.URL + "/.well-known/ai-catalog.json#Travel Desk":                      "travel",
 		srv.URL + "/one/ai-catalog.json":                                          "research",
+		srv.URL + "/two/ai-catalog.json#t":                                        "travel", // exact beats contained
 	} {
 		r, err := d.Resolve(context.Background(), ref)
 		if err != nil || r.Card == nil || r.Card.Name != want {
