@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +16,7 @@ import (
 	"github.com/creack/pty"
 
 	"github.com/a2acli/a2a/internal/testagent"
+	"github.com/a2aproject/a2a-go/v2/a2a"
 )
 
 // TestTextNoControlSequencesOnTerminal: the text contract carries no terminal control sequences, on a terminal too
@@ -160,4 +163,89 @@ func TestConfigFilesYAMLJSONPerAgent(t *testing.T) {
 	r := runEnv(t, dir, nil, "", "get", "task", h.URL, "t1", "--config", bad)
 	wantCode(t, r, 2)
 	wantContains(t, "stderr", r.stderr, "agents: want a map")
+}
+
+// TestRequiredExtensionsDeclared: an agent whose card marks an extension required (a2a-go's handler with capability
+// checks, which refuses a call that does not request it) is served on every binding: every call a2a makes (the
+// blocking send, the stream, the get) declares it in A2A-Extensions (the a2a-cli specification's VER_002, A2A §4.6).
+// The same agent refuses a plain JSON-RPC request without the header, so the check is real.
+func TestRequiredExtensionsDeclared(t *testing.T) {
+	t.Parallel()
+	const ext = "urn:a2acli:test:required"
+	for _, tr := range []a2a.TransportProtocol{a2a.TransportProtocolJSONRPC, a2a.TransportProtocolHTTPJSON, a2a.TransportProtocolGRPC} {
+		ag := testagent.Start(t, testagent.Options{Transport: tr, RequiredExtensions: []string{ext}})
+		if tr == a2a.TransportProtocolJSONRPC {
+			body := `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m1","role":"ROLE_USER","parts":[{"text":"hi"}]}}}`
+			req, err := http.NewRequest(http.MethodPost, ag.URL, strings.NewReader(body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("A2A-Version", "1.0")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if !strings.Contains(string(got), "-32008") {
+				t.Fatalf("the agent took a call without %s: %s", ext, got)
+			}
+		}
+		r := run(t, "", "send", ag.URL, "hi", "-o", "json")
+		wantCode(t, r, 0)
+		task := sendTask(t, r)
+		wantCode(t, run(t, "", "send", ag.URL, "hi", "--stream", "-o", "json"), 0)
+		wantCode(t, run(t, "", "task", "get", "-a", ag.URL, string(task.ID)), 0)
+		if tr == a2a.TransportProtocolGRPC {
+			continue // gRPC metadata: the agent's success above is the proof
+		}
+		n := 0
+		for _, h := range ag.Requests() {
+			if strings.Contains(h.Get("A2A-Extensions"), ext) {
+				n++
+			}
+		}
+		if n < 3 {
+			t.Errorf("%s: %d calls declared %s, want the send, the stream and the get", tr, n, ext)
+		}
+	}
+}
+
+// TestCatalogReferences: a catalog is accepted wherever an agent reference is (the a2a-cli specification's
+// CARD_GET_005): an AI Catalog (ai-catalog.json) and an RFC 9727 API catalog, served by a plain web server, each
+// listing a2a serve's card among other things; card get -a, send's <url> and task get -a reach the agent through
+// them, #name choosing the entry.
+func TestCatalogReferences(t *testing.T) {
+	t.Parallel()
+	srv := startServe(t, "--echo", "--name", "Catalogued Echo")
+	cardURL := srv.url + "/.well-known/agent-card.json"
+	mux := http.NewServeMux()
+	mux.HandleFunc("/.well-known/ai-catalog.json", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/ai-catalog+json")
+		io.WriteString(w, `{"specVersion":"1.0","entries":[
+			{"identifier":"urn:air:example.com:mcp:tools","type":"application/mcp-server-card+json","url":"https://example.com/mcp"},
+			{"identifier":"urn:air:example.com:a2a:echo","type":"application/a2a-agent-card+json","url":"`+cardURL+`"},
+			{"identifier":"urn:air:example.com:a2a:other","type":"application/a2a-agent-card+json","url":"http://127.0.0.1:9/card"}]}`)
+	})
+	mux.HandleFunc("/.well-known/api-catalog", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/linkset+json")
+		io.WriteString(w, `{"linkset":[{"anchor":"`+srv.url+`","item":[{"href":"`+cardURL+`","title":"echo"}]}]}`)
+	})
+	cat := httptest.NewServer(mux)
+	defer cat.Close()
+	for _, ref := range []string{cat.URL + "/.well-known/ai-catalog.json#a2a:echo", cat.URL + "/.well-known/api-catalog"} {
+		r := run(t, "", "card", "get", "-a", ref)
+		wantCode(t, r, 0)
+		wantContains(t, "card get", r.stdout, "Name: Catalogued Echo")
+		r = run(t, "", "send", ref, "through the catalog", "-o", "json")
+		wantCode(t, r, 0)
+		task := sendTask(t, r)
+		r = run(t, "", "task", "get", "-a", ref, string(task.ID))
+		wantCode(t, r, 0)
+		wantContains(t, "task get", r.stdout, "through the catalog")
+	}
+	r := run(t, "", "card", "get", "-a", cat.URL+"/.well-known/ai-catalog.json")
+	wantCode(t, r, 2)
+	wantContains(t, "several entries", r.stderr, "lists 2 agent cards")
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/a2acli/a2a/internal/client"
+	"github.com/a2acli/a2a/internal/config"
 	"github.com/a2acli/a2a/internal/message"
 	"github.com/a2acli/a2a/internal/output"
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -165,9 +166,10 @@ func withAgentRef(root *cobra.Command, args []string) []string {
 	return append(out, args[at:]...)
 }
 
-// acceptEnvAgent lets every command that takes an agent <url> take it from A2ACLI_AGENT_CARD (or A2ACLI_ENDPOINT)
-// when the command line names none: the specification's `a2a send --task-id <id> "<reply>"` and
-// `a2a task get --wait <task-id>` with the agent configured. A command line with all its positionals keeps its own.
+// acceptEnvAgent lets every command that takes an agent <url> take it from A2ACLI_AGENT_CARD (or A2ACLI_ENDPOINT),
+// in the environment or a configuration file, when the command line names none: the specification's
+// `a2a send --task-id <id> "<reply>"` and `a2a task get --wait <task-id>` with the agent configured. A command line
+// with all its positionals keeps its own.
 func (f *factory) acceptEnvAgent(c *cobra.Command) {
 	if c.Name() == "serve" {
 		return
@@ -178,14 +180,19 @@ func (f *factory) acceptEnvAgent(c *cobra.Command) {
 			if len(a) != max-1 && len(a) >= required {
 				return a
 			}
-			// Before the flags' other sources are read (checking the arguments), only the command line and the
-			// environment are known; once they are (running), a configuration file may name the agent too.
+			// Checking the arguments comes before the flags' other sources are read (f.sources): the agent is then
+			// read from the environment and the files alone; once they are (running), from the flags they set.
 			var ref string
 			if f.sources == nil {
 				if f.opts.canon.agentCard != "" || f.opts.canon.endpoint != "" {
 					return a // on the command line: -a/-e put it among the arguments already
 				}
-				ref = cmp.Or(f.io.getenv("A2ACLI_AGENT_CARD"), f.io.getenv("A2ACLI_ENDPOINT"))
+				var err error
+				if ref, err = f.configuredAgent(cmd); err != nil {
+					// A file that cannot be read (a --config that is not there): the command reads the files again
+					// before it runs and reports that, rather than a missing <url>.
+					return append([]string{"<url>"}, a...)
+				}
 			} else {
 				for _, name := range []string{"agent-card", "endpoint"} {
 					if f.sources[name].Kind == "flag" {
@@ -207,6 +214,23 @@ func (f *factory) acceptEnvAgent(c *cobra.Command) {
 	for _, sub := range c.Commands() {
 		f.acceptEnvAgent(sub)
 	}
+}
+
+// configuredAgent is the agent the environment or a configuration file names (A2ACLI_AGENT_CARD or
+// A2ACLI_ENDPOINT; agent-card: in YAML or JSON), read as the command will read them (--config, ./.env, the user's
+// files), for checking the arguments before the command's own flags take them in.
+func (f *factory) configuredAgent(cmd *cobra.Command) (string, error) {
+	fs := pflag.NewFlagSet("agent", pflag.ContinueOnError)
+	card := fs.String("agent-card", "", "")
+	endpoint := fs.String("endpoint", "", "")
+	fs.String("config", "", "")
+	if fl := cmd.Flags().Lookup("config"); fl != nil && fl.Changed {
+		_ = fs.Set("config", fl.Value.String()) // a string flag: cannot fail
+	}
+	if _, err := config.Apply(fs, f.io.getenv, nil); err != nil {
+		return "", err
+	}
+	return cmp.Or(*card, *endpoint), nil
 }
 
 // positionals counts the <arg> and [arg] words of a Use line (max) and the <arg> ones (required); ok is false for
@@ -298,7 +322,7 @@ func (m *mediaTypeFlag) Set(v string) error {
 // addPartFlags registers send's part flags: ours (--file, --data) and the specification's, one ordered list.
 func addPartFlags(fl *pflag.FlagSet, in *message.Input) {
 	fl.Var(&partFlag{"file", &in.Extra}, "file", "attach a file (a path, or a URL sent by reference) as a file part (repeatable, in order)")
-	fl.Var(&partFlag{"data", &in.Extra}, "data", "attach JSON from a file, or - for stdin, as a data part (repeatable, in order)")
+	fl.Var(&partFlag{"data", &in.Extra}, "data", "attach JSON from a file, - for stdin, or inline ('{\"k\":\"v\"}') as a data part (repeatable, in order)")
 	fl.Var(&partFlag{"text", &in.Extra}, "text-part", "add a text part (a2a-cli spelling; repeatable, in order)")
 	fl.Var(&partFlag{"text", &in.Extra}, "text", "alias of --text-part (a2a-cli compliance registry spelling)")
 	fl.Var(&partFlag{"file", &in.Extra}, "file-part", "alias of --file (a2a-cli spelling)")

@@ -43,8 +43,20 @@ func newCardCmd(f *factory) *cobra.Command {
 	get := renamed(newGetCardCmd(f, nil), "get")
 	get.Example = `  a2a card get -a localhost:8080
   a2a card get localhost:8080 -o json`
+	addStreamFlag(get, nil)
 	card.AddCommand(get)
 	return card
+}
+
+// addStreamFlag gives a command of the a2a-cli grammar that does not stream the specification's --stream all the
+// same (Appendix B: `-o json --stream` is JSON Lines for every command): the one document on one line, which -o
+// json already writes, or, for task list, one Task per line (set by *lines).
+func addStreamFlag(c *cobra.Command, lines *bool) {
+	if lines == nil {
+		lines = new(bool)
+	}
+	c.Flags().BoolVar(lines, "stream", false, "with -o json, JSON Lines (the a2a-cli grammar): "+
+		map[bool]string{true: "one Task per line (as -o jsonl)", false: "the one document on one line, as -o json prints it"}[c.Name() == "list"])
 }
 
 // newTaskCmd is `task get|list|cancel|subscribe|push-config|download`: the specification's resource noun over our
@@ -57,10 +69,22 @@ func newTaskCmd(f *factory) *cobra.Command {
 	get := renamed(newGetTaskCmd(f, nil), "get")
 	get.Example = `  a2a task get -a localhost:8080 <task-id>
   a2a task get -a localhost:8080 <task-id> --wait -o json`
-	list := renamed(newListTasksCmd(f, nil), "list")
+	// task list prints the specification's text floor (§11.2: Label: value lines, a blank line after each task);
+	// list tasks keeps its table.
+	var listLines bool
+	list := renamed(newListTasksCmd(f, func(ctx context.Context, o *listTasksOptions) error {
+		o.fields = true
+		if listLines && f.opts.output == string(output.JSON) {
+			f.opts.canon.jsonl = true // -o json --stream: one Task per line (Appendix B)
+		}
+		return runListTasks(ctx, o)
+	}), "list")
+	addStreamFlag(list, &listLines)
 	list.Example = `  a2a task list -a localhost:8080 --context-id <context-id>
   a2a task list -a localhost:8080 -o jsonl`
+	addStreamFlag(get, nil)
 	cancel := newCancelCmd(f, nil)
+	addStreamFlag(cancel, nil)
 	cancel.Example = `  a2a task cancel -a localhost:8080 <task-id>`
 	var stream bool
 	sub := newSubscribeCmd(f, func(ctx context.Context, o *subscribeOptions) error { return runTaskSubscribe(ctx, o, stream) })

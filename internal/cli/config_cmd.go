@@ -18,7 +18,7 @@ func newConfigCmd(f *factory) *cobra.Command {
 		Short: "Print every global option's effective value and where it came from",
 		Long: `Print every global option's effective value and its source: flag, env (the variable), file (the dotenv
 file) or default. Credentials are masked. Each option is read from, in this order: the flag, the environment
-variable A2ACLI_<FLAG> (upper snake case), the dotenv files (--config PATH, ./.env,
+variable A2ACLI_<FLAG> (upper snake case), the dotenv files (--config PATH or else ./.env, then
 $XDG_CONFIG_HOME/a2a/.env or ~/.config/a2a/.env), the default.`,
 		Example: `  a2a config show
   A2ACLI_TIMEOUT=5s a2a config show -o json`,

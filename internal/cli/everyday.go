@@ -20,7 +20,7 @@ func (f *factory) addEverydayFlags(pf *pflag.FlagSet) {
 	o := &f.opts.everyday
 	pf.StringVar(&f.opts.Bearer, "bearer", "", "bearer `token`, sent as \"Authorization: Bearer <token>\" (@FILE or - reads it from a file or stdin)")
 	pf.StringVar(&f.opts.APIKey, "api-key", "", "API `key`, sent in the header the card's apiKey scheme names, else X-API-Key (@FILE or -: from a file or stdin)")
-	pf.StringVar(&o.config, "config", "", "dotenv `file` of A2ACLI_ variables, read before ./.env and ~/.config/a2a/.env")
+	pf.StringVar(&o.config, "config", "", "dotenv `file` of A2ACLI_ variables, read in place of ./.env, before ~/.config/a2a/.env")
 	pf.StringVar(&f.opts.CACert, "cacert", "", "trust the CA certificates in this PEM `file` (besides the system's)")
 	pf.StringVar(&f.opts.Cert, "cert", "", "client certificate PEM `file` for mutual TLS (with --key)")
 	pf.StringVar(&f.opts.Key, "key", "", "client private key PEM `file` for mutual TLS (with --cert)")

@@ -52,8 +52,8 @@ func fillEnvironmentHelp(root *cobra.Command) {
 func environmentHelp(root *cobra.Command) string {
 	var b strings.Builder
 	b.WriteString(`Every option can come from the environment: A2ACLI_ and the long flag in upper snake case
-(--poll-interval: A2ACLI_POLL_INTERVAL), or from a dotenv file of such lines (--config PATH, ./.env,
-$XDG_CONFIG_HOME/a2a/.env or ~/.config/a2a/.env). Precedence: flag > environment > file > default.
+(--poll-interval: A2ACLI_POLL_INTERVAL), or from a dotenv file of such lines (--config PATH or else ./.env,
+then $XDG_CONFIG_HOME/a2a/.env or ~/.config/a2a/.env). Precedence: flag > environment > file > default.
 'a2a config show' prints each effective value and where it came from.
 
 Global options:
@@ -70,7 +70,9 @@ Global options:
 		fmt.Fprintf(&b, "  %-28s %s\n", r[0], r[1])
 	}
 	b.WriteString(`
-Command options work the same way (send --wait: A2ACLI_WAIT, serve --port: A2ACLI_PORT).
+Command options work the same way (send --wait: A2ACLI_WAIT, serve --port: A2ACLI_PORT), except --stream (it
+changes what -o json prints) and the flags that make up the message (its parts, --json, -f): only the command
+line sets those.
 
 Output:
   NO_COLOR                     set and not empty: no colour

@@ -20,6 +20,7 @@ type listTasksOptions struct {
 	since      string
 	history    int
 	all        bool
+	fields     bool // task list (the a2a-cli grammar): Label: value lines in text, not the table
 }
 
 // stateNames are the short task states the CLI accepts and prints.
@@ -149,6 +150,9 @@ func runListTasks(ctx context.Context, o *listTasksOptions) error {
 				}
 			}
 			return nil
+		}
+		if o.fields {
+			return o.f.printer().TaskListFields(all)
 		}
 		return o.f.printer().TaskList(all)
 	})

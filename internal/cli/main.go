@@ -238,7 +238,7 @@ Exit codes: 0 done, 1 failure, 2 usage, 3 unreachable or no card, 4 authenticati
 
 	pf := root.PersistentFlags()
 	pf.StringVarP(&f.opts.output, "output", "o", "text", "output format: text, json, or raw (only the agent's content, byte for byte)")
-	pf.StringArrayVar(&f.opts.canon.transports, "transport", nil, "force a transport: rest, jsonrpc or grpc; repeat (or a comma list) for an order of preference, bindings the card lacks skipped (default: from the card)")
+	pf.StringArrayVar(&f.opts.canon.transports, "transport", nil, "force a transport: rest, jsonrpc or grpc; repeat (or a comma list) for an order of preference, bindings the card lacks skipped, the card's order when it has none of them (default: from the card)")
 	pf.StringArrayVar(&f.opts.SvcParams, "svc-param", nil, "service parameter `key=value`, sent as a header or gRPC metadata (repeatable)")
 	pf.StringVar(&f.opts.Auth, "auth", "", "credentials, shorthand for --svc-param \"Authorization=<creds>\"")
 	pf.StringVar(&f.opts.Tenant, "tenant", "", "tenant id, passed on every request")

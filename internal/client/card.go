@@ -31,8 +31,8 @@ type Ref struct {
 	File    string // a local card file
 	Base    *url.URL
 	CardURL string // set when the argument names the card itself
-	// Catalog is an RFC 9727 API catalog (a /.well-known/api-catalog URL, #name choosing an entry) the card is
-	// looked up in first (catalog.go).
+	// Catalog is an RFC 9727 API catalog (a /.well-known/api-catalog URL) or an AI Catalog (…/ai-catalog.json),
+	// #name choosing an entry, the card is looked up in first (catalog.go).
 	Catalog string
 }
 
@@ -63,7 +63,7 @@ func ParseRef(raw string) (*Ref, error) {
 	default:
 		return nil, Usagef("invalid agent URL %q: unsupported scheme %q", ref.Raw, u.Scheme)
 	}
-	if strings.HasSuffix(u.Path, wellKnownCatalog) {
+	if isCatalog(u.Path) { // catalog.go
 		ref.Catalog = u.String()
 		base := *u
 		base.Path, base.Fragment, base.RawQuery = "", "", ""
@@ -165,12 +165,19 @@ func fetchCard(ctx context.Context, hc *http.Client, ref *Ref, headers http.Head
 		return card, body, ref.File, nil
 	}
 	if ref.Catalog != "" {
-		u, err := fromCatalog(ctx, hc, ref.Catalog, headers) // catalog.go
+		cc, err := fromCatalog(ctx, hc, ref.Catalog, headers) // catalog.go
 		if err != nil {
 			return nil, nil, ref.Catalog, err
 		}
-		card, body, err := getCard(ctx, hc, u, headers, cache)
-		return card, body, u, err
+		if cc.inline != nil {
+			card, err := ParseCard(cc.inline)
+			if err != nil {
+				return nil, nil, ref.Catalog, &CardError{URL: ref.Catalog, Err: fmt.Errorf("the card embedded in the AI Catalog: %w", err), Body: cc.inline}
+			}
+			return card, cc.inline, ref.Catalog, nil
+		}
+		card, body, err := getCard(ctx, hc, cc.url, headers, cache)
+		return card, body, cc.url, err
 	}
 	var lastErr error
 	for _, u := range ref.cardCandidates() {

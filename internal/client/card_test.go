@@ -208,6 +208,8 @@ func TestChooseInterface(t *testing.T) {
 		{[]a2a.TransportProtocol{a2a.TransportProtocolHTTPJSON}, "http://h/rest"},
 		// Repeatable and ordered: a binding the card lacks is skipped, the next one asked for is taken.
 		{[]a2a.TransportProtocol{a2a.TransportProtocolJSONRPC, a2a.TransportProtocolGRPC, a2a.TransportProtocolHTTPJSON}, "h:9"},
+		// A preference list the card meets nowhere falls back to the card's order (§13.1).
+		{[]a2a.TransportProtocol{a2a.TransportProtocolJSONRPC, "WEBSOCKET2"}, "http://h/rest"},
 	}
 	for _, tt := range tests {
 		iface, _, err := chooseInterface(card, ref, tt.forced, "", false)

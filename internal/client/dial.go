@@ -393,6 +393,11 @@ func chooseInterface(card *a2a.AgentCard, ref *Ref, prefs []a2a.TransportProtoco
 		for _, p := range prefs {
 			rounds = append(rounds, []a2a.TransportProtocol{p})
 		}
+		if len(prefs) > 1 {
+			// Several bindings are a preference list (the a2a-cli specification, §13.1): when the card offers none
+			// of them, its own order decides. One --transport forces that binding (the seed's meaning): an error.
+			rounds = append(rounds, nil)
+		}
 	}
 	sawLegacy := false
 	for _, want := range rounds {
@@ -407,8 +412,11 @@ func chooseInterface(card *a2a.AgentCard, ref *Ref, prefs []a2a.TransportProtoco
 				continue
 			}
 			why := "first supported interface in the card"
-			if want != nil {
+			switch {
+			case want != nil:
 				why = "forced by --transport"
+			case len(prefs) > 0:
+				why = "first supported interface in the card (it offers none of the bindings --transport prefers)"
 			}
 			if version == "" {
 				return iface, why, nil

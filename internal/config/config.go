@@ -27,10 +27,19 @@ func EnvName(flag string) string {
 	return envPrefix + strings.ToUpper(strings.ReplaceAll(flag, "-", "_"))
 }
 
-// noEnvFlags are flags no variable may set: asking for help or the version is the user's act, not a default.
-var noEnvFlags = map[string]bool{"help": true, "version": true}
+// noEnvFlags are flags no variable or file may set: asking for help or the version is the user's act, not a
+// default; --stream changes the shape of -o json (one document or JSON Lines), which the a2a-cli specification
+// (§7.2, §11.3) keeps a function of the command line alone; and the specification's OPTIONAL aliases name no
+// variable of their own (§7.2: --async is A2ACLI_ASYNC, never A2ACLI_NO_WAIT).
+// So are the flags that make up the message itself (its parts, their media types, the whole message): content a
+// command line gives, not a setting (A2ACLI_FILE would attach a file to every message to every agent, and
+// A2ACLI_MEDIA_TYPE made every send a usage error).
+var noEnvFlags = map[string]bool{"help": true, "version": true, "stream": true,
+	"return-immediately": true, "no-wait": true, "watch": true,
+	"text": true, "text-part": true, "file": true, "file-part": true, "data": true, "data-part": true,
+	"media-type": true, "json": true, "request-payload": true, "parts": true, "message-file": true}
 
-// NoEnv reports a flag no variable may set (--help, --version).
+// NoEnv reports a flag no variable may set (--help, --version, --stream).
 func NoEnv(flag string) bool { return noEnvFlags[flag] }
 
 // secretFlags hold credentials: `config show` masks them, and "@FILE" or "-" reads them from a file or stdin.
@@ -200,13 +209,16 @@ func (f *loader) readSecrets(fs *pflag.FlagSet) error {
 	return nil
 }
 
-// dotenvPaths are the dotenv files, most important first: --config, ./.env, then the user's config directory.
+// dotenvPaths are the dotenv files, most important first: --config or else ./.env (the a2a-cli specification, §7.2
+// and §8.3: an explicit file is read in place of the local one, so a file chosen for one agent takes no credentials
+// from the directory's), then the user's config directory.
 func (f *loader) dotenvPaths() []string {
 	var paths []string
 	if f.config != "" {
 		paths = append(paths, f.config)
+	} else {
+		paths = append(paths, ".env")
 	}
-	paths = append(paths, ".env")
 	if dir := f.userConfigDir(); dir != "" {
 		if key := agentKey(f.agent); key != "" {
 			paths = append(paths, filepath.Join(dir, "a2a", "agents", key+".env")) // files.go

@@ -2,8 +2,10 @@ package message
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"mime"
 	"net/http"
 	"net/url"
@@ -103,7 +105,7 @@ func Build(o *Input, stdin io.Reader) (*a2a.Message, error) {
 		msg.Parts = append(msg.Parts, p)
 	}
 	if o.Data != "" {
-		body, err := readInput(o.Data, stdin)
+		body, err := readData(o.Data, stdin)
 		if err != nil {
 			return nil, err
 		}
@@ -166,7 +168,7 @@ func specPart(spec PartSpec, stdin io.Reader) (*a2a.Part, error) {
 		}
 		return filePart(spec.Value, spec.MediaType)
 	case "data":
-		body, err := readInput(spec.Value, stdin)
+		body, err := readData(spec.Value, stdin)
 		if err != nil {
 			return nil, err
 		}
@@ -179,6 +181,17 @@ func specPart(spec PartSpec, stdin io.Reader) (*a2a.Part, error) {
 		return p, nil
 	}
 	return nil, fmt.Errorf("internal error: part kind %q", spec.Kind)
+}
+
+// readData is a data part's JSON: a file, - for stdin, or, when it starts like a JSON object or array and no file
+// has that name, the value itself (--data-part '{"priority":"high"}', as a2a-cli's cookbook writes it).
+func readData(v string, stdin io.Reader) ([]byte, error) {
+	if t := strings.TrimSpace(v); strings.HasPrefix(t, "{") || strings.HasPrefix(t, "[") {
+		if _, err := os.Stat(v); errors.Is(err, fs.ErrNotExist) {
+			return []byte(t), nil
+		}
+	}
+	return readInput(v, stdin)
 }
 
 func readInput(path string, stdin io.Reader) ([]byte, error) {

@@ -87,6 +87,22 @@ func TestBuildMessage(t *testing.T) {
 			}
 			return ""
 		}},
+		// --data-part '{"priority":"high"}' (a2a-cli's cookbook): JSON given inline, when no file has that name.
+		{"inline data parts", Input{Data: `{"a":1}`, Extra: []PartSpec{{Kind: "data", Value: ` {"priority":"high"}`}, {Kind: "data", Value: `[1,2]`}}}, "", func(m *a2a.Message) string {
+			if len(m.Parts) != 3 {
+				return fmt.Sprintf("want three data parts, got %d", len(m.Parts))
+			}
+			if d, _ := m.Parts[1].Data().(map[string]any); d["priority"] != "high" {
+				return fmt.Sprintf("want the inline object, got %v", m.Parts[1].Data())
+			}
+			if d, _ := m.Parts[2].Data().([]any); len(d) != 2 {
+				return fmt.Sprintf("want the inline array, got %v", m.Parts[2].Data())
+			}
+			if d, _ := m.Parts[0].Data().(map[string]any); d["a"] != float64(1) {
+				return fmt.Sprintf("want --data inline too, got %v", m.Parts[0].Data())
+			}
+			return ""
+		}},
 	}
 	for _, tt := range tests {
 		m, err := Build(&tt.o, strings.NewReader(tt.stdin))
@@ -115,6 +131,7 @@ func TestBuildMessageErrors(t *testing.T) {
 		{"empty parts", Input{Parts: `[]`}, "empty"},
 		{"parts not array", Input{Parts: `{"text":"x"}`}, "not a JSON array"},
 		{"bad data", Input{Text: "x", HasText: true, Data: "-"}, "not JSON"},
+		{"bad inline data", Input{Extra: []PartSpec{{Kind: "data", Value: `{"a":`}}}, "not JSON"},
 		{"two stdin readers", Input{Text: "-", HasText: true, Data: "-"}, "only one input"},
 		{"two stdin data parts", Input{Extra: []PartSpec{{Kind: "data", Value: "-"}, {Kind: "data", Value: "-"}}}, "only one input"},
 		{"metadata not an object", Input{Text: "x", HasText: true, Metadata: "[1]"}, "--metadata must be a JSON object"},

@@ -34,14 +34,15 @@ func goldenCases() map[string]struct {
 		"message": {text, func(p *Printer) error {
 			return p.Result(fixtureMessage("ROLE_AGENT", "msg-0002", fixtureTask().Artifacts[0].Parts[0]))
 		}},
-		"tasklist":       {text, func(p *Printer) error { return p.TaskList(fixtureTaskList()) }},
-		"stream":         {text, renderStream},
-		"stream_wrapped": {wrapped, renderStream},
-		"stream_exec":    {text, func(p *Printer) error { return renderEvents(p, fixtureExecStream()) }},
-		"task_exec":      {text, func(p *Printer) error { return p.Task(fixtureExecTask()) }},
-		"error":          {text, func(p *Printer) error { return p.Error(fixtureErrorDoc()) }},
-		"error_json":     {indented, func(p *Printer) error { return p.Error(fixtureErrorDoc()) }},
-		"task_json":      {indented, func(p *Printer) error { return p.Task(fixtureTask()) }},
+		"tasklist":        {text, func(p *Printer) error { return p.TaskList(fixtureTaskList()) }},
+		"tasklist_fields": {text, func(p *Printer) error { return p.TaskListFields(fixtureTaskList()) }},
+		"stream":          {text, renderStream},
+		"stream_wrapped":  {wrapped, renderStream},
+		"stream_exec":     {text, func(p *Printer) error { return renderEvents(p, fixtureExecStream()) }},
+		"task_exec":       {text, func(p *Printer) error { return p.Task(fixtureExecTask()) }},
+		"error":           {text, func(p *Printer) error { return p.Error(fixtureErrorDoc()) }},
+		"error_json":      {indented, func(p *Printer) error { return p.Error(fixtureErrorDoc()) }},
+		"task_json":       {indented, func(p *Printer) error { return p.Task(fixtureTask()) }},
 	}
 	for name, c := range devtoolGoldenCases() {
 		cases[name] = c

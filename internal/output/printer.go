@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -155,6 +156,31 @@ func (p *Printer) TaskList(r *a2a.ListTasksResponse) error {
 	}
 	var b bytes.Buffer
 	p.taskList(&b, r)
+	return p.emit(b.Bytes())
+}
+
+// TaskListFields renders one page of a task listing as the a2a-cli specification's text floor has it (§11.2): each
+// task's Task ID, Context ID, State (and Status Message, Updated) as Label: value lines, a blank line after each;
+// then the total and the next page token. `task list` prints this; `list tasks` keeps its table (TaskList).
+func (p *Printer) TaskListFields(r *a2a.ListTasksResponse) error {
+	if p.o.Format == JSON || p.o.Format == Raw {
+		return p.writeJSON(r)
+	}
+	if r == nil {
+		r = &a2a.ListTasksResponse{}
+	}
+	var b bytes.Buffer
+	for _, t := range r.Tasks {
+		if t == nil {
+			continue
+		}
+		p.task(&b, t, false)
+		b.WriteByte('\n')
+	}
+	p.field(&b, "Total", strconv.Itoa(max(r.TotalSize, len(r.Tasks))))
+	if r.NextPageToken != "" {
+		p.field(&b, "Next Page Token", r.NextPageToken)
+	}
 	return p.emit(b.Bytes())
 }
 

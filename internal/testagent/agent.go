@@ -106,6 +106,9 @@ type Options struct {
 	PushLost bool
 	// NoStreaming makes the card say the agent does not stream (the handler still serves streams).
 	NoStreaming bool
+	// RequiredExtensions are extension URIs the card marks required; a2a-go's handler then refuses every call that
+	// does not request them all (ExtensionSupportRequiredError), as A2A §4.6 lets an agent do.
+	RequiredExtensions []string
 	// TaskAuth decides whether an Authorization value is the credential an AuthRequired task waits for (default:
 	// any value at all).
 	TaskAuth func(authorization string) bool
@@ -286,6 +289,10 @@ func (a *Agent) newHandler(stop <-chan struct{}) a2asrv.RequestHandler {
 			func(context.Context, *a2a.GetExtendedAgentCardRequest) (*a2a.AgentCard, error) {
 				return a.extendedCard(), nil
 			})))
+	}
+	if len(a.opts.RequiredExtensions) > 0 {
+		caps := a.buildCard("").Capabilities
+		opts = append(opts, a2asrv.WithCapabilityChecks(&caps))
 	}
 	return a2asrv.NewHandler(&executor{opts: a.opts, stop: stop, cut: a.cut, agent: a}, opts...)
 }

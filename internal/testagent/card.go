@@ -44,6 +44,9 @@ func (a *Agent) buildCard(endpoint string) *a2a.AgentCard {
 			Tags:        []string{"test"},
 		}},
 	}
+	for _, uri := range a.opts.RequiredExtensions {
+		card.Capabilities.Extensions = append(card.Capabilities.Extensions, a2a.AgentExtension{URI: uri, Required: true})
+	}
 	if a.opts.EditCard != nil {
 		a.opts.EditCard(card)
 	}
