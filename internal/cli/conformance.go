@@ -42,7 +42,8 @@ Each check carries the A2A TCK's requirement id, its level and the specification
 precondition the agent cannot meet (a long task to cancel, an agent that fails) is skipped with the reason. An
 agent that declares the reference scenarios (serve --reference) also plays them, chosen by message id as in
 the TCK. The run creates only tasks of its own and cancels only those; --max-requests bounds what it sends.
---timeout bounds each call. Credentials (--auth, --bearer, --api-key) travel as every other verb sends them.
+--timeout bounds each call. Credentials (--auth, --bearer, --api-key, or the token of a2a auth login) travel
+as every other verb sends them.
 
 Exit status 0 when every MUST passed on every binding tested, 1 when one failed.`,
 		Example: `  a2a conformance localhost:8080
@@ -89,6 +90,12 @@ func runConformance(ctx context.Context, o *conformanceOptions) error {
 	}
 	if f.opts.Tenant != "" {
 		ctx = a2a.AttachTenant(ctx, f.opts.Tenant)
+	}
+	// Credentials travel as every other verb sends them: given ones, else the token `a2a auth login` stored for
+	// the agent's origin.
+	f.agentURL = o.url
+	if err := f.useStoredToken(ctx, o.url); err != nil {
+		return err
 	}
 	// A conformance run judges the card the agent serves now, never a cached one.
 	f.opts.NoCardCache = true
