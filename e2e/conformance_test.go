@@ -1,10 +1,12 @@
 package e2e
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -15,6 +17,7 @@ import (
 
 	"github.com/a2acli/a2a/internal/testagent"
 	"github.com/a2acli/a2a/internal/testagent/wire"
+	"github.com/a2acli/a2a/internal/testskip"
 )
 
 // conformanceDoc is `a2a conformance -o json`'s document, as far as the tests read it.
@@ -377,4 +380,54 @@ func TestConformanceA2AJS(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestConformanceCardSignatures: a signed card's signatures are checked (§8.4): CARD-SIGN-001 verifies them over
+// the card's canonical form with --trust-keys (passes with the signing key, fails with another, skipped without a
+// key), CARD-SIGN-003 reads each protected header for alg and kid. The signer is serve --sign-card with an openssl
+// key; the card whose header lacks kid is the a2a-go SDK agent's.
+func TestConformanceCardSignatures(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("openssl"); err != nil {
+		testskip.Missing(t, "openssl", "signed cards are checked against openssl-made keys")
+	}
+	dir := t.TempDir()
+	priv, pub := opensslKey(t, dir, "card", "-algorithm", "ED25519")
+	_, other := opensslKey(t, dir, "other", "-algorithm", "ED25519")
+	signed := startServe(t, "--echo", "--sign-card", priv).url
+	unkeyed := testagent.Start(t, testagent.Options{EditCard: func(c *a2a.AgentCard) {
+		c.Signatures = []a2a.AgentCardSignature{{Protected: base64.RawURLEncoding.EncodeToString([]byte(`{"alg":"EdDSA"}`)), Signature: "AAAA"}}
+	}}).URL
+	plain := testagent.Start(t, testagent.Options{}).URL
+	for _, c := range []struct {
+		name     string
+		args     []string
+		sign1    string // CARD-SIGN-001's verdict
+		sign3    string // CARD-SIGN-003's
+		code     int
+		evidence string // a part of CARD-SIGN-001's evidence or got
+	}{
+		{"verified", []string{signed, "--trust-keys", pub}, "pass", "pass", 0, "verified: EdDSA"},
+		{"another key", []string{signed, "--trust-keys", other}, "fail", "pass", 1, "does not match"},
+		{"no key", []string{signed}, "skip", "pass", 0, "not https"},
+		{"no kid", []string{unkeyed}, "skip", "fail", 1, "no key"},
+		{"unsigned", []string{plain}, "skip", "skip", 0, "no signature"},
+	} {
+		doc, r := runConformance(t, append(c.args, "--only", "CARD-SIGN-*")...)
+		got := map[string]string{}
+		var ev string
+		for _, x := range doc.Results {
+			got[x.ID] = x.Verdict
+			if x.ID == "CARD-SIGN-001" {
+				ev = x.Evidence + " " + x.Got
+			}
+		}
+		if got["CARD-SIGN-001"] != c.sign1 || got["CARD-SIGN-003"] != c.sign3 || r.code != c.code || !strings.Contains(ev, c.evidence) {
+			t.Errorf("%s: CARD-SIGN-001 %q, CARD-SIGN-003 %q, exit %d, evidence %q; want %s, %s, exit %d, %q\n%s", c.name,
+				got["CARD-SIGN-001"], got["CARD-SIGN-003"], r.code, ev, c.sign1, c.sign3, c.code, c.evidence, r)
+		}
+	}
+	r := run(t, "", "conformance", signed, "--trust-keys", filepath.Join(dir, "missing.pem"))
+	wantCode(t, r, 1)
+	wantContains(t, "an unreadable key set", r.stderr, "missing.pem")
 }

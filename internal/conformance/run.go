@@ -85,7 +85,19 @@ type Target struct {
 	// WithVersion makes the calls of Connect's clients made with the context it returns send A2A-Version version
 	// instead of their interface's; nil: the gRPC version check is skipped.
 	WithVersion func(ctx context.Context, version string) context.Context
+	// Signature classifies the signatures of the card served as raw from cardURL: SignatureVerified (detail: the
+	// key), SignatureInvalid or SignatureUnverifiable (detail: why). nil: CARD-SIGN-001 is skipped.
+	Signature func(ctx context.Context, raw []byte, cardURL string) (status SignatureStatus, detail string)
 }
+
+// SignatureStatus is what a card's signatures amount to, as Target.Signature finds.
+type SignatureStatus int
+
+const (
+	SignatureUnverifiable SignatureStatus = iota // signed, but no key to check a signature with
+	SignatureVerified                            // a signature verifies with a key the run has
+	SignatureInvalid                             // a key was found and no signature matches, or one is malformed
+)
 
 // Options are the run's filters and bounds.
 type Options struct {
