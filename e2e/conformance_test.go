@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
@@ -430,4 +431,51 @@ func TestConformanceCardSignatures(t *testing.T) {
 	r := run(t, "", "conformance", signed, "--trust-keys", filepath.Join(dir, "missing.pem"))
 	wantCode(t, r, 1)
 	wantContains(t, "an unreadable key set", r.stderr, "missing.pem")
+}
+
+// TestConformanceLeavesOthersAlone: safe against an agent in use (issue 25): a task another client left running on
+// serve --reference is still working after a full run, its history untouched (a2a conformance sends to, and
+// cancels, only tasks of its own); --max-requests N reaches the agent as at most N A2A requests (counted by the
+// a2a-go SDK agent); --timeout bounds each call against an agent whose answers take 10 s.
+func TestConformanceLeavesOthersAlone(t *testing.T) {
+	t.Parallel()
+	s := startServe(t, "--reference", "--reference-long", "120s", "--transport", "jsonrpc,rest,grpc")
+	r := run(t, "", "send", s.url, "--immediate", "-o", "json", "--jq", ".task.id", "--json",
+		`{"messageId":"tck-long-running-someone-else","role":"ROLE_USER","parts":[{"text":"not yours"}]}`)
+	wantCode(t, r, 0)
+	id := strings.TrimSpace(r.stdout)
+	doc, r := runConformance(t, s.url)
+	if r.code != 0 || !slices.ContainsFunc(doc.Results, func(x struct{ ID, Level, Binding, Verdict, Evidence, Spec, Sent, Got string }) bool {
+		return x.ID == "CORE-CANCEL-001" && x.Verdict == "pass"
+	}) {
+		t.Fatalf("the full run did not pass, or canceled none of its own tasks (exit %d):\n%s", r.code, doc.failures())
+	}
+	r = run(t, "", "get", "task", s.url, id, "-o", "json", "--jq", `.status.state + " " + (.history | length | tostring)`)
+	wantCode(t, r, 0)
+	if got := strings.TrimSpace(r.stdout); got != "TASK_STATE_WORKING 1" {
+		t.Errorf("another client's task after a2a conformance: %q, want TASK_STATE_WORKING with its one message", got)
+	}
+
+	for _, n := range []int{1, 5, 20} {
+		ag := testagent.Start(t, testagent.Options{})
+		doc, r := runConformance(t, ag.URL, "--max-requests", fmt.Sprint(n))
+		if got := len(ag.Requests()); got > n || (n > 1 && got == 0) {
+			t.Errorf("--max-requests %d: the agent got %d A2A requests (exit %d)", n, got, r.code)
+		}
+		if !slices.ContainsFunc(doc.Results, func(x struct{ ID, Level, Binding, Verdict, Evidence, Spec, Sent, Got string }) bool {
+			return x.Verdict == "skip" && x.Evidence == "--max-requests reached"
+		}) {
+			t.Errorf("--max-requests %d: no check skipped for the budget", n)
+		}
+	}
+
+	slow := wire.StartDelayed(t, wire.DelayOptions{Delay: 10 * time.Second})
+	start := time.Now()
+	doc, r = runConformance(t, slow.URL, "--timeout", "300ms")
+	if took := time.Since(start); took > 5*time.Second || r.code != 1 {
+		t.Errorf("--timeout 300ms against 10 s answers: exit %d after %v, want exit 1 within 5s", r.code, took)
+	}
+	if !strings.Contains(doc.failures(), "BIND-FIELD-001") {
+		t.Errorf("--timeout 300ms: want the unanswered interface reported:\n%s", doc.failures())
+	}
 }
