@@ -354,6 +354,22 @@ func TestReferenceScenarios(t *testing.T) {
 	if got := strings.TrimSpace(r.stdout); got != "TASK_STATE_COMPLETED" {
 		t.Errorf("follow-up: state %q, want completed\n%s", got, r)
 	}
+
+	// The slow stream: 50 chunks of one artifact, 20 ms apart, the last marked lastChunk, then completed.
+	start := time.Now()
+	r = run(t, "", "send", s.url, "--stream", "-o", "json", "--json", `{"messageId":"tck-slow-stream-1","role":"ROLE_USER","parts":[{"text":"hi"}]}`)
+	took := time.Since(start)
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	chunks, last := 0, ""
+	for _, l := range lines {
+		if strings.HasPrefix(l, `{"artifactUpdate"`) {
+			chunks++
+			last = l
+		}
+	}
+	if r.code != 0 || chunks != 50 || !strings.Contains(last, `"lastChunk":true`) || !strings.Contains(lines[len(lines)-1], "TASK_STATE_COMPLETED") || took < 49*20*time.Millisecond {
+		t.Errorf("tck-slow-stream: %d artifact chunks in %v (exit %d), want 50 over at least 980ms, the last marked, then completed\n%s", chunks, took, r.code, r)
+	}
 }
 
 // TestConformanceA2AJS runs the verb against the a2a-js SDK's servers (1.3.0 at v1.0, 0.3.14 at v0.3), each binding
