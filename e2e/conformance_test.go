@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -293,6 +294,22 @@ func TestConformanceFilters(t *testing.T) {
 	}
 	if skipped == 0 {
 		t.Errorf("--max-requests 3: nothing skipped for the budget\n%+v", doc.Results)
+	}
+
+	// A binding that cannot be reached is reported even when --only leaves BIND-FIELD-001 out: none of the checks
+	// asked for can run on it, and the run must not say the agent conforms.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gone := "http://" + ln.Addr().String()
+	ln.Close()
+	half := testagent.Start(t, testagent.Options{EditCard: func(c *a2a.AgentCard) {
+		c.SupportedInterfaces = append(c.SupportedInterfaces, &a2a.AgentInterface{URL: gone, ProtocolBinding: a2a.TransportProtocolHTTPJSON, ProtocolVersion: "1.0"})
+	}})
+	doc, r = runConformance(t, half.URL, "--only", "CORE-SEND-001")
+	if got := doc.failedMust(); r.code != 1 || strings.Join(got, " ") != "BIND-FIELD-001" || !strings.Contains(doc.failures(), gone) {
+		t.Errorf("--only CORE-SEND-001 with an interface that does not answer: exit %d, failed %v, want 1 and BIND-FIELD-001 naming %s\n%s", r.code, got, gone, doc.failures())
 	}
 
 	broken := wire.Broken(t, testagent.Start(t, testagent.Options{}).URL, wire.BreakCardType)

@@ -216,12 +216,24 @@ func bindingName(iface *a2a.AgentInterface) string {
 
 // open connects to iface and checks that it answers its binding: a GetTask of an id no task has must come back as
 // an A2A error, whatever the binding.
+// unusable records that a binding cannot be checked at all (BIND-FIELD-001 failed), even when --only leaves
+// BIND-FIELD-001 out: none of the binding's checks can run, and the run must not read as conforming. Only --skip
+// (or --level) leaves it unsaid.
+func (r *runner) unusable(binding string, o outcome) {
+	q := lookup("BIND-FIELD-001")
+	all := r.o
+	all.Only = nil
+	if selectedBy(all, q) {
+		r.add(q, binding, o)
+	}
+}
+
 func (r *runner) open(ctx context.Context, iface *a2a.AgentInterface) *binding {
 	b := &binding{name: bindingName(iface), iface: iface, v03: strings.HasPrefix(string(iface.ProtocolVersion), "0."),
 		streaming: r.t.Card.Capabilities.Streaming}
 	c, err := r.t.Connect(ctx, iface)
 	if err != nil {
-		r.record("BIND-FIELD-001", b.name, fail("connect "+iface.URL, errText(err), "the interface the card declares cannot be reached"))
+		r.unusable(b.name, fail("connect "+iface.URL, errText(err), "the interface the card declares cannot be reached"))
 		return b
 	}
 	if !r.spend(1) {
@@ -240,7 +252,7 @@ func (r *runner) open(ctx context.Context, iface *a2a.AgentInterface) *binding {
 	case isA2AError(err):
 		r.record("BIND-FIELD-001", b.name, pass(iface.URL+" answers in "+b.name))
 	default:
-		r.record("BIND-FIELD-001", b.name, fail(sent, errText(err), "the interface does not answer as its binding"))
+		r.unusable(b.name, fail(sent, errText(err), "the interface does not answer as its binding"))
 		_ = c.Destroy() //nolint:errcheck // nothing to report
 		return b
 	}

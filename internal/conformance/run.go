@@ -170,8 +170,11 @@ func (r *runner) wanted(iface *a2a.AgentInterface) bool {
 }
 
 // selected says whether the filters keep requirement q.
-func (r *runner) selected(q requirement) bool {
-	if q.level > r.o.Level {
+func (r *runner) selected(q requirement) bool { return selectedBy(r.o, q) }
+
+// selectedBy says whether the filters of o keep requirement q.
+func selectedBy(o Options, q requirement) bool {
+	if q.level > o.Level {
 		return false
 	}
 	match := func(pats []string) bool {
@@ -182,10 +185,10 @@ func (r *runner) selected(q requirement) bool {
 		}
 		return false
 	}
-	if len(r.o.Only) > 0 && !match(r.o.Only) {
+	if len(o.Only) > 0 && !match(o.Only) {
 		return false
 	}
-	return !match(r.o.Skip)
+	return !match(o.Skip)
 }
 
 // outcome is what a check found.
@@ -207,9 +210,14 @@ func (r *runner) record(id, binding string, o outcome) {
 	if !r.selected(q) {
 		return
 	}
+	r.add(q, binding, o)
+}
+
+// add adds the outcome of requirement q on binding, whatever the filters say.
+func (r *runner) add(q requirement, binding string, o outcome) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.results = append(r.results, Result{ID: id, Level: q.level.String(), Area: q.area, Binding: binding, Verdict: o.verdict,
+	r.results = append(r.results, Result{ID: q.id, Level: q.level.String(), Area: q.area, Binding: binding, Verdict: o.verdict,
 		Title: q.title, Spec: "§" + q.section, Evidence: o.evidence, Sent: clip(o.sent), Got: clip(o.got)})
 }
 
