@@ -275,10 +275,10 @@ func TestConformanceAgreesWithTCK(t *testing.T) {
 		{"a2a-go grpc", func(t *testing.T) string {
 			return testagent.Start(t, testagent.Options{Transport: a2a.TransportProtocolGRPC}).URL
 		}, nil, 15},
-		// a2a-js 1.3.0's express server: its card lists JSON-RPC and HTTP+JSON.
+		// a2a-js 1.3.0's servers: its card lists gRPC, JSON-RPC and HTTP+JSON.
 		{"a2a-js", func(t *testing.T) string {
-			return startNodeServer(t, needA2AJS(t), "server10.mjs", "JSONRPC")
-		}, nil, 40},
+			return startNodeServer(t, needA2AJS(t), "server10.mjs", "GRPC")
+		}, nil, 60},
 		{"broken: not-found code", func(t *testing.T) string {
 			return wire.Broken(t, testagent.Start(t, testagent.Options{}).URL, wire.BreakNotFoundCode)
 		}, []string{"jsonrpc CORE-GET-002"}, 10},
@@ -436,6 +436,9 @@ func TestConformanceAgreesWithTCK03(t *testing.T) {
 		{"a2a-go 0.3 jsonrpc", "jsonrpc", func(t *testing.T) string { return testagent.Start(t, testagent.Options{V03: true}).URL }, nil, 5},
 		{"a2a-js 0.3 jsonrpc", "jsonrpc", func(t *testing.T) string {
 			return startNodeServer(t, needA2AJS(t), "server03.mjs", "JSONRPC")
+		}, nil, 5},
+		{"a2a-js 0.3 grpc", "grpc", func(t *testing.T) string {
+			return startNodeServer(t, needA2AJS(t), "server03.mjs", "GRPC")
 		}, nil, 5},
 		{"broken: not-found code 0.3", "jsonrpc", func(t *testing.T) string {
 			return wire.Broken(t, testagent.Start(t, testagent.Options{V03: true}).URL, wire.BreakNotFoundCode)

@@ -390,7 +390,8 @@ func TestReferenceScenarios(t *testing.T) {
 }
 
 // TestConformanceA2AJS runs the verb against the a2a-js SDK's servers (1.3.0 at v1.0, 0.3.14 at v0.3), each binding
-// they serve: what each fails is pinned, each failure checked by hand against the specification.
+// they serve (JSON-RPC, HTTP+JSON, and gRPC when asked for): what each fails is pinned, each failure checked by hand
+// against the specification.
 func TestConformanceA2AJS(t *testing.T) {
 	dir := needA2AJS(t)
 	for _, c := range []struct {
@@ -400,11 +401,17 @@ func TestConformanceA2AJS(t *testing.T) {
 		// to 415. Its card lists both bindings.
 		{"server10.mjs", "JSONRPC", "HTTP_JSON-STATUS-001"},
 		{"server10.mjs", "HTTP+JSON", "HTTP_JSON-STATUS-001"},
+		// With its gRPC server too: an unsupported A2A-Version and push the card does not declare are gRPC
+		// FAILED_PRECONDITION, where §5.4's table maps VersionNotSupportedError and PushNotificationNotSupportedError
+		// to UNIMPLEMENTED.
+		{"server10.mjs", "GRPC", "GRPC-ERR-002 HTTP_JSON-STATUS-001 VER-SERVER-002"},
 		// a2a-js 0.3.14's REST handler answers a subscription to an unknown task with a body its own serializer
 		// refuses ("Bug: toJson serializer and body must be provided for non-204 responses"), not TaskNotFoundError
 		// (v0.3 §7.9: tasks/resubscribe of an unknown task is -32001, HTTP 404). Its card lists both bindings.
 		{"server03.mjs", "JSONRPC", "STREAM-SUB-004"},
 		{"server03.mjs", "HTTP+JSON", "STREAM-SUB-004"},
+		// Its gRPC server passes every MUST checked at v0.3.
+		{"server03.mjs", "GRPC", "STREAM-SUB-004"},
 	} {
 		t.Run(strings.TrimSuffix(c.script, ".mjs")+"-"+c.binding, func(t *testing.T) {
 			u := startNodeServer(t, dir, c.script, c.binding)
