@@ -35,9 +35,9 @@ func newConformanceCmd(f *factory, runF func(context.Context, *conformanceOption
 lists (or those --transport names, comma-separated), each in the protocol version the interface declares (1.0
 or 0.3): the card (schema, well-known path, cache headers, interfaces, security schemes, signatures verified
 with --trust-keys or a jku over https), messages (blocking and non-blocking send, get with historyLength, list
-with pagination and filters, cancel, subscribe, terminal-task rules), streaming (event order and kinds), each binding's error codes and content types, A2A-Version
-negotiation, push notification configs and delivery to a loopback webhook of its own when the card declares
-push, the extended card, and equivalence across bindings.
+with pagination and filters, cancel, subscribe, terminal-task rules), streaming (event order and kinds), each
+binding's error codes and content types, A2A-Version negotiation, push notification configs and delivery to a
+loopback webhook of its own when the card declares push, the extended card, and equivalence across bindings.
 
 Each check carries the A2A TCK's requirement id, its level and the specification's section. A check whose
 precondition the agent cannot meet (a long task to cancel, an agent that fails) is skipped with the reason. An

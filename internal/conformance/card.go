@@ -214,8 +214,6 @@ func bindingName(iface *a2a.AgentInterface) string {
 	return n + " " + string(iface.ProtocolVersion)
 }
 
-// open connects to iface and checks that it answers its binding: a GetTask of an id no task has must come back as
-// an A2A error, whatever the binding.
 // unusable records that a binding cannot be checked at all (BIND-FIELD-001 failed), even when --only leaves
 // BIND-FIELD-001 out: none of the binding's checks can run, and the run must not read as conforming. Only --skip
 // (or --level) leaves it unsaid.
@@ -228,6 +226,8 @@ func (r *runner) unusable(binding string, o outcome) {
 	}
 }
 
+// open connects to iface and checks that it answers its binding: a GetTask of an id no task has must come back as
+// an A2A error, whatever the binding.
 func (r *runner) open(ctx context.Context, iface *a2a.AgentInterface) *binding {
 	b := &binding{name: bindingName(iface), iface: iface, v03: strings.HasPrefix(string(iface.ProtocolVersion), "0."),
 		streaming: r.t.Card.Capabilities.Streaming}
