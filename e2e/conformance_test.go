@@ -519,3 +519,32 @@ func TestConformanceLeavesOthersAlone(t *testing.T) {
 		t.Errorf("--timeout 300ms: want the unanswered interface reported:\n%s", doc.failures())
 	}
 }
+
+// TestConformanceTenant: an interface that declares a tenant is checked through it: every call a2a conformance makes
+// carries the interface's tenant (JSON-RPC params, HTTP+JSON paths; a2a-go SDK agents, which record the tenant each
+// call came with), and such an agent fails no check the same agent without a tenant passes.
+func TestConformanceTenant(t *testing.T) {
+	for _, tr := range []a2a.TransportProtocol{a2a.TransportProtocolJSONRPC, a2a.TransportProtocolHTTPJSON} {
+		t.Run(string(tr), func(t *testing.T) {
+			base, _ := runConformance(t, testagent.Start(t, testagent.Options{Transport: tr}).URL)
+			ag := testagent.Start(t, testagent.Options{Transport: tr, EditCard: func(c *a2a.AgentCard) {
+				for _, iface := range c.SupportedInterfaces {
+					iface.Tenant = "acme"
+				}
+			}})
+			doc, r := runConformance(t, ag.URL)
+			if got := doc.failedBeyond(base); len(got) > 0 {
+				t.Errorf("with a tenant the agent fails %v beyond its own %v (exit %d)\n%s", got, base.failedMust(), r.code, doc.failures())
+			}
+			calls := ag.Calls()
+			if len(calls) < 10 {
+				t.Fatalf("only %d calls reached the agent", len(calls))
+			}
+			for _, c := range calls {
+				if c.Tenant != "acme" {
+					t.Fatalf("%s reached the agent with tenant %q, want the interface's \"acme\"", c.Method, c.Tenant)
+				}
+			}
+		})
+	}
+}
