@@ -24,10 +24,13 @@ import (
 
 // conformanceDoc is `a2a conformance -o json`'s document, as far as the tests read it.
 type conformanceDoc struct {
-	Bindings []string `json:"bindings"`
-	Results  []struct {
-		ID, Level, Binding, Verdict, Evidence, Spec, Sent, Got string
-	} `json:"results"`
+	Bindings []string            `json:"bindings"`
+	Results  []conformanceResult `json:"results"`
+}
+
+// conformanceResult is one check of the document.
+type conformanceResult struct {
+	ID, Level, Area, Binding, Verdict, Evidence, Spec, Sent, Got string
 }
 
 func runConformance(t *testing.T, args ...string) (conformanceDoc, result) {
@@ -279,6 +282,15 @@ func TestConformanceFilters(t *testing.T) {
 			t.Errorf("--only CORE-GET-*,card ran %s", x.ID)
 		}
 	}
+	doc, _ = runConformance(t, ag.URL, "--skip", "CORE-*,wire")
+	if len(doc.Results) == 0 {
+		t.Error("--skip CORE-*,wire left nothing")
+	}
+	for _, x := range doc.Results {
+		if strings.HasPrefix(x.ID, "CORE-") || x.Area == "wire" {
+			t.Errorf("--skip CORE-*,wire ran %s (%s)", x.ID, x.Area)
+		}
+	}
 	doc, _ = runConformance(t, ag.URL, "--level", "must")
 	for _, x := range doc.Results {
 		if x.Level != "MUST" {
@@ -485,7 +497,7 @@ func TestConformanceLeavesOthersAlone(t *testing.T) {
 	wantCode(t, r, 0)
 	id := strings.TrimSpace(r.stdout)
 	doc, r := runConformance(t, s.url)
-	if r.code != 0 || !slices.ContainsFunc(doc.Results, func(x struct{ ID, Level, Binding, Verdict, Evidence, Spec, Sent, Got string }) bool {
+	if r.code != 0 || !slices.ContainsFunc(doc.Results, func(x conformanceResult) bool {
 		return x.ID == "CORE-CANCEL-001" && x.Verdict == "pass"
 	}) {
 		t.Fatalf("the full run did not pass, or canceled none of its own tasks (exit %d):\n%s", r.code, doc.failures())
@@ -502,7 +514,7 @@ func TestConformanceLeavesOthersAlone(t *testing.T) {
 		if got := len(ag.Requests()); got > n || (n > 1 && got == 0) {
 			t.Errorf("--max-requests %d: the agent got %d A2A requests (exit %d)", n, got, r.code)
 		}
-		if !slices.ContainsFunc(doc.Results, func(x struct{ ID, Level, Binding, Verdict, Evidence, Spec, Sent, Got string }) bool {
+		if !slices.ContainsFunc(doc.Results, func(x conformanceResult) bool {
 			return x.Verdict == "skip" && x.Evidence == "--max-requests reached"
 		}) {
 			t.Errorf("--max-requests %d: no check skipped for the budget", n)
