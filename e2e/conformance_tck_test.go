@@ -54,6 +54,9 @@ var tckDisagreements = []tckDisagreement{
 		"reads the first event only; §3.1.2 closes the stream at the terminal state. a2a conformance is right."},
 	{"CORE-LIST-002", "jsonrpc", []string{"broken: paging"}, "pageSize ignored: the TCK's test checks the response's " +
 		"schema only; §3.1.4 bounds a page by pageSize. a2a conformance is right."},
+	{"CORE-CANCEL-002", "grpc", []string{"broken: grpc cancel status"}, "CancelTask of a finished task as gRPC INTERNAL: " +
+		"the TCK's test accepts any error; §3.1.5 names TaskNotCancelableError, which §5.4 maps to FAILED_PRECONDITION. " +
+		"a2a conformance is right."},
 }
 
 func init() {
@@ -297,6 +300,18 @@ func TestConformanceAgreesWithTCK(t *testing.T) {
 		{"broken: card type", func(t *testing.T) string {
 			return wire.Broken(t, testagent.Start(t, testagent.Options{}).URL, wire.BreakCardType)
 		}, []string{"agent_card CARD-CTYPE-001"}, 0},
+		// The mappings a2a conformance checks as the TCK does (TestConformanceTCKMappings, TestConformanceBrokenGRPC),
+		// each broken in front of an agent that passes them.
+		{"broken: grpc cancel status", func(t *testing.T) string {
+			ag := testagent.Start(t, testagent.Options{Transport: a2a.TransportProtocolGRPC})
+			return wire.BrokenGRPC(t, ag.URL, ag.Endpoint, wire.BreakGRPCCancelStatus)
+		}, []string{"grpc GRPC-ERR-002"}, 10},
+		{"broken: list null", func(t *testing.T) string {
+			return wire.Broken(t, startServe(t, "--reference", "--reference-long", "5s", "--transport", "rest", "--push-allow", "example.com").url, wire.BreakListNull)
+		}, []string{"http_json CORE-LIST-002"}, 10},
+		{"broken: rpc content type", func(t *testing.T) string {
+			return wire.Broken(t, startServe(t, "--reference", "--reference-long", "5s", "--transport", "jsonrpc", "--push-allow", "example.com").url, wire.BreakRPCContentType)
+		}, []string{"jsonrpc JSONRPC-SSE-002"}, 10},
 	}
 	var table []string
 	for _, c := range cases {
