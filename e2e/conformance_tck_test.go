@@ -67,6 +67,12 @@ func init() {
 			"specification says both; the TCK's reading is the stricter."},
 		tckDisagreement{"HTTP_JSON-ERR-001", "http_json", []string{"a2a-js"}, "the same for error answers."},
 	)
+	for _, id := range []string{"CORE-SEND-001", "CORE-GET-001"} {
+		tckDisagreements = append(tckDisagreements, tckDisagreement{id, "http_json", []string{"a2a-go 0.3 rest"},
+			"the v0.3 suite's REST client sends proto field names (message_id, content), which ProtoJSON parsers accept " +
+				"beside the JSON names; a2a-go's v0.3 REST handler reads the JSON names only and answers -32602, so the " +
+				"send and the get after it fail. The TCK is right; a2a conformance sends JSON names only and does not check this."})
+	}
 	for _, id := range []string{"CORE-GET-002", "CORE-CANCEL-003", "CORE-MULTI-004"} {
 		tckDisagreements = append(tckDisagreements, tckDisagreement{id, "http_json", []string{"broken: rest status"},
 			"TaskNotFoundError as HTTP 500: the TCK files the HTTP status under each operation's id too, a2a conformance " +
@@ -449,6 +455,12 @@ func TestConformanceAgreesWithTCK03(t *testing.T) {
 		{"serve --reference rest", "rest", reference("rest"), nil, 5},
 		{"serve --reference grpc", "grpc", reference("grpc"), nil, 5},
 		{"a2a-go 0.3 jsonrpc", "jsonrpc", func(t *testing.T) string { return testagent.Start(t, testagent.Options{V03: true}).URL }, nil, 5},
+		{"a2a-go 0.3 rest", "rest", func(t *testing.T) string {
+			return testagent.Start(t, testagent.Options{V03: true, Transport: a2a.TransportProtocolHTTPJSON}).URL
+		}, nil, 5},
+		{"a2a-go 0.3 grpc", "grpc", func(t *testing.T) string {
+			return testagent.Start(t, testagent.Options{V03: true, Transport: a2a.TransportProtocolGRPC}).URL
+		}, nil, 5},
 		{"a2a-js 0.3 jsonrpc", "jsonrpc", func(t *testing.T) string {
 			return startNodeServer(t, needA2AJS(t), "server03.mjs", "JSONRPC")
 		}, nil, 5},
@@ -466,8 +478,17 @@ func TestConformanceAgreesWithTCK03(t *testing.T) {
 			doc, _ := runConformance(t, url)
 			ours := verdicts(doc)
 			cmp := compare(ours, runTCK03(t, runSh, url, c.transport), nil)
-			if len(cmp.disagree) > 0 {
-				t.Errorf("a2a conformance and the TCK (v0.3) disagree on %s:\n  %s", c.name, strings.Join(cmp.disagree, "\n  "))
+			var unexplained []string
+			for _, d := range cmp.disagree {
+				f := strings.Fields(d)
+				if why := knownDisagreement(c.name, f[0], f[1]); why != "" {
+					t.Logf("known disagreement %s: %s", d, why)
+					continue
+				}
+				unexplained = append(unexplained, d)
+			}
+			if len(unexplained) > 0 {
+				t.Errorf("a2a conformance and the TCK (v0.3) disagree on %s:\n  %s", c.name, strings.Join(unexplained, "\n  "))
 			}
 			if n := len(cmp.agree) + len(cmp.disagree); n < c.min {
 				t.Errorf("%s: only %d verdicts compared, want at least %d (agreed: %v)", c.name, n, c.min, cmp.agree)
