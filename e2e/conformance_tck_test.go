@@ -54,6 +54,9 @@ var tckDisagreements = []tckDisagreement{
 		"reads the first event only; §3.1.2 closes the stream at the terminal state. a2a conformance is right."},
 	{"CORE-LIST-002", "jsonrpc", []string{"broken: paging"}, "pageSize ignored: the TCK's test checks the response's " +
 		"schema only; §3.1.4 bounds a page by pageSize. a2a conformance is right."},
+	{"CORE-CANCEL-002", "grpc", []string{"broken: grpc cancel status"}, "CancelTask of a finished task as gRPC INTERNAL: " +
+		"the TCK's test accepts any error; §3.1.5 names TaskNotCancelableError, which §5.4 maps to FAILED_PRECONDITION. " +
+		"a2a conformance is right."},
 }
 
 func init() {
@@ -64,6 +67,12 @@ func init() {
 			"specification says both; the TCK's reading is the stricter."},
 		tckDisagreement{"HTTP_JSON-ERR-001", "http_json", []string{"a2a-js"}, "the same for error answers."},
 	)
+	for _, id := range []string{"CORE-SEND-001", "CORE-GET-001"} {
+		tckDisagreements = append(tckDisagreements, tckDisagreement{id, "http_json", []string{"a2a-go 0.3 rest"},
+			"the v0.3 suite's REST client sends proto field names (message_id, content), which ProtoJSON parsers accept " +
+				"beside the JSON names; a2a-go's v0.3 REST handler reads the JSON names only and answers -32602, so the " +
+				"send and the get after it fail. The TCK is right; a2a conformance sends JSON names only and does not check this."})
+	}
 	for _, id := range []string{"CORE-GET-002", "CORE-CANCEL-003", "CORE-MULTI-004"} {
 		tckDisagreements = append(tckDisagreements, tckDisagreement{id, "http_json", []string{"broken: rest status"},
 			"TaskNotFoundError as HTTP 500: the TCK files the HTTP status under each operation's id too, a2a conformance " +
@@ -275,10 +284,10 @@ func TestConformanceAgreesWithTCK(t *testing.T) {
 		{"a2a-go grpc", func(t *testing.T) string {
 			return testagent.Start(t, testagent.Options{Transport: a2a.TransportProtocolGRPC}).URL
 		}, nil, 15},
-		// a2a-js 1.3.0's express server: its card lists JSON-RPC and HTTP+JSON.
+		// a2a-js 1.3.0's servers: its card lists gRPC, JSON-RPC and HTTP+JSON.
 		{"a2a-js", func(t *testing.T) string {
-			return startNodeServer(t, needA2AJS(t), "server10.mjs", "JSONRPC")
-		}, nil, 40},
+			return startNodeServer(t, needA2AJS(t), "server10.mjs", "GRPC")
+		}, nil, 60},
 		{"broken: not-found code", func(t *testing.T) string {
 			return wire.Broken(t, testagent.Start(t, testagent.Options{}).URL, wire.BreakNotFoundCode)
 		}, []string{"jsonrpc CORE-GET-002"}, 10},
@@ -297,6 +306,18 @@ func TestConformanceAgreesWithTCK(t *testing.T) {
 		{"broken: card type", func(t *testing.T) string {
 			return wire.Broken(t, testagent.Start(t, testagent.Options{}).URL, wire.BreakCardType)
 		}, []string{"agent_card CARD-CTYPE-001"}, 0},
+		// The mappings a2a conformance checks as the TCK does (TestConformanceTCKMappings, TestConformanceBrokenGRPC),
+		// each broken in front of an agent that passes them.
+		{"broken: grpc cancel status", func(t *testing.T) string {
+			ag := testagent.Start(t, testagent.Options{Transport: a2a.TransportProtocolGRPC})
+			return wire.BrokenGRPC(t, ag.URL, ag.Endpoint, wire.BreakGRPCCancelStatus)
+		}, []string{"grpc GRPC-ERR-002"}, 10},
+		{"broken: list null", func(t *testing.T) string {
+			return wire.Broken(t, startServe(t, "--reference", "--reference-long", "5s", "--transport", "rest", "--push-allow", "example.com").url, wire.BreakListNull)
+		}, []string{"http_json CORE-LIST-002"}, 10},
+		{"broken: rpc content type", func(t *testing.T) string {
+			return wire.Broken(t, startServe(t, "--reference", "--reference-long", "5s", "--transport", "jsonrpc", "--push-allow", "example.com").url, wire.BreakRPCContentType)
+		}, []string{"jsonrpc JSONRPC-SSE-002"}, 10},
 	}
 	var table []string
 	for _, c := range cases {
@@ -434,8 +455,17 @@ func TestConformanceAgreesWithTCK03(t *testing.T) {
 		{"serve --reference rest", "rest", reference("rest"), nil, 5},
 		{"serve --reference grpc", "grpc", reference("grpc"), nil, 5},
 		{"a2a-go 0.3 jsonrpc", "jsonrpc", func(t *testing.T) string { return testagent.Start(t, testagent.Options{V03: true}).URL }, nil, 5},
+		{"a2a-go 0.3 rest", "rest", func(t *testing.T) string {
+			return testagent.Start(t, testagent.Options{V03: true, Transport: a2a.TransportProtocolHTTPJSON}).URL
+		}, nil, 5},
+		{"a2a-go 0.3 grpc", "grpc", func(t *testing.T) string {
+			return testagent.Start(t, testagent.Options{V03: true, Transport: a2a.TransportProtocolGRPC}).URL
+		}, nil, 5},
 		{"a2a-js 0.3 jsonrpc", "jsonrpc", func(t *testing.T) string {
 			return startNodeServer(t, needA2AJS(t), "server03.mjs", "JSONRPC")
+		}, nil, 5},
+		{"a2a-js 0.3 grpc", "grpc", func(t *testing.T) string {
+			return startNodeServer(t, needA2AJS(t), "server03.mjs", "GRPC")
 		}, nil, 5},
 		{"broken: not-found code 0.3", "jsonrpc", func(t *testing.T) string {
 			return wire.Broken(t, testagent.Start(t, testagent.Options{V03: true}).URL, wire.BreakNotFoundCode)
@@ -448,8 +478,17 @@ func TestConformanceAgreesWithTCK03(t *testing.T) {
 			doc, _ := runConformance(t, url)
 			ours := verdicts(doc)
 			cmp := compare(ours, runTCK03(t, runSh, url, c.transport), nil)
-			if len(cmp.disagree) > 0 {
-				t.Errorf("a2a conformance and the TCK (v0.3) disagree on %s:\n  %s", c.name, strings.Join(cmp.disagree, "\n  "))
+			var unexplained []string
+			for _, d := range cmp.disagree {
+				f := strings.Fields(d)
+				if why := knownDisagreement(c.name, f[0], f[1]); why != "" {
+					t.Logf("known disagreement %s: %s", d, why)
+					continue
+				}
+				unexplained = append(unexplained, d)
+			}
+			if len(unexplained) > 0 {
+				t.Errorf("a2a conformance and the TCK (v0.3) disagree on %s:\n  %s", c.name, strings.Join(unexplained, "\n  "))
 			}
 			if n := len(cmp.agree) + len(cmp.disagree); n < c.min {
 				t.Errorf("%s: only %d verdicts compared, want at least %d (agreed: %v)", c.name, n, c.min, cmp.agree)

@@ -1,28 +1,36 @@
 package e2e
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
+	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"github.com/a2acli/a2a/internal/testagent"
 	"github.com/a2acli/a2a/internal/testagent/wire"
+	"github.com/a2acli/a2a/internal/testskip"
 )
 
 // conformanceDoc is `a2a conformance -o json`'s document, as far as the tests read it.
 type conformanceDoc struct {
-	Bindings []string `json:"bindings"`
-	Results  []struct {
-		ID, Level, Binding, Verdict, Evidence, Spec, Sent, Got string
-	} `json:"results"`
+	Bindings []string            `json:"bindings"`
+	Results  []conformanceResult `json:"results"`
+}
+
+// conformanceResult is one check of the document.
+type conformanceResult struct {
+	ID, Level, Area, Binding, Verdict, Evidence, Spec, Sent, Got string
 }
 
 func runConformance(t *testing.T, args ...string) (conformanceDoc, result) {
@@ -274,6 +282,15 @@ func TestConformanceFilters(t *testing.T) {
 			t.Errorf("--only CORE-GET-*,card ran %s", x.ID)
 		}
 	}
+	doc, _ = runConformance(t, ag.URL, "--skip", "CORE-*,wire")
+	if len(doc.Results) == 0 {
+		t.Error("--skip CORE-*,wire left nothing")
+	}
+	for _, x := range doc.Results {
+		if strings.HasPrefix(x.ID, "CORE-") || x.Area == "wire" {
+			t.Errorf("--skip CORE-*,wire ran %s (%s)", x.ID, x.Area)
+		}
+	}
 	doc, _ = runConformance(t, ag.URL, "--level", "must")
 	for _, x := range doc.Results {
 		if x.Level != "MUST" {
@@ -289,6 +306,22 @@ func TestConformanceFilters(t *testing.T) {
 	}
 	if skipped == 0 {
 		t.Errorf("--max-requests 3: nothing skipped for the budget\n%+v", doc.Results)
+	}
+
+	// A binding that cannot be reached is reported even when --only leaves BIND-FIELD-001 out: none of the checks
+	// asked for can run on it, and the run must not say the agent conforms.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gone := "http://" + ln.Addr().String()
+	ln.Close()
+	half := testagent.Start(t, testagent.Options{EditCard: func(c *a2a.AgentCard) {
+		c.SupportedInterfaces = append(c.SupportedInterfaces, &a2a.AgentInterface{URL: gone, ProtocolBinding: a2a.TransportProtocolHTTPJSON, ProtocolVersion: "1.0"})
+	}})
+	doc, r = runConformance(t, half.URL, "--only", "CORE-SEND-001")
+	if got := doc.failedMust(); r.code != 1 || strings.Join(got, " ") != "BIND-FIELD-001" || !strings.Contains(doc.failures(), gone) {
+		t.Errorf("--only CORE-SEND-001 with an interface that does not answer: exit %d, failed %v, want 1 and BIND-FIELD-001 naming %s\n%s", r.code, got, gone, doc.failures())
 	}
 
 	broken := wire.Broken(t, testagent.Start(t, testagent.Options{}).URL, wire.BreakCardType)
@@ -350,10 +383,27 @@ func TestReferenceScenarios(t *testing.T) {
 	if got := strings.TrimSpace(r.stdout); got != "TASK_STATE_COMPLETED" {
 		t.Errorf("follow-up: state %q, want completed\n%s", got, r)
 	}
+
+	// The slow stream: 50 chunks of one artifact, 20 ms apart, the last marked lastChunk, then completed.
+	start := time.Now()
+	r = run(t, "", "send", s.url, "--stream", "-o", "json", "--json", `{"messageId":"tck-slow-stream-1","role":"ROLE_USER","parts":[{"text":"hi"}]}`)
+	took := time.Since(start)
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	chunks, last := 0, ""
+	for _, l := range lines {
+		if strings.HasPrefix(l, `{"artifactUpdate"`) {
+			chunks++
+			last = l
+		}
+	}
+	if r.code != 0 || chunks != 50 || !strings.Contains(last, `"lastChunk":true`) || !strings.Contains(lines[len(lines)-1], "TASK_STATE_COMPLETED") || took < 49*20*time.Millisecond {
+		t.Errorf("tck-slow-stream: %d artifact chunks in %v (exit %d), want 50 over at least 980ms, the last marked, then completed\n%s", chunks, took, r.code, r)
+	}
 }
 
 // TestConformanceA2AJS runs the verb against the a2a-js SDK's servers (1.3.0 at v1.0, 0.3.14 at v0.3), each binding
-// they serve: what each fails is pinned, each failure checked by hand against the specification.
+// they serve (JSON-RPC, HTTP+JSON, and gRPC when asked for): what each fails is pinned, each failure checked by hand
+// against the specification.
 func TestConformanceA2AJS(t *testing.T) {
 	dir := needA2AJS(t)
 	for _, c := range []struct {
@@ -363,17 +413,149 @@ func TestConformanceA2AJS(t *testing.T) {
 		// to 415. Its card lists both bindings.
 		{"server10.mjs", "JSONRPC", "HTTP_JSON-STATUS-001"},
 		{"server10.mjs", "HTTP+JSON", "HTTP_JSON-STATUS-001"},
+		// With its gRPC server too: an unsupported A2A-Version and push the card does not declare are gRPC
+		// FAILED_PRECONDITION, where §5.4's table maps VersionNotSupportedError and PushNotificationNotSupportedError
+		// to UNIMPLEMENTED.
+		{"server10.mjs", "GRPC", "GRPC-ERR-002 HTTP_JSON-STATUS-001 VER-SERVER-002"},
 		// a2a-js 0.3.14's REST handler answers a subscription to an unknown task with a body its own serializer
 		// refuses ("Bug: toJson serializer and body must be provided for non-204 responses"), not TaskNotFoundError
 		// (v0.3 §7.9: tasks/resubscribe of an unknown task is -32001, HTTP 404). Its card lists both bindings.
 		{"server03.mjs", "JSONRPC", "STREAM-SUB-004"},
 		{"server03.mjs", "HTTP+JSON", "STREAM-SUB-004"},
+		// Its gRPC server passes every MUST checked at v0.3.
+		{"server03.mjs", "GRPC", "STREAM-SUB-004"},
 	} {
 		t.Run(strings.TrimSuffix(c.script, ".mjs")+"-"+c.binding, func(t *testing.T) {
 			u := startNodeServer(t, dir, c.script, c.binding)
 			doc, r := runConformance(t, u)
 			if got := strings.Join(doc.failedMust(), " "); got != c.fails {
 				t.Errorf("a2a-js fails %q, want %q (exit %d):\n%s", got, c.fails, r.code, doc.failures())
+			}
+		})
+	}
+}
+
+// TestConformanceCardSignatures: a signed card's signatures are checked (§8.4): CARD-SIGN-001 verifies them over
+// the card's canonical form with --trust-keys (passes with the signing key, fails with another, skipped without a
+// key), CARD-SIGN-003 reads each protected header for alg and kid. The signer is serve --sign-card with an openssl
+// key; the card whose header lacks kid is the a2a-go SDK agent's.
+func TestConformanceCardSignatures(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("openssl"); err != nil {
+		testskip.Missing(t, "openssl", "signed cards are checked against openssl-made keys")
+	}
+	dir := t.TempDir()
+	priv, pub := opensslKey(t, dir, "card", "-algorithm", "ED25519")
+	_, other := opensslKey(t, dir, "other", "-algorithm", "ED25519")
+	signed := startServe(t, "--echo", "--sign-card", priv).url
+	unkeyed := testagent.Start(t, testagent.Options{EditCard: func(c *a2a.AgentCard) {
+		c.Signatures = []a2a.AgentCardSignature{{Protected: base64.RawURLEncoding.EncodeToString([]byte(`{"alg":"EdDSA"}`)), Signature: "AAAA"}}
+	}}).URL
+	plain := testagent.Start(t, testagent.Options{}).URL
+	for _, c := range []struct {
+		name     string
+		args     []string
+		sign1    string // CARD-SIGN-001's verdict
+		sign3    string // CARD-SIGN-003's
+		code     int
+		evidence string // a part of CARD-SIGN-001's evidence or got
+	}{
+		{"verified", []string{signed, "--trust-keys", pub}, "pass", "pass", 0, "verified: EdDSA"},
+		{"another key", []string{signed, "--trust-keys", other}, "fail", "pass", 1, "does not match"},
+		{"no key", []string{signed}, "skip", "pass", 0, "not https"},
+		{"no kid", []string{unkeyed}, "skip", "fail", 1, "no key"},
+		{"unsigned", []string{plain}, "skip", "skip", 0, "no signature"},
+	} {
+		doc, r := runConformance(t, append(c.args, "--only", "CARD-SIGN-*")...)
+		got := map[string]string{}
+		var ev string
+		for _, x := range doc.Results {
+			got[x.ID] = x.Verdict
+			if x.ID == "CARD-SIGN-001" {
+				ev = x.Evidence + " " + x.Got
+			}
+		}
+		if got["CARD-SIGN-001"] != c.sign1 || got["CARD-SIGN-003"] != c.sign3 || r.code != c.code || !strings.Contains(ev, c.evidence) {
+			t.Errorf("%s: CARD-SIGN-001 %q, CARD-SIGN-003 %q, exit %d, evidence %q; want %s, %s, exit %d, %q\n%s", c.name,
+				got["CARD-SIGN-001"], got["CARD-SIGN-003"], r.code, ev, c.sign1, c.sign3, c.code, c.evidence, r)
+		}
+	}
+	r := run(t, "", "conformance", signed, "--trust-keys", filepath.Join(dir, "missing.pem"))
+	wantCode(t, r, 1)
+	wantContains(t, "an unreadable key set", r.stderr, "missing.pem")
+}
+
+// TestConformanceLeavesOthersAlone: safe against an agent in use (issue 25): a task another client left running on
+// serve --reference is still working after a full run, its history untouched (a2a conformance sends to, and
+// cancels, only tasks of its own); --max-requests N reaches the agent as at most N A2A requests (counted by the
+// a2a-go SDK agent); --timeout bounds each call against an agent whose answers take 10 s.
+func TestConformanceLeavesOthersAlone(t *testing.T) {
+	t.Parallel()
+	s := startServe(t, "--reference", "--reference-long", "120s", "--transport", "jsonrpc,rest,grpc")
+	r := run(t, "", "send", s.url, "--immediate", "-o", "json", "--jq", ".task.id", "--json",
+		`{"messageId":"tck-long-running-someone-else","role":"ROLE_USER","parts":[{"text":"not yours"}]}`)
+	wantCode(t, r, 0)
+	id := strings.TrimSpace(r.stdout)
+	doc, r := runConformance(t, s.url)
+	if r.code != 0 || !slices.ContainsFunc(doc.Results, func(x conformanceResult) bool {
+		return x.ID == "CORE-CANCEL-001" && x.Verdict == "pass"
+	}) {
+		t.Fatalf("the full run did not pass, or canceled none of its own tasks (exit %d):\n%s", r.code, doc.failures())
+	}
+	r = run(t, "", "get", "task", s.url, id, "-o", "json", "--jq", `.status.state + " " + (.history | length | tostring)`)
+	wantCode(t, r, 0)
+	if got := strings.TrimSpace(r.stdout); got != "TASK_STATE_WORKING 1" {
+		t.Errorf("another client's task after a2a conformance: %q, want TASK_STATE_WORKING with its one message", got)
+	}
+
+	for _, n := range []int{1, 5, 20} {
+		ag := testagent.Start(t, testagent.Options{})
+		doc, r := runConformance(t, ag.URL, "--max-requests", fmt.Sprint(n))
+		if got := len(ag.Requests()); got > n || (n > 1 && got == 0) {
+			t.Errorf("--max-requests %d: the agent got %d A2A requests (exit %d)", n, got, r.code)
+		}
+		if !slices.ContainsFunc(doc.Results, func(x conformanceResult) bool {
+			return x.Verdict == "skip" && x.Evidence == "--max-requests reached"
+		}) {
+			t.Errorf("--max-requests %d: no check skipped for the budget", n)
+		}
+	}
+
+	slow := wire.StartDelayed(t, wire.DelayOptions{Delay: 10 * time.Second})
+	start := time.Now()
+	doc, r = runConformance(t, slow.URL, "--timeout", "300ms")
+	if took := time.Since(start); took > 5*time.Second || r.code != 1 {
+		t.Errorf("--timeout 300ms against 10 s answers: exit %d after %v, want exit 1 within 5s", r.code, took)
+	}
+	if !strings.Contains(doc.failures(), "BIND-FIELD-001") {
+		t.Errorf("--timeout 300ms: want the unanswered interface reported:\n%s", doc.failures())
+	}
+}
+
+// TestConformanceTenant: an interface that declares a tenant is checked through it: every call a2a conformance makes
+// carries the interface's tenant (JSON-RPC params, HTTP+JSON paths; a2a-go SDK agents, which record the tenant each
+// call came with), and such an agent fails no check the same agent without a tenant passes.
+func TestConformanceTenant(t *testing.T) {
+	for _, tr := range []a2a.TransportProtocol{a2a.TransportProtocolJSONRPC, a2a.TransportProtocolHTTPJSON} {
+		t.Run(string(tr), func(t *testing.T) {
+			base, _ := runConformance(t, testagent.Start(t, testagent.Options{Transport: tr}).URL)
+			ag := testagent.Start(t, testagent.Options{Transport: tr, EditCard: func(c *a2a.AgentCard) {
+				for _, iface := range c.SupportedInterfaces {
+					iface.Tenant = "acme"
+				}
+			}})
+			doc, r := runConformance(t, ag.URL)
+			if got := doc.failedBeyond(base); len(got) > 0 {
+				t.Errorf("with a tenant the agent fails %v beyond its own %v (exit %d)\n%s", got, base.failedMust(), r.code, doc.failures())
+			}
+			calls := ag.Calls()
+			if len(calls) < 10 {
+				t.Fatalf("only %d calls reached the agent", len(calls))
+			}
+			for _, c := range calls {
+				if c.Tenant != "acme" {
+					t.Fatalf("%s reached the agent with tenant %q, want the interface's \"acme\"", c.Method, c.Tenant)
+				}
 			}
 		})
 	}

@@ -152,6 +152,21 @@ func TestAuthClientCredentials(t *testing.T) {
 		t.Fatalf("the agent got Authorization %q, want the stored token", got)
 	}
 
+	// a2a conformance sends the stored token as every other verb does (issue 25: "credentials as the client does").
+	before := len(agent.Requests())
+	r = runEnv(t, "", env, "", "conformance", agent.URL, "--only", "CORE-SEND-001,CORE-GET-001")
+	wantCode(t, r, 0)
+	wantContains(t, "conformance after login", r.stdout, "PASS MUST   CORE-SEND-001", "PASS MUST   CORE-GET-001")
+	calls := agent.Requests()[before:]
+	if len(calls) == 0 {
+		t.Fatal("conformance made no A2A call")
+	}
+	for _, h := range calls {
+		if got := h.Get("Authorization"); got != "Bearer "+token {
+			t.Fatalf("conformance sent Authorization %q, want the stored token", got)
+		}
+	}
+
 	// A card whose interface is on another origin: the token stays home.
 	moved := testagent.Start(t, testagent.Options{Behavior: testagent.Echo, EditCard: func(c *a2a.AgentCard) {
 		c.SupportedInterfaces[0].URL = elsewhere.Endpoint

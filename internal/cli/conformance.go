@@ -10,6 +10,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2aclient"
 	"github.com/spf13/cobra"
 
+	"github.com/a2acli/a2a/internal/cardsig"
 	"github.com/a2acli/a2a/internal/client"
 	"github.com/a2acli/a2a/internal/conformance"
 	"github.com/a2acli/a2a/internal/exitcode"
@@ -32,17 +33,18 @@ func newConformanceCmd(f *factory, runF func(context.Context, *conformanceOption
 		Short: "Check an agent against the A2A specification on every binding",
 		Long: `Check the agent at <url> against the requirements of the A2A specification, on every binding its card
 lists (or those --transport names, comma-separated), each in the protocol version the interface declares (1.0
-or 0.3): the card (schema, well-known path, cache headers, interfaces, security schemes), messages (blocking and
-non-blocking send, get with historyLength, list with pagination and filters, cancel, subscribe, terminal-task
-rules), streaming (event order and kinds), each binding's error codes and content types, A2A-Version
-negotiation, push notification configs and delivery to a loopback webhook of its own when the card declares
-push, the extended card, and equivalence across bindings.
+or 0.3): the card (schema, well-known path, cache headers, interfaces, security schemes, signatures verified
+with --trust-keys or a jku over https), messages (blocking and non-blocking send, get with historyLength, list
+with pagination and filters, cancel, subscribe, terminal-task rules), streaming (event order and kinds), each
+binding's error codes and content types, A2A-Version negotiation, push notification configs and delivery to a
+loopback webhook of its own when the card declares push, the extended card, and equivalence across bindings.
 
 Each check carries the A2A TCK's requirement id, its level and the specification's section. A check whose
 precondition the agent cannot meet (a long task to cancel, an agent that fails) is skipped with the reason. An
 agent that declares the reference scenarios (serve --reference) also plays them, chosen by message id as in
 the TCK. The run creates only tasks of its own and cancels only those; --max-requests bounds what it sends.
---timeout bounds each call. Credentials (--auth, --bearer, --api-key) travel as every other verb sends them.
+--timeout bounds each call. Credentials (--auth, --bearer, --api-key, or the token of a2a auth login) travel
+as every other verb sends them.
 
 Exit status 0 when every MUST passed on every binding tested, 1 when one failed.`,
 		Example: `  a2a conformance localhost:8080
@@ -90,9 +92,21 @@ func runConformance(ctx context.Context, o *conformanceOptions) error {
 	if f.opts.Tenant != "" {
 		ctx = a2a.AttachTenant(ctx, f.opts.Tenant)
 	}
+	// Credentials travel as every other verb sends them: given ones, else the token `a2a auth login` stored for
+	// the agent's origin.
+	f.agentURL = o.url
+	if err := f.useStoredToken(ctx, o.url); err != nil {
+		return err
+	}
 	// A conformance run judges the card the agent serves now, never a cached one.
 	f.opts.NoCardCache = true
 	d := f.dialer().WithTransport("")
+	if len(f.opts.trustKeys) > 0 {
+		// A key set that cannot be read is the user's error, said before the run rather than as a skipped check.
+		if _, err := cardsig.NewKeys(ctx, d.HTTPClient(), "", f.opts.trustKeys); err != nil {
+			return err
+		}
+	}
 	res, err := d.Resolve(ctx, o.url)
 	if err != nil {
 		return err
@@ -108,7 +122,19 @@ func runConformance(ctx context.Context, o *conformanceOptions) error {
 	}()
 	target := &conformance.Target{
 		Card: res.Card, CardURL: res.CardURL(), HC: d.HTTPClient(), Params: res.Params(), GRPCCode: client.GRPCCode,
-		WithVersion: client.WithVersion,
+		WithVersion: client.WithVersion, CardBody: res.CardBytes,
+		Signature: func(ctx context.Context, raw []byte, cardURL string) (conformance.SignatureStatus, string) {
+			r, err := f.cardSignature(ctx, raw, cardURL)
+			switch {
+			case err != nil:
+				return conformance.SignatureUnverifiable, err.Error()
+			case r.Status == cardsig.Verified:
+				return conformance.SignatureVerified, fmt.Sprintf("%s, kid %s, key from %s", r.Algorithm, r.KeyID, r.KeySource)
+			case r.Status == cardsig.Invalid:
+				return conformance.SignatureInvalid, r.Reason
+			}
+			return conformance.SignatureUnverifiable, r.Reason
+		},
 		Connect: func(ctx context.Context, iface *a2a.AgentInterface) (*a2aclient.Client, error) {
 			c, err := d.ConnectTo(ctx, res, iface)
 			if err != nil {

@@ -2,6 +2,8 @@ package conformance
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -42,7 +44,8 @@ func (r *runner) fetch(ctx context.Context, u string) (*http.Response, []byte, e
 func (r *runner) cardChecks(ctx context.Context) {
 	card := r.t.Card
 	const b = "card"
-	if r.t.CardURL != "" && strings.HasPrefix(r.t.CardURL, "http") && r.want("CARD-DISC-001", "CARD-CTYPE-001", "CARD-CACHE-001", "CARD-CACHE-002", "CARD-STRUCT-001") {
+	served := r.t.CardBody // the card's bytes as it arrived; else the well-known path's
+	if r.t.CardURL != "" && strings.HasPrefix(r.t.CardURL, "http") && r.want("CARD-DISC-001", "CARD-CTYPE-001", "CARD-CACHE-001", "CARD-CACHE-002", "CARD-STRUCT-001", "CARD-SIGN-001", "CARD-SIGN-003") {
 		u, err := url.Parse(r.t.CardURL)
 		if err == nil {
 			u.Path, u.RawQuery = wellKnown, ""
@@ -56,6 +59,9 @@ func (r *runner) cardChecks(ctx context.Context) {
 		} else {
 			r.record("CARD-DISC-001", b, pass("GET "+u.Path+": "+resp.Status))
 			r.cardResponse(u.String(), resp, body)
+			if served == nil {
+				served = body
+			}
 		}
 	} else if r.t.CardURL != "" && !strings.HasPrefix(r.t.CardURL, "http") {
 		r.record("CARD-DISC-001", b, skip("the card was read from a file"))
@@ -90,11 +96,71 @@ func (r *runner) cardChecks(ctx context.Context) {
 	} else {
 		r.record("CARD-SEC-001", b, pass(fmt.Sprintf("%d requirement(s), %d scheme(s)", len(card.SecurityRequirements), len(card.SecuritySchemes))))
 	}
-	if len(card.Signatures) > 0 {
-		r.record("CARD-SIGN-001", b, skip("signature verification (JWS over the canonical card) is not implemented yet"))
-	} else {
+	r.signatureChecks(ctx, served)
+}
+
+// signatureChecks: the card's signatures (§8.4), when it carries any. CARD-SIGN-003 reads each protected header;
+// CARD-SIGN-001 verifies the signatures over the card's RFC 8785 canonical form with the keys Target.Signature
+// finds (--trust-keys, or a jku over https on the card's origin), skipped when it has none to check them with.
+func (r *runner) signatureChecks(ctx context.Context, served []byte) {
+	const b = "card"
+	sigs := r.t.Card.Signatures
+	if len(sigs) == 0 {
 		r.record("CARD-SIGN-001", b, skip("the card carries no signature"))
+		r.record("CARD-SIGN-003", b, skip("the card carries no signature"))
+		return
 	}
+	if bad := protectedHeaderProblems(sigs); bad != "" {
+		r.record("CARD-SIGN-003", b, fail("", bad, "a JWS protected header must carry alg and kid"))
+	} else {
+		r.record("CARD-SIGN-003", b, pass(fmt.Sprintf("%d signature(s), each protected header with alg and kid", len(sigs))))
+	}
+	if !r.want("CARD-SIGN-001") {
+		return
+	}
+	switch {
+	case r.t.Signature == nil:
+		r.record("CARD-SIGN-001", b, skip("no signature verifier in this run"))
+	case served == nil:
+		r.record("CARD-SIGN-001", b, skip("the card's bytes as served are not at hand"))
+	default:
+		status, detail := r.t.Signature(ctx, served, r.t.CardURL)
+		sent := "the card's signatures, verified over its RFC 8785 canonical form"
+		switch status {
+		case SignatureVerified:
+			r.record("CARD-SIGN-001", b, pass("verified: "+detail))
+		case SignatureInvalid:
+			r.record("CARD-SIGN-001", b, fail(sent, detail, "no signature verifies the card as served"))
+		default:
+			r.record("CARD-SIGN-001", b, skip("no key to verify the signature with ("+detail+"): pass --trust-keys, or serve the key set "+
+				"its jku names over https on the card's origin"))
+		}
+	}
+}
+
+// protectedHeaderProblems says which signatures' protected headers lack alg or kid (§8.4.2), "" when none does.
+func protectedHeaderProblems(sigs []a2a.AgentCardSignature) string {
+	var bad []string
+	for i, s := range sigs {
+		raw, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(s.Protected, "="))
+		var h struct {
+			Alg, Kid any
+		}
+		switch {
+		case err != nil:
+			bad = append(bad, fmt.Sprintf("signature %d: protected is not base64url", i))
+		case json.Unmarshal(raw, &h) != nil:
+			bad = append(bad, fmt.Sprintf("signature %d: protected is not a JSON object", i))
+		default:
+			if v, ok := h.Alg.(string); !ok || v == "" {
+				bad = append(bad, fmt.Sprintf("signature %d: no alg", i))
+			}
+			if v, ok := h.Kid.(string); !ok || v == "" {
+				bad = append(bad, fmt.Sprintf("signature %d: no kid", i))
+			}
+		}
+	}
+	return strings.Join(bad, "; ")
 }
 
 // cardResponse checks the card response's content type, cache headers and schema.
@@ -148,6 +214,18 @@ func bindingName(iface *a2a.AgentInterface) string {
 	return n + " " + string(iface.ProtocolVersion)
 }
 
+// unusable records that a binding cannot be checked at all (BIND-FIELD-001 failed), even when --only leaves
+// BIND-FIELD-001 out: none of the binding's checks can run, and the run must not read as conforming. Only --skip
+// (or --level) leaves it unsaid.
+func (r *runner) unusable(binding string, o outcome) {
+	q := lookup("BIND-FIELD-001")
+	all := r.o
+	all.Only = nil
+	if selectedBy(all, q) {
+		r.add(q, binding, o)
+	}
+}
+
 // open connects to iface and checks that it answers its binding: a GetTask of an id no task has must come back as
 // an A2A error, whatever the binding.
 func (r *runner) open(ctx context.Context, iface *a2a.AgentInterface) *binding {
@@ -155,7 +233,7 @@ func (r *runner) open(ctx context.Context, iface *a2a.AgentInterface) *binding {
 		streaming: r.t.Card.Capabilities.Streaming}
 	c, err := r.t.Connect(ctx, iface)
 	if err != nil {
-		r.record("BIND-FIELD-001", b.name, fail("connect "+iface.URL, errText(err), "the interface the card declares cannot be reached"))
+		r.unusable(b.name, fail("connect "+iface.URL, errText(err), "the interface the card declares cannot be reached"))
 		return b
 	}
 	if !r.spend(1) {
@@ -174,7 +252,7 @@ func (r *runner) open(ctx context.Context, iface *a2a.AgentInterface) *binding {
 	case isA2AError(err):
 		r.record("BIND-FIELD-001", b.name, pass(iface.URL+" answers in "+b.name))
 	default:
-		r.record("BIND-FIELD-001", b.name, fail(sent, errText(err), "the interface does not answer as its binding"))
+		r.unusable(b.name, fail(sent, errText(err), "the interface does not answer as its binding"))
 		_ = c.Destroy() //nolint:errcheck // nothing to report
 		return b
 	}

@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"encoding/base64"
 	"strings"
 	"testing"
 
@@ -69,6 +70,27 @@ func TestSelected(t *testing.T) {
 	} {
 		if got := r.selected(lookup(id)); got != want {
 			t.Errorf("selected(%s) = %v, want %v", id, got, want)
+		}
+	}
+}
+
+func TestProtectedHeaderProblems(t *testing.T) {
+	t.Parallel()
+	b64 := func(s string) string { return base64.RawURLEncoding.EncodeToString([]byte(s)) }
+	for _, c := range []struct {
+		protected, want string // want: a part of the problem, "" when none
+	}{
+		{b64(`{"alg":"ES256","typ":"JOSE","kid":"key-1","jku":"https://example.com/agent/jwks.json"}`), ""},
+		{b64(`{"alg":"ES256","kid":"key-1"}`) + "==", ""},
+		{b64(`{"alg":"ES256"}`), "no kid"},
+		{b64(`{"kid":"k","alg":""}`), "no alg"},
+		{b64(`{"alg":"ES256","kid":7}`), "no kid"},
+		{b64(`[1]`), "not a JSON object"},
+		{"*", "not base64url"},
+	} {
+		got := protectedHeaderProblems([]a2a.AgentCardSignature{{Protected: c.protected, Signature: "AAAA"}})
+		if (c.want == "") != (got == "") || !strings.Contains(got, c.want) {
+			t.Errorf("%s: %q, want %q", c.protected, got, c.want)
 		}
 	}
 }

@@ -50,7 +50,8 @@ var requirements = []requirement{
 	{"CARD-CACHE-002", "card", "8.6.1", "Agent Card response has an ETag header", SHOULD},
 	{"CARD-CTYPE-001", "card", "8.2", "Agent Card is served as application/json", MUST},
 	{"CARD-SEC-001", "card", "4.5", "Every security requirement names a declared security scheme", MUST},
-	{"CARD-SIGN-001", "card", "8.4", "Agent Card signatures verify", MAY},
+	{"CARD-SIGN-001", "card", "8.4.1", "Agent Card signatures verify over the card's JCS (RFC 8785) canonical form", MUST},
+	{"CARD-SIGN-003", "card", "8.4.2", "Each signature's protected header carries alg and kid", MUST},
 	{"BIND-FIELD-001", "card", "5.2", "Every declared interface is reachable and answers its binding", MUST},
 
 	{"CORE-SEND-001", "messages", "3.1.1", "SendMessage returns a Task or a Message", MUST},

@@ -85,7 +85,19 @@ type Target struct {
 	// WithVersion makes the calls of Connect's clients made with the context it returns send A2A-Version version
 	// instead of their interface's; nil: the gRPC version check is skipped.
 	WithVersion func(ctx context.Context, version string) context.Context
+	// Signature classifies the signatures of the card served as raw from cardURL: SignatureVerified (detail: the
+	// key), SignatureInvalid or SignatureUnverifiable (detail: why). nil: CARD-SIGN-001 is skipped.
+	Signature func(ctx context.Context, raw []byte, cardURL string) (status SignatureStatus, detail string)
 }
+
+// SignatureStatus is what a card's signatures amount to, as Target.Signature finds.
+type SignatureStatus int
+
+const (
+	SignatureUnverifiable SignatureStatus = iota // signed, but no key to check a signature with
+	SignatureVerified                            // a signature verifies with a key the run has
+	SignatureInvalid                             // a key was found and no signature matches, or one is malformed
+)
 
 // Options are the run's filters and bounds.
 type Options struct {
@@ -158,8 +170,11 @@ func (r *runner) wanted(iface *a2a.AgentInterface) bool {
 }
 
 // selected says whether the filters keep requirement q.
-func (r *runner) selected(q requirement) bool {
-	if q.level > r.o.Level {
+func (r *runner) selected(q requirement) bool { return selectedBy(r.o, q) }
+
+// selectedBy says whether the filters of o keep requirement q.
+func selectedBy(o Options, q requirement) bool {
+	if q.level > o.Level {
 		return false
 	}
 	match := func(pats []string) bool {
@@ -170,10 +185,10 @@ func (r *runner) selected(q requirement) bool {
 		}
 		return false
 	}
-	if len(r.o.Only) > 0 && !match(r.o.Only) {
+	if len(o.Only) > 0 && !match(o.Only) {
 		return false
 	}
-	return !match(r.o.Skip)
+	return !match(o.Skip)
 }
 
 // outcome is what a check found.
@@ -195,9 +210,14 @@ func (r *runner) record(id, binding string, o outcome) {
 	if !r.selected(q) {
 		return
 	}
+	r.add(q, binding, o)
+}
+
+// add adds the outcome of requirement q on binding, whatever the filters say.
+func (r *runner) add(q requirement, binding string, o outcome) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.results = append(r.results, Result{ID: id, Level: q.level.String(), Area: q.area, Binding: binding, Verdict: o.verdict,
+	r.results = append(r.results, Result{ID: q.id, Level: q.level.String(), Area: q.area, Binding: binding, Verdict: o.verdict,
 		Title: q.title, Spec: "§" + q.section, Evidence: o.evidence, Sent: clip(o.sent), Got: clip(o.got)})
 }
 

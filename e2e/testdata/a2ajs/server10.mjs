@@ -1,10 +1,13 @@
-// a2a-js 1.3.0 (A2A protocol v1.0) as a server, for e2e/a2ajs_test.go: server10.mjs <JSONRPC|HTTP+JSON> [nostream]
+// a2a-js 1.3.0 (A2A protocol v1.0) as a server, for e2e/a2ajs_test.go: server10.mjs <JSONRPC|HTTP+JSON|GRPC> [nostream]
 // Same agent and output as server03.mjs: JSON-RPC at /a2a/jsonrpc, REST at /a2a/rest, the argument's binding first
-// in the card; prints "listening on http://127.0.0.1:PORT" on stdout once ready.
+// in the card; prints "listening on http://127.0.0.1:PORT" on stdout once ready. With GRPC, a2a-js's gRPC service
+// also listens on 127.0.0.1 (its own port), first in the card as the host:port gRPC clients dial.
+import * as grpc from '@grpc/grpc-js';
 import express from 'express';
 import { AGENT_CARD_PATH, Role, TaskState } from 'a2a-sdk-v1';
 import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore } from 'a2a-sdk-v1/server';
 import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from 'a2a-sdk-v1/server/express';
+import { A2AService, grpcService } from 'a2a-sdk-v1/server/grpc';
 
 const preferred = process.argv[2] ?? 'JSONRPC';
 const streaming = process.argv[3] !== 'nostream'; // nostream: the card says the agent does not stream
@@ -61,6 +64,10 @@ const executor = {
   },
 };
 
+// With GRPC, the gRPC server is bound first: its port goes into the card.
+const grpcServer = preferred === 'GRPC' ? new grpc.Server() : null;
+const grpcPort = grpcServer ? await new Promise((resolve, reject) => grpcServer.bindAsync('127.0.0.1:0',
+  grpc.ServerCredentials.createInsecure(), (err, port) => (err ? reject(err) : resolve(port)))) : 0;
 const app = express();
 const server = app.listen(0, '127.0.0.1', () => {
   const base = `http://127.0.0.1:${server.address().port}`;
@@ -69,6 +76,7 @@ const server = app.listen(0, '127.0.0.1', () => {
     { url: `${base}/a2a/rest`, protocolBinding: 'HTTP+JSON', tenant: '', protocolVersion: '1.0' },
   ];
   if (preferred === 'HTTP+JSON') ifaces.reverse();
+  if (grpcServer) ifaces.unshift({ url: `127.0.0.1:${grpcPort}`, protocolBinding: 'GRPC', tenant: '', protocolVersion: '1.0' });
   const card = {
     name: 'a2a-js test agent', description: 'echoes, or waits for a cancel', version: '1.0.0', supportedInterfaces: ifaces,
     provider: undefined, capabilities: { streaming, pushNotifications: false, extensions: [], extendedAgentCard: false },
@@ -80,6 +88,7 @@ const server = app.listen(0, '127.0.0.1', () => {
   app.use(`/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: requestHandler }));
   app.use('/a2a/jsonrpc', jsonRpcHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication }));
   app.use('/a2a/rest', restHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication }));
+  grpcServer?.addService(A2AService, grpcService({ requestHandler, userBuilder: UserBuilder.noAuthentication }));
   process.stdout.write(`listening on ${base}\n`);
 });
 // The test stops the server with SIGTERM; leave at once (open SSE streams would keep server.close() waiting).
