@@ -258,12 +258,13 @@ func TestA2AJSClientAgainstServe(t *testing.T) {
 }
 
 // TestA2AJSServerDrivenByClient: the a2a client against a2a-js's express server (DefaultRequestHandler, JSON-RPC
-// and REST; 0.3.14 at v0.3, 1.3.0 at v1.0): discover, send, send --stream, get task, subscribe, cancel, and A2A error names.
+// and REST; 0.3.14 at v0.3, 1.3.0 at v1.0, and 1.3.0's gRPC server): discover, send, send --stream, get task, subscribe, cancel, and A2A error names.
 func TestA2AJSServerDrivenByClient(t *testing.T) {
 	dir := needA2AJS(t)
 	for _, tc := range []struct{ script, preferred string }{
 		{"server03.mjs", "JSONRPC"}, {"server03.mjs", "HTTP+JSON"}, // a2a-js 0.3.14, v0.3
 		{"server10.mjs", "JSONRPC"}, {"server10.mjs", "HTTP+JSON"}, // a2a-js 1.3.0, v1.0 (REST errors as application/a2a+json)
+		{"server10.mjs", "GRPC"}, // a2a-js 1.3.0's gRPC server: a list without --limit must not send page_size 0
 	} {
 		t.Run(strings.TrimSuffix(tc.script, ".mjs")+"-"+tc.preferred, func(t *testing.T) {
 			u := startNodeServer(t, dir, tc.script, tc.preferred)
