@@ -485,7 +485,7 @@ func TestConformanceCardSignatures(t *testing.T) {
 	wantContains(t, "an unreadable key set", r.stderr, "missing.pem")
 }
 
-// TestConformanceLeavesOthersAlone: safe against an agent in use (issue 25): a task another client left running on
+// TestConformanceLeavesOthersAlone: safe against an agent in use: a task another client left running on
 // serve --reference is still working after a full run, its history untouched (a2a conformance sends to, and
 // cancels, only tasks of its own); --max-requests N reaches the agent as at most N A2A requests (counted by the
 // a2a-go SDK agent); --timeout bounds each call against an agent whose answers take 10 s.

@@ -152,7 +152,7 @@ func TestAuthClientCredentials(t *testing.T) {
 		t.Fatalf("the agent got Authorization %q, want the stored token", got)
 	}
 
-	// a2a conformance sends the stored token as every other verb does (issue 25: "credentials as the client does").
+	// a2a conformance sends the stored token as every other verb does (the client's credentials and origin rule).
 	before := len(agent.Requests())
 	r = runEnv(t, "", env, "", "conformance", agent.URL, "--only", "CORE-SEND-001,CORE-GET-001")
 	wantCode(t, r, 0)
