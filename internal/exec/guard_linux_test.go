@@ -168,3 +168,19 @@ func readPid(t *testing.T, path string) int {
 	}
 	return n
 }
+
+// TestGuardUndumpable checks that Guard makes this process not dumpable (its commands, which run as its user,
+// cannot read its environment or memory through /proc), and that a command is dumpable again once it has
+// exec'd: the sweep and the watchdog read the environment of what the commands leave behind.
+func TestGuardUndumpable(t *testing.T) {
+	if err := Guard(); err != nil {
+		t.Fatal(err)
+	}
+	if d, err := unix.PrctlRetInt(unix.PR_GET_DUMPABLE, 0, 0, 0, 0); err != nil || d != 0 {
+		t.Fatalf("PR_GET_DUMPABLE after Guard = %d, %v; want 0", d, err)
+	}
+	lines, _ := runLines(t, context.Background(), Cmd{Command: `exec perl -e 'require "syscall.ph"; print syscall(&SYS_prctl, 3, 0, 0, 0, 0), "\n"'`})
+	if len(lines) != 1 || lines[0] != "1" {
+		t.Fatalf("PR_GET_DUMPABLE in the command = %q, want [1]", lines)
+	}
+}
