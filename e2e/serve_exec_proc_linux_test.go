@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"crypto/rand"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,7 +12,8 @@ import (
 
 // snoop is an --exec command that tries to read serve's secrets through /proc, as the user serve runs as, and
 // answers what it read: serve's environment and memory map (whole, if it can), whether it could open serve's
-// memory, and what stays readable (serve's name, its command line, its status, which the memory tests read).
+// memory, what stays readable (serve's name, its command line, its status, which the memory tests read), the
+// environment of serve's other child, the exec watchdog, and the token or password of any environment it can read.
 const snoop = `p=$PPID
 echo "uid: $(id -u)"
 echo "parent: $(cat /proc/$p/comm)"
@@ -20,16 +22,24 @@ for f in environ maps; do
 done
 if (: < /proc/$p/mem) 2>/dev/null; then echo "mem: opened"; else echo "mem: refused"; fi
 if ls /proc/$p/fd >/dev/null 2>&1; then echo "fd: listed"; else echo "fd: refused"; fi
-if tr '\0' ' ' < /proc/$p/cmdline; then echo; echo "cmdline: read"; fi
-if grep -q '^VmRSS:' /proc/$p/status; then echo "status: read"; fi`
+if cat /proc/$p/cmdline >/dev/null; then echo "cmdline: read"; fi
+if grep -q '^VmRSS:' /proc/$p/status; then echo "status: read"; fi
+for c in $(cat /proc/$p/task/*/children); do
+	if [ "$c" != $$ ] && grep -q -a a2a-exec-watchdog /proc/$c/cmdline && tr '\0' '\n' < /proc/$c/environ; then
+		echo "watchdog: read"
+	fi
+done
+echo "all of them:"
+cat /proc/[0-9]*/environ 2>/dev/null | tr '\0' '\n' | grep -a -e '^A2ACLI_SERVE_TOKEN=' -e '^PGPASSWORD=' || echo none`
 
 // TestServeExecCannotReadServe: a command run by `serve --exec` cannot read serve's own environment or memory
-// through /proc, although it runs as serve's user: the token (A2ACLI_SERVE_TOKEN) and the store's password
-// (PGPASSWORD) in serve's environment do not reach the caller. Serve's status stays readable. Root may read
-// any process's /proc files, so when the tests run as root, serve runs as nobody (and so does its command).
+// through /proc, although it runs as serve's user, nor find them in the environment of the exec watchdog serve
+// starts: the token (A2ACLI_SERVE_TOKEN) and the store's password (PGPASSWORD) in serve's environment do not reach
+// the caller. Serve's status stays readable. Root may read any process's /proc files, so when the tests run as
+// root, serve runs as nobody (and so does its command).
 func TestServeExecCannotReadServe(t *testing.T) {
 	t.Parallel()
-	const token, pgPassword = "tok-s3cret-serve", "pg-s3cret"
+	token, pgPassword := "tok-"+rand.Text(), "pg-"+rand.Text() // no other test's, in an environment the command may read
 	cmd := exec.Command(bin, "serve", "--port", "0", "--exec", snoop)
 	var env []string
 	if os.Geteuid() == 0 {
@@ -55,11 +65,12 @@ func TestServeExecCannotReadServe(t *testing.T) {
 	wantCode(t, r, 0)
 	for _, secret := range []string{token, pgPassword} {
 		if strings.Contains(r.stdout, secret) {
-			t.Errorf("the command read %q from serve's environment:\n%s", secret, r.stdout)
+			t.Errorf("the command read %q:\n%s", secret, r.stdout)
 		}
 	}
 	wantContains(t, "what the command read of serve", r.stdout, "\nparent: a2a\n",
-		"\nenviron: refused\n", "\nmaps: refused\n", "\nmem: refused\n", "\nfd: refused\n", "\nstatus: read\n")
+		"\nenviron: refused\n", "\nmaps: refused\n", "\nmem: refused\n", "\nfd: refused\n", "\nstatus: read\n",
+		"\nwatchdog: read\n", "\nall of them:\nnone\n")
 	if os.Geteuid() == 0 {
 		wantContains(t, "the command's user", r.stdout, "uid: 65534\n")
 	}

@@ -129,6 +129,12 @@ func startWatchdog() error {
 	defer r.Close() // the watchdog has its copy
 	cmd := osexec.Command("/bin/sh", "-c", watchdogScript, "a2a-exec-watchdog", ScopeEnv+"="+guard.token+".")
 	cmd.Stdin = r
+	// Only what it needs to find grep: it runs as our user and, unlike us, is dumpable, so the commands could
+	// read an environment it inherited (our secrets) in its /proc/PID/environ.
+	cmd.Env = []string{} // not nil, which would pass ours on
+	if path, ok := os.LookupEnv("PATH"); ok {
+		cmd.Env = append(cmd.Env, "PATH="+path)
+	}
 	cmd.SysProcAttr = ownGroup() // not in our group: a Ctrl-C meant for us spares it
 	if err := cmd.Start(); err != nil {
 		w.Close()
