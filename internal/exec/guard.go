@@ -3,6 +3,7 @@ package exec
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	osexec "os/exec"
@@ -50,6 +51,12 @@ var spawn sync.RWMutex
 //     ended. When this process dies, even by SIGKILL, its pipe closes and the watchdog sends SIGKILL to the
 //     groups still running and to every process whose environment carries this process's ScopeEnv token.
 //
+// It also keeps this process out of its commands' reach, which run as its user: on Linux it becomes not dumpable
+// (PR_SET_DUMPABLE 0), so the /proc files of it that the kernel guards with ptrace's access check (environ, mem,
+// maps, fd, ...) refuse every process of its user, and none may attach to it, unless privileged (root is). Its
+// command line and status stay readable. Commands are dumpable again from their execve on, so the sweep and the
+// watchdog still read theirs. A process that is not dumpable leaves no core dump.
+//
 // What nothing reaches: a descendant that both leaves its process group and clears its environment survives
 // a SIGKILL of this process (a normal end or Sweep still stops it while it is our descendant), and so does
 // everything if the watchdog is killed first.
@@ -59,23 +66,31 @@ var spawn sync.RWMutex
 func Guard() error {
 	var err error
 	guard.once.Do(func() {
-		var b [12]byte
-		if _, err = rand.Read(b[:]); err != nil {
-			err = fmt.Errorf("guard: %w", err)
-			return
+		// First, and whatever else fails: a command must not see this process's secrets.
+		if herr := undumpable(); herr != nil {
+			err = fmt.Errorf("guard: hide this process from its commands: %w", herr)
 		}
-		guard.token = hex.EncodeToString(b[:])
-		guard.grace = defaultGrace
-		if err = becomeSubreaper(); err != nil {
-			err = fmt.Errorf("guard: become a child subreaper: %w", err)
-			return
-		}
-		guard.on.Store(true)
-		if werr := startWatchdog(); werr != nil {
-			err = fmt.Errorf("guard: start watchdog: %w", werr)
-		}
+		err = errors.Join(err, guardProcesses())
 	})
 	return err
+}
+
+// guardProcesses is the part of Guard that keeps commands from outliving what they belong to.
+func guardProcesses() error {
+	var b [12]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return fmt.Errorf("guard: %w", err)
+	}
+	guard.token = hex.EncodeToString(b[:])
+	guard.grace = defaultGrace
+	if err := becomeSubreaper(); err != nil {
+		return fmt.Errorf("guard: become a child subreaper: %w", err)
+	}
+	guard.on.Store(true)
+	if err := startWatchdog(); err != nil {
+		return fmt.Errorf("guard: start watchdog: %w", err)
+	}
+	return nil
 }
 
 // newScope returns the ScopeEnv value for a new command, or "" without Guard.
@@ -114,6 +129,12 @@ func startWatchdog() error {
 	defer r.Close() // the watchdog has its copy
 	cmd := osexec.Command("/bin/sh", "-c", watchdogScript, "a2a-exec-watchdog", ScopeEnv+"="+guard.token+".")
 	cmd.Stdin = r
+	// Only what it needs to find grep: it runs as our user and, unlike us, is dumpable, so the commands could
+	// read an environment it inherited (our secrets) in its /proc/PID/environ.
+	cmd.Env = []string{} // not nil, which would pass ours on
+	if path, ok := os.LookupEnv("PATH"); ok {
+		cmd.Env = append(cmd.Env, "PATH="+path)
+	}
 	cmd.SysProcAttr = ownGroup() // not in our group: a Ctrl-C meant for us spares it
 	if err := cmd.Start(); err != nil {
 		w.Close()

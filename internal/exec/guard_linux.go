@@ -16,6 +16,10 @@ import (
 
 func becomeSubreaper() error { return unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) }
 
+// undumpable makes this process not dumpable: its commands, run as its user, can no longer read its environment
+// (/proc/PID/environ) or memory (mem, maps), nor ptrace it. See Guard.
+func undumpable() error { return unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0) }
+
 // forker is the goroutine that starts every child, locked to its OS thread for good. PR_SET_PDEATHSIG fires
 // when the *thread* that forked the child exits, not the process (golang/go#27505), and the Go runtime ends
 // a thread whenever a goroutine locked to it returns: children forked from an arbitrary goroutine could be

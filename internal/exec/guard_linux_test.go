@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -167,4 +168,49 @@ func readPid(t *testing.T, path string) int {
 		t.Fatal(err)
 	}
 	return n
+}
+
+// TestGuardUndumpable checks that Guard makes this process not dumpable (its commands, which run as its user,
+// cannot read its environment or memory through /proc), and that a command is dumpable again once it has
+// exec'd: the sweep and the watchdog read the environment of what the commands leave behind.
+func TestGuardUndumpable(t *testing.T) {
+	if err := Guard(); err != nil {
+		t.Fatal(err)
+	}
+	if d, err := unix.PrctlRetInt(unix.PR_GET_DUMPABLE, 0, 0, 0, 0); err != nil || d != 0 {
+		t.Fatalf("PR_GET_DUMPABLE after Guard = %d, %v; want 0", d, err)
+	}
+	lines, _ := runLines(t, context.Background(), Cmd{Command: `exec perl -e 'require "syscall.ph"; print syscall(&SYS_prctl, 3, 0, 0, 0, 0), "\n"'`})
+	if len(lines) != 1 || lines[0] != "1" {
+		t.Fatalf("PR_GET_DUMPABLE in the command = %q, want [1]", lines)
+	}
+}
+
+// TestWatchdogEnviron checks that the watchdog, which is dumpable and runs as our user, does not carry our
+// environment (a command could read it in /proc): PATH is all it gets.
+func TestWatchdogEnviron(t *testing.T) {
+	t.Setenv("A2A_EXEC_TEST_SECRET", "s3cret") // before Guard, in case this test starts the watchdog
+	if err := Guard(); err != nil {
+		t.Fatal(err)
+	}
+	live.mu.Lock()
+	pid := guard.wpid
+	live.mu.Unlock()
+	var env []byte
+	var err error
+	// The watchdog may have just started: before its execve, /proc shows our command line and environment, and
+	// for a moment during it an empty one.
+	proc := "/proc/" + strconv.Itoa(pid) + "/"
+	if !waitFor(2*time.Second, func() bool {
+		cmdline, _ := os.ReadFile(proc + "cmdline")
+		env, err = os.ReadFile(proc + "environ")
+		return err != nil || bytes.Contains(cmdline, []byte("a2a-exec-watchdog")) && len(env) > 0
+	}) || err != nil {
+		t.Fatalf("the watchdog's environment: %q, %v", env, err)
+	}
+	for _, kv := range strings.Split(strings.TrimSuffix(string(env), "\x00"), "\x00") {
+		if !strings.HasPrefix(kv, "PATH=") {
+			t.Errorf("the watchdog's environment holds %q, want PATH only", kv)
+		}
+	}
 }

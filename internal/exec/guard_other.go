@@ -10,6 +10,9 @@ import (
 // becomeSubreaper does nothing: only Linux has child subreapers.
 func becomeSubreaper() error { return nil }
 
+// undumpable does nothing: PR_SET_DUMPABLE is Linux's.
+func undumpable() error { return nil }
+
 // startCmd starts cmd from a short-lived goroutine. Forking needs a deep stack, and a goroutine keeps the
 // stack it grew while it lives: the caller, which goes on to wait on the child's output for as long as the
 // child runs, keeps a small one.

@@ -84,7 +84,8 @@ func (b backend) Setup(e *serve.Env) (*serve.Parts, error) {
 		return nil, errors.New("exec: empty command")
 	}
 	// No process left behind: what a command leaves outside its group is ours to stop, and a watchdog stops
-	// the commands if we are killed. Without it (an odd system) commands still run, less contained.
+	// the commands if we are killed. Without it (an odd system) commands still run, less contained. Guard also
+	// makes serve not dumpable, before any command starts: commands cannot read serve's environment or memory.
 	if err := exec.Guard(); err != nil {
 		e.Log.Printf("warning: %v\n", err)
 	}
