@@ -39,6 +39,8 @@ Each skill is a tool named after the agent and the skill; a tool takes a message
 returns the agent's answer. A long task reports progress; a host that cancels the call cancels the task; a task that
 waits for input asks the host's user (elicitation) or returns the question and its task id for the continue tool.
 Credentials, TLS and every other option come from flags, the environment and dotenv files, as for every verb.
+The agents' cards are read at the same time; an agent that has not answered within 4 seconds does not hold up the
+others: it gets a tool named after its address, which connects to it when called or says why it cannot.
 
 Add it to an assistant: claude mcp add echo -- a2a mcp localhost:8080 (guide: docs/mcp.md).`,
 		Example: `  a2a mcp localhost:8080
