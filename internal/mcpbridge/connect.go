@@ -40,7 +40,7 @@ func New(ctx context.Context, cfg Config, urls []string) (*Bridge, error) {
 	}
 	b := &Bridge{cfg: cfg, tasks: map[a2a.TaskID]*agent{}, stateKey: newStateKey()}
 	var bg context.Context
-	bg, b.stop = context.WithCancel(context.WithoutCancel(ctx))
+	bg, b.stop = context.WithCancel(ctx)
 	for _, u := range urls {
 		a := &agent{url: u, name: termsafe.Line(u), ready: make(chan struct{})}
 		b.agents = append(b.agents, a)
