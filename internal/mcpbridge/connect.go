@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -140,7 +141,7 @@ func (b *Bridge) settle(a *agent, c *client.Conn, err error) {
 		return
 	}
 	a.conn, a.err, a.card = c, nil, c.Card
-	if c.Card != nil && c.Card.Name != "" {
+	if c.Card != nil && strings.TrimSpace(c.Card.Name) != "" {
 		a.name = termsafe.Line(c.Card.Name)
 	}
 }
