@@ -39,6 +39,8 @@ type mcpClient struct {
 	stderr   syncbuf.Buffer // what a2a mcp wrote to stderr (stdio)
 	env      []string       // extra environment of a2a mcp (KEY=value)
 	version  string         // the MCP protocol version asked for ("": the SDK's latest)
+	// listChanged, when set, receives (without blocking) a value at each notifications/tools/list_changed.
+	listChanged chan struct{}
 }
 
 func (h *mcpClient) options() *mcp.ClientOptions {
@@ -49,6 +51,14 @@ func (h *mcpClient) options() *mcp.ClientOptions {
 		h.mu.Unlock()
 		h.once.Do(func() { close(h.gotProg) })
 	}}
+	if h.listChanged != nil {
+		o.ToolListChangedHandler = func(context.Context, *mcp.ToolListChangedRequest) {
+			select {
+			case h.listChanged <- struct{}{}:
+			default:
+			}
+		}
+	}
 	if h.elicit != nil {
 		o.ElicitationHandler = func(_ context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) { return h.elicit(r) }
 	}

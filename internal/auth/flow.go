@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -275,6 +276,16 @@ const RefreshBefore = 30 * time.Second
 // no entry.
 func Fresh(ctx context.Context, hc *http.Client, s *Store, origin string, now time.Time) (*Entry, error) {
 	e, err := s.Find(origin)
+	if err != nil || e == nil || e.Expiry.IsZero() || e.Expiry.Sub(now) > RefreshBefore {
+		return e, err
+	}
+	// Renewals go one at a time in the process (`a2a mcp` connects its agents at once): one reads the store,
+	// spends the refresh token and writes the store back, and two at once would lose one's write, or spend a
+	// refresh token twice when two agents share an origin. The second, once its turn comes, reads the store again
+	// and finds the token the first renewed.
+	freshMu.Lock()
+	defer freshMu.Unlock()
+	e, err = s.Find(origin)
 	if err != nil || e == nil {
 		return nil, err
 	}
@@ -298,6 +309,9 @@ func Fresh(ctx context.Context, hc *http.Client, s *Store, origin string, now ti
 	setToken(e, tok)
 	return e, s.Put(e)
 }
+
+// freshMu serialises the renewals of Fresh.
+var freshMu sync.Mutex
 
 // ExpiredError is a stored token that expired and could not be renewed.
 type ExpiredError struct {

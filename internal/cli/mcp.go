@@ -2,6 +2,8 @@ package cli
 
 import (
 	"context"
+	"io"
+	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -37,6 +39,8 @@ Each skill is a tool named after the agent and the skill; a tool takes a message
 returns the agent's answer. A long task reports progress; a host that cancels the call cancels the task; a task that
 waits for input asks the host's user (elicitation) or returns the question and its task id for the continue tool.
 Credentials, TLS and every other option come from flags, the environment and dotenv files, as for every verb.
+The agents' cards are read at the same time; an agent that has not answered within 4 seconds does not hold up the
+others: it gets a tool named after its address, which connects to it when called or says why it cannot.
 
 Add it to an assistant: claude mcp add echo -- a2a mcp localhost:8080 (guide: docs/mcp.md).`,
 		Example: `  a2a mcp localhost:8080
@@ -66,6 +70,15 @@ Add it to an assistant: claude mcp add echo -- a2a mcp localhost:8080 (guide: do
 
 func runMCP(ctx context.Context, o *mcpOptions) error {
 	f := o.f
+	// The agents are connected at the same time (mcpbridge.New): every line written to stderr goes through one
+	// lock, so the -v log, the card warnings and the bridge's notes of several agents never interleave within a line.
+	// (A stored token's renewal, which rewrites the token file, is serialised by package auth.)
+	errs := *f.io
+	errs.Err = &lineWriter{w: f.io.Err}
+	f.io = &errs
+	if f.log != nil {
+		f.log.W = errs.Err
+	}
 	// Each agent is reached as a verb reaches its one agent (connect), through a Dialer of its own: the credential
 	// guard names that agent's origin, and the credentials are those given or, when none were, the token `auth
 	// login` stored for that origin. One Dialer for all would keep them for the last agent named alone.
@@ -87,4 +100,16 @@ func (f *factory) forAgent() *factory {
 	opts := *f.opts
 	af.opts, af.dial = &opts, nil
 	return &af
+}
+
+// lineWriter writes each Write whole, one at a time: the agents' connects write to stderr at the same time.
+type lineWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lineWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }

@@ -5,8 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
+	"slices"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -27,19 +28,30 @@ type Config struct {
 	Save string
 	// Version is the server's version in the MCP handshake.
 	Version string
+	// StartWait bounds how long New waits for the agents' cards (zero: StartWait).
+	StartWait time.Duration
 	// Log receives the bridge's notes (stderr); nil discards them.
 	Log io.Writer
 }
 
-// agent is one agent the bridge serves, connected when the server starts, and again before the call that follows
-// one refused for credentials: the user may have run the `a2a auth login` the refusal pointed to.
+// agent is one agent the bridge serves. It is connected in the background when the server starts, each agent
+// at the same time; one that has not answered when the server answers `initialize` is connected again by a call to
+// its tool. It is connected again, too, before the call that follows one refused for credentials: the user may have
+// run the `a2a auth login` the refusal pointed to.
 type agent struct {
-	url  string
-	name string // the card's name, for messages
-	card *a2a.AgentCard
+	url string
+
+	ready chan struct{} // closed when the first connect settled (conn or err set)
+	dial  sync.Mutex    // one connect of this agent at a time (reach)
 
 	mu     sync.Mutex
-	conn   *client.Conn
+	name   string // the card's name, for messages (the URL until the card arrived); set once, with card
+	card   *a2a.AgentCard
+	conn   *client.Conn   // nil while connecting, or when it could not be reached
+	err    error          // why the last connect failed (conn nil)
+	tries  int            // connects settled so far
+	listed bool           // its skills' tools are registered
+	shut   bool           // the bridge closed: a connect that ends now closes its client
 	stale  bool           // a call was refused for credentials: the next one connects again
 	closed []*client.Conn // connections replaced, closed with the bridge (a call may still use one)
 }
@@ -54,10 +66,7 @@ func (b *Bridge) client(ctx context.Context, a *agent) *client.Conn {
 		return a.conn
 	}
 	a.stale = false
-	if b.cfg.Env.Tenant != "" {
-		ctx = a2a.AttachTenant(ctx, b.cfg.Env.Tenant)
-	}
-	c, err := b.cfg.Connect(ctx, a.url)
+	c, err := b.cfg.Connect(b.tenant(ctx), a.url)
 	if err != nil {
 		fmt.Fprintf(b.cfg.Log, "a2a mcp: %s: connect again: %s\n", termsafe.Line(a.url), termsafe.Line(err.Error()))
 		return a.conn
@@ -65,6 +74,13 @@ func (b *Bridge) client(ctx context.Context, a *agent) *client.Conn {
 	a.closed = append(a.closed, a.conn)
 	a.conn = c
 	return c
+}
+
+func (b *Bridge) tenant(ctx context.Context) context.Context {
+	if b.cfg.Env.Tenant != "" {
+		return a2a.AttachTenant(ctx, b.cfg.Env.Tenant)
+	}
+	return ctx
 }
 
 // refused marks that a call to a was refused for credentials (or its task waits for them): the next call connects
@@ -80,50 +96,22 @@ type Bridge struct {
 	cfg    Config
 	agents []*agent
 	server *mcp.Server
-	tools  []string // the tool names, in the order listed
-	owners []*agent // each tool's agent
+	stop   context.CancelFunc // ends the connects still under way (Close)
 
 	stateKey []byte // signs the request states of elicitations (input.go)
 
-	mu    sync.Mutex
-	tasks map[a2a.TaskID]*agent // tasks this server started, for `continue` (bounded: maxTasks)
-	order []a2a.TaskID
+	// mu guards what follows: the tools, which grow when an agent answers after the server started, and the tasks.
+	mu      sync.Mutex
+	started bool                  // the tools of the agents that answered in time are registered: a later one adds its own
+	names   namer                 // tool names handed out so far
+	tools   []string              // the tool names, in the order listed
+	owners  []*agent              // each tool's agent
+	tasks   map[a2a.TaskID]*agent // tasks this server started, for `continue` (bounded: maxTasks)
+	order   []a2a.TaskID
 }
 
 // maxTasks bounds what the bridge remembers of the tasks it started.
 const maxTasks = 4096
-
-// New connects to every agent at urls (their cards name the skills) and builds the server. An agent that cannot
-// be reached fails it: a host shows the server's error, not a tool list that silently lacks an agent.
-func New(ctx context.Context, cfg Config, urls []string) (*Bridge, error) {
-	if cfg.Log == nil {
-		cfg.Log = io.Discard
-	}
-	if cfg.Env == nil {
-		cfg.Env = &follow.Env{}
-	}
-	b := &Bridge{cfg: cfg, tasks: map[a2a.TaskID]*agent{}, stateKey: newStateKey()}
-	for _, u := range urls {
-		cctx := ctx
-		if cfg.Env.Tenant != "" {
-			cctx = a2a.AttachTenant(ctx, cfg.Env.Tenant)
-		}
-		c, err := cfg.Connect(cctx, u)
-		if err != nil {
-			b.Close()
-			return nil, fmt.Errorf("%s: %w", termsafe.Line(u), err)
-		}
-		name := u
-		if c.Card != nil && strings.TrimSpace(c.Card.Name) != "" {
-			name = c.Card.Name
-		}
-		b.agents = append(b.agents, &agent{url: u, conn: c, card: c.Card, name: termsafe.Line(name)})
-	}
-	b.server = mcp.NewServer(&mcp.Implementation{Name: "a2a", Title: "A2A agents", Version: cfg.Version},
-		&mcp.ServerOptions{Instructions: instructions})
-	b.register()
-	return b, nil
-}
 
 const instructions = `Each tool sends a message to an A2A agent and returns its answer. A task that waits for input
 returns the agent's question and its task id: answer it with the continue tool.`
@@ -132,14 +120,22 @@ returns the agent's question and its task id: answer it with the continue tool.`
 func (b *Bridge) Server() *mcp.Server { return b.server }
 
 // Tools lists the tool names, in the order a host sees them.
-func (b *Bridge) Tools() []string { return b.tools }
+func (b *Bridge) Tools() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return slices.Clone(b.tools)
+}
 
-// Close closes the agents' clients.
+// Close ends the connects under way and closes the agents' clients.
 func (b *Bridge) Close() {
+	b.stop()
 	for _, a := range b.agents {
 		a.mu.Lock()
+		a.shut = true
 		for _, c := range append(a.closed, a.conn) {
-			_ = c.Destroy() // closing a client has nothing useful to report
+			if c != nil {
+				_ = c.Destroy() // closing a client has nothing useful to report
+			}
 		}
 		a.mu.Unlock()
 	}
@@ -173,6 +169,8 @@ func (b *Bridge) agentOf(id a2a.TaskID, named string) (*agent, error) {
 		return a, nil
 	}
 	if named != "" {
+		b.mu.Lock()
+		defer b.mu.Unlock()
 		for i, t := range b.owners {
 			if b.tools[i] == named || t.url == named {
 				return t, nil

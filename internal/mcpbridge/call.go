@@ -56,9 +56,10 @@ func (b *Bridge) call(ctx context.Context, req *mcp.CallToolRequest, a *agent, m
 	case rt != nil:
 		a, msg = rt.agent, rt.msg
 	}
-	if b.cfg.Env.Tenant != "" {
-		ctx = a2a.AttachTenant(ctx, b.cfg.Env.Tenant)
+	if err := b.reach(ctx, a); err != nil {
+		return toolError("%v", err)
 	}
+	ctx = b.tenant(ctx)
 	prog := &progress{ctx: ctx, req: req}
 	c := b.client(ctx, a)
 	v, err := b.turn(ctx, a, c, msg, prog)
@@ -145,7 +146,7 @@ func (b *Bridge) failure(a *agent, task *a2a.Task, err error) *mcp.CallToolResul
 	if task != nil && task.ID != "" {
 		msg += fmt.Sprintf(" (task %s, last seen %s)", task.ID, output.ShortState(task.Status.State))
 	}
-	return toolError("%s: %s", a.name, termsafe.Line(msg))
+	return toolError("%s: %s", a.label(), termsafe.Line(msg))
 }
 
 // turn sends msg and follows its task: by stream when the card says the agent streams, else by SendMessage and

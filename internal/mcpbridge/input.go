@@ -76,7 +76,7 @@ func canElicit(req *mcp.CallToolRequest) bool {
 func (b *Bridge) askHost(a *agent, task *a2a.Task) *mcp.CallToolResult {
 	return &mcp.CallToolResult{
 		InputRequests: mcp.InputRequestMap{answerKey: &mcp.ElicitParams{
-			Message: fmt.Sprintf("%s asks: %s", a.name, question(task)),
+			Message: fmt.Sprintf("%s asks: %s", a.label(), question(task)),
 			RequestedSchema: map[string]any{"type": "object", "required": []string{answerKey},
 				"properties": map[string]any{answerKey: map[string]any{"type": "string", "title": "Answer"}}},
 		}},

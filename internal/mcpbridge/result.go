@@ -94,6 +94,6 @@ func (b *Bridge) inputRequired(a *agent, task *a2a.Task) *mcp.CallToolResult {
 	r := b.answer(task, nil, nil)
 	r.Content = []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf(
 		"%s is waiting for input on task %s: %s\nAnswer it with the continue tool: {\"taskId\": %q, \"answer\": \"...\"}",
-		a.name, task.ID, question(task), task.ID)}}
+		a.label(), task.ID, question(task), task.ID)}}
 	return r
 }

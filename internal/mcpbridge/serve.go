@@ -32,7 +32,7 @@ func (b *Bridge) Serve(ctx context.Context, o ServeOptions) error {
 	if o.HTTP != "" {
 		return b.serveHTTP(ctx, o)
 	}
-	fmt.Fprintf(o.Err, "a2a mcp: %d tools from %d agents on stdio\n", len(b.tools), len(b.agents))
+	fmt.Fprintf(o.Err, "a2a mcp: %d tools from %d agents on stdio\n", len(b.Tools()), len(b.agents))
 	err := b.server.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(o.In), Writer: nopWriteCloser{o.Out}})
 	if ctx.Err() != nil {
 		return client.ErrInterrupted
@@ -59,7 +59,7 @@ func (b *Bridge) serveHTTP(ctx context.Context, o ServeOptions) error {
 	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return b.server }, nil))
 	srv := &http.Server{Handler: serve.Guard(serve.Config{AllowHosts: o.AllowHosts, AllowOrigins: o.AllowOrigins}, mux, loopback),
 		ReadHeaderTimeout: 10 * time.Second}
-	fmt.Fprintf(o.Err, "a2a mcp: %d tools from %d agents\n", len(b.tools), len(b.agents))
+	fmt.Fprintf(o.Err, "a2a mcp: %d tools from %d agents\n", len(b.Tools()), len(b.agents))
 	fmt.Fprintf(o.Err, "listening on http://%s/mcp\n", ln.Addr())
 	if !loopback {
 		fmt.Fprintln(o.Err, "warning: --http is not on loopback: anyone who reaches it calls the agents with your credentials")

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"mime"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,28 +23,8 @@ const maxDescription = 2000
 // maxFileBytes bounds a file a tool call names by path.
 const maxFileBytes = 16 << 20
 
-// register adds one tool per skill of each agent (one per agent whose card lists none) and the continue tool.
+// register adds the continue tool.
 func (b *Bridge) register() {
-	var n namer
-	for _, a := range b.agents {
-		card := a.card
-		var skills []a2a.AgentSkill
-		if card != nil {
-			skills = card.Skills
-		}
-		if len(skills) == 0 {
-			desc := "Send a message to the A2A agent " + a.name + "."
-			if card != nil && card.Description != "" {
-				desc += "\n" + card.Description
-			}
-			b.add(n.name(cardName(a), ""), a, "", desc)
-			continue
-		}
-		for i := range skills {
-			s := &skills[i]
-			b.add(n.name(cardName(a), firstNonEmpty(s.ID, s.Name)), a, s.ID, skillDescription(a, s))
-		}
-	}
 	b.server.AddTool(&mcp.Tool{
 		Name:  "continue",
 		Title: "Answer an A2A agent waiting for input",
@@ -54,11 +35,56 @@ func (b *Bridge) register() {
 	}, b.continueTool)
 }
 
+// list adds one tool per skill of a's card (one for the agent when its card lists none). The caller holds b.mu; a
+// is connected.
+func (b *Bridge) list(a *agent) {
+	a.mu.Lock()
+	card, listed := a.card, a.listed
+	a.listed = true
+	a.mu.Unlock()
+	if listed {
+		return
+	}
+	var skills []a2a.AgentSkill
+	if card != nil {
+		skills = card.Skills
+	}
+	if len(skills) == 0 {
+		desc := "Send a message to the A2A agent " + a.label() + "."
+		if card != nil && card.Description != "" {
+			desc += "\n" + card.Description
+		}
+		b.add(b.names.name(cardName(card), ""), a, "", desc)
+		return
+	}
+	for i := range skills {
+		s := &skills[i]
+		b.add(b.names.name(cardName(card), firstNonEmpty(s.ID, s.Name)), a, s.ID, skillDescription(a, s))
+	}
+}
+
+// standIn adds the tool of an agent that had not answered when the server started: named after its address, it
+// sends a message to the agent once it answers (its skills' tools are added then, and hosts that follow
+// notifications/tools/list_changed see them), or says why it cannot be reached. The caller holds b.mu.
+func (b *Bridge) standIn(a *agent, why string) {
+	desc := "Send a message to the A2A agent at " + a.url + ". It " + why + " when this server started: a call " +
+		"connects to it again and says why when it still cannot."
+	b.add(b.names.name(hostName(a.url), ""), a, "", desc)
+}
+
+// hostName is the part of an agent's address a stand-in tool is named after: its host and port.
+func hostName(raw string) string {
+	if u, err := url.Parse(raw); err == nil && u.Host != "" {
+		return u.Host
+	}
+	return raw
+}
+
 func ptr[T any](v T) *T { return &v }
 
-func cardName(a *agent) string {
-	if a.card != nil && strings.TrimSpace(a.card.Name) != "" {
-		return a.card.Name
+func cardName(card *a2a.AgentCard) string {
+	if card != nil && strings.TrimSpace(card.Name) != "" {
+		return card.Name
 	}
 	return "agent"
 }
@@ -76,7 +102,7 @@ func firstNonEmpty(s ...string) string {
 func (b *Bridge) add(name string, a *agent, skill, desc string) {
 	b.tools = append(b.tools, name)
 	b.owners = append(b.owners, a)
-	title := a.name
+	title := a.label()
 	if skill != "" {
 		title += ": " + termsafe.Line(skill)
 	}
@@ -102,7 +128,7 @@ func (b *Bridge) add(name string, a *agent, skill, desc string) {
 // skillDescription is what a host shows of a skill: its agent, description, tags, modes and examples.
 func skillDescription(a *agent, s *a2a.AgentSkill) string {
 	var d strings.Builder
-	fmt.Fprintf(&d, "%s (A2A agent %s)", firstNonEmpty(s.Name, s.ID), a.name)
+	fmt.Fprintf(&d, "%s (A2A agent %s)", firstNonEmpty(s.Name, s.ID), a.label())
 	if s.Description != "" {
 		fmt.Fprintf(&d, ": %s", s.Description)
 	}
