@@ -18,17 +18,6 @@ type devState struct {
 	screens   map[string][]string // live output lines printed so far, per call
 }
 
-// The SGR codes of dev-tool rendering. Agent content (diffs, commands, thoughts) is coloured
-// with raw SGR, leaving tabs as they are (styles.paint writes them as spaces).
-const (
-	sgrFaint  = "2"
-	sgrRed    = "31"
-	sgrGreen  = "32"
-	sgrYellow = "33"
-	sgrCyan   = "36"
-	sgrBold   = "1"
-)
-
 // DevTool returns the session following the stream's development-tool traffic: Event feeds it every event in
 // text and JSON (not raw), and Active reports whether such traffic was seen. A caller that needs the session too
 // (the CLI's coding-agent turn asks it what is pending) reads it here instead of decoding every event twice.
@@ -61,12 +50,13 @@ func (p *Printer) devTrack(e a2a.Event) ([]devtool.Update, bool) {
 	return p.devState().session.Feed(e)
 }
 
-// sgr wraps s in one SGR code when colour is on.
-func (p *Printer) sgr(code, s string) string {
+// sgr writes s in style code when colour is on. Agent content (diffs, commands, thoughts) goes through here, as it
+// is, tabs included (styles.paint writes them as spaces).
+func (p *Printer) sgr(code style, s string) string {
 	if !p.st.on || s == "" {
 		return s
 	}
-	return "\x1b[" + code + "m" + s + "\x1b[0m"
+	return code.wrap(s)
 }
 
 // devRender writes the updates of one dev-tool event. Text deltas continue the current line;
@@ -86,9 +76,9 @@ func (p *Printer) devRender(b *bytes.Buffer, ups []devtool.Update) {
 		case devtool.KindLiveOutput:
 			p.devLive(b, u.CallID, u.Screen)
 		case devtool.KindError:
-			p.devBlock(b, indent, p.sgr(sgrRed, "error:")+" ", Sanitize(u.Text))
+			p.devBlock(b, indent, p.sgr(red, "error:")+" ", Sanitize(u.Text))
 		case devtool.KindCitation:
-			p.devBlock(b, indent, p.sgr(sgrFaint, "citation:")+" ", Sanitize(u.Text))
+			p.devBlock(b, indent, p.sgr(faint, "citation:")+" ", Sanitize(u.Text))
 		case devtool.KindState:
 			p.devState().devTurn(p, b, u)
 		}
@@ -102,10 +92,10 @@ func (p *Printer) devThought(b *bytes.Buffer, t devtool.Thought) {
 	if subject == "" {
 		subject, desc = firstAndRest(desc)
 	}
-	b.WriteString(indent + p.sgr(sgrFaint, "✻ "+subject) + "\n")
+	b.WriteString(indent + p.sgr(faint, "✻ "+subject) + "\n")
 	if desc != "" {
 		for _, l := range strings.Split(p.wrap(desc, 2*len(indent)), "\n") {
-			writeIndented(b, indent+indent, p.sgr(sgrFaint, l))
+			writeIndented(b, indent+indent, p.sgr(faint, l))
 		}
 	}
 }
@@ -141,17 +131,18 @@ func (d *devState) devTurn(p *Printer, b *bytes.Buffer, u devtool.Update) {
 	if !u.Final {
 		return
 	}
-	var line, code string
+	var line string
+	var code style
 	switch {
 	case u.State.Terminal():
-		line, code = "── "+ShortState(u.State)+" ──", sgrFaint
+		line, code = "── "+ShortState(u.State)+" ──", faint
 		if u.State != a2a.TaskStateCompleted {
-			code = sgrRed
+			code = red
 		}
 	case len(d.session.Pending()) > 0:
-		line, code = "── waiting for permission ──", sgrYellow
+		line, code = "── waiting for permission ──", amber
 	default:
-		line, code = "── your turn ──", sgrCyan
+		line, code = "── your turn ──", cyan
 	}
 	b.WriteString(p.sgr(code, line) + "\n")
 }

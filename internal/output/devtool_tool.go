@@ -11,12 +11,12 @@ import (
 const toolIndent = indent + indent
 
 // statusSGR colours a tool call's status by its meaning.
-var statusSGR = map[devtool.Status]string{
-	devtool.Pending:   sgrYellow,
-	devtool.Executing: sgrCyan,
-	devtool.Succeeded: sgrGreen,
-	devtool.Failed:    sgrRed,
-	devtool.Cancelled: sgrRed,
+var statusSGR = map[devtool.Status]style{
+	devtool.Pending:   amber,
+	devtool.Executing: cyan,
+	devtool.Succeeded: green,
+	devtool.Failed:    red,
+	devtool.Cancelled: red,
 }
 
 // devTool writes one line per status change of a tool call - "  ⏺ WriteFile hello.txt -
@@ -29,7 +29,7 @@ func (p *Printer) devTool(b *bytes.Buffer, c *devtool.ToolCall) {
 		word = "awaiting approval"
 	}
 	code := statusSGR[c.Status]
-	line := p.sgr(code, "⏺") + " " + p.sgr(sgrBold, Sanitize(c.Label()))
+	line := p.sgr(code, "⏺") + " " + p.sgr(bold, Sanitize(c.Label()))
 	if key := d.relative(c.KeyArg); key != "" {
 		line += " " + Sanitize(key)
 	}
@@ -39,7 +39,7 @@ func (p *Printer) devTool(b *bytes.Buffer, c *devtool.ToolCall) {
 		p.devConfirmation(b, c.Confirmation)
 		d.explained[c.ID] = true
 	case c.Status == devtool.Failed && c.Error != "":
-		p.devBlock(b, toolIndent, p.sgr(sgrRed, "error:")+" ", Sanitize(c.Error))
+		p.devBlock(b, toolIndent, p.sgr(red, "error:")+" ", Sanitize(c.Error))
 	case c.Status == devtool.Succeeded && c.Output != "":
 		if d.screens[c.ID] != nil || (d.explained[c.ID] && isDiff(c.Output)) {
 			return // the live screen or the diff was shown already
@@ -51,7 +51,7 @@ func (p *Printer) devTool(b *bytes.Buffer, c *devtool.ToolCall) {
 // devConfirmation shows what a call waiting for permission will do.
 func (p *Printer) devConfirmation(b *bytes.Buffer, cf *devtool.Confirmation) {
 	if cf.Title != "" {
-		writeIndented(b, toolIndent, p.sgr(sgrFaint, Sanitize(cf.Title)))
+		writeIndented(b, toolIndent, p.sgr(faint, Sanitize(cf.Title)))
 	}
 	switch {
 	case cf.Diff != "":
@@ -61,7 +61,7 @@ func (p *Printer) devConfirmation(b *bytes.Buffer, cf *devtool.Confirmation) {
 	case cf.Command != "":
 		p.devText(b, "$ "+cf.Command)
 		if cf.Cwd != "" {
-			writeIndented(b, toolIndent, p.sgr(sgrFaint, "in "+Sanitize(cf.Cwd)))
+			writeIndented(b, toolIndent, p.sgr(faint, "in "+Sanitize(cf.Cwd)))
 		}
 	case cf.Server != "" || cf.Tool != "":
 		writeIndented(b, toolIndent, "MCP tool "+Sanitize(cf.Tool)+" of server "+Sanitize(cf.Server))
@@ -107,13 +107,13 @@ func trimDiffPreamble(s string) string {
 func (p *Printer) diffLine(l string) string {
 	switch {
 	case strings.HasPrefix(l, "+++ "), strings.HasPrefix(l, "--- "):
-		return p.sgr(sgrFaint, l)
+		return p.sgr(faint, l)
 	case strings.HasPrefix(l, "@@"):
-		return p.sgr(sgrCyan, l)
+		return p.sgr(cyan, l)
 	case strings.HasPrefix(l, "+"):
-		return p.sgr(sgrGreen, l)
+		return p.sgr(green, l)
 	case strings.HasPrefix(l, "-"):
-		return p.sgr(sgrRed, l)
+		return p.sgr(red, l)
 	}
 	return l
 }
@@ -129,11 +129,11 @@ func (p *Printer) devLive(b *bytes.Buffer, callID, screen string) {
 	if !extends(lines, prev) {
 		start = 0
 		if len(prev) > 0 {
-			writeIndented(b, toolIndent, p.sgr(sgrFaint, "(screen redrawn)"))
+			writeIndented(b, toolIndent, p.sgr(faint, "(screen redrawn)"))
 		}
 	}
 	for _, l := range lines[start:] {
-		writeIndented(b, toolIndent, p.sgr(sgrFaint, "│")+" "+l)
+		writeIndented(b, toolIndent, p.sgr(faint, "│")+" "+l)
 	}
 	if lines == nil {
 		lines = []string{}

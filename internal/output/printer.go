@@ -291,10 +291,13 @@ func (s style) render(v string) string {
 		if i > 0 {
 			b.WriteByte('\n')
 		}
-		b.WriteString("\x1b[" + string(s) + "m" + l + "\x1b[0m" + strings.Repeat(" ", widest-ansi.StringWidth(l)))
+		b.WriteString(s.wrap(l) + strings.Repeat(" ", widest-ansi.StringWidth(l)))
 	}
 	return b.String()
 }
+
+// wrap opens v with the style and closes it with a reset.
+func (s style) wrap(v string) string { return "\x1b[" + string(s) + "m" + v + "\x1b[0m" }
 
 // paint applies s only when colour is on. It is never handed agent content, only labels and short words.
 func (st styles) paint(s style, v string) string {
