@@ -327,15 +327,7 @@ func TestConformanceAgreesWithTCK(t *testing.T) {
 			ours := verdicts(doc)
 			theirs, errs := runTCK(t, runSh, url)
 			cmp := compare(ours, theirs, errs)
-			var unexplained []string
-			for _, d := range cmp.disagree {
-				f := strings.Fields(d)
-				if why := knownDisagreement(c.name, f[0], f[1]); why != "" {
-					t.Logf("known disagreement %s: %s", d, why)
-					continue
-				}
-				unexplained = append(unexplained, d)
-			}
+			unexplained := unexplainedDisagreements(t, c.name, cmp.disagree)
 			if len(unexplained) > 0 {
 				t.Errorf("a2a conformance and the TCK disagree on %s:\n  %s", c.name, strings.Join(unexplained, "\n  "))
 			}
@@ -478,15 +470,7 @@ func TestConformanceAgreesWithTCK03(t *testing.T) {
 			doc, _ := runConformance(t, url)
 			ours := verdicts(doc)
 			cmp := compare(ours, runTCK03(t, runSh, url, c.transport), nil)
-			var unexplained []string
-			for _, d := range cmp.disagree {
-				f := strings.Fields(d)
-				if why := knownDisagreement(c.name, f[0], f[1]); why != "" {
-					t.Logf("known disagreement %s: %s", d, why)
-					continue
-				}
-				unexplained = append(unexplained, d)
-			}
+			unexplained := unexplainedDisagreements(t, c.name, cmp.disagree)
 			if len(unexplained) > 0 {
 				t.Errorf("a2a conformance and the TCK (v0.3) disagree on %s:\n  %s", c.name, strings.Join(unexplained, "\n  "))
 			}
@@ -503,4 +487,20 @@ func TestConformanceAgreesWithTCK03(t *testing.T) {
 		})
 	}
 	t.Logf("a2a conformance vs the TCK (v0.3):\n%s", strings.Join(table, "\n"))
+}
+
+// unexplainedDisagreements returns the disagreements of agent name that knownDisagreement does not explain, and logs
+// the ones it does.
+func unexplainedDisagreements(t *testing.T, name string, disagree []string) []string {
+	t.Helper()
+	var out []string
+	for _, d := range disagree {
+		f := strings.Fields(d)
+		if why := knownDisagreement(name, f[0], f[1]); why != "" {
+			t.Logf("known disagreement %s: %s", d, why)
+			continue
+		}
+		out = append(out, d)
+	}
+	return out
 }
