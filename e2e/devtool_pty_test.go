@@ -47,8 +47,15 @@ func startPTYWith(t *testing.T, env []string, args ...string) *ptyProc {
 // startPTYSize is startPTYWith on a terminal cols columns wide.
 func startPTYSize(t *testing.T, cols uint16, env []string, args ...string) *ptyProc {
 	t.Helper()
+	return startPTYCommand(t, cols, env, bin, args...)
+}
+
+// startPTYCommand runs name with args on a pseudo-terminal cols columns wide, in a session of its own (its process
+// group is its pid), which is killed whole at cleanup: the command and whatever it started in the background.
+func startPTYCommand(t *testing.T, cols uint16, env []string, name string, args ...string) *ptyProc {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Env = cmdEnv(env...)
 	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 50, Cols: cols})
 	if err != nil {
@@ -58,7 +65,7 @@ func startPTYSize(t *testing.T, cols uint16, env []string, args ...string) *ptyP
 	p := &ptyProc{t: t, cmd: cmd, tty: tty, changed: make(chan struct{}), done: make(chan struct{})}
 	go p.read()
 	t.Cleanup(func() {
-		cmd.Process.Signal(syscall.SIGKILL)
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) //nolint:errcheck // gone already when it ended well
 		<-p.done
 		cancel()
 		tty.Close()

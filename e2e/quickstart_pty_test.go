@@ -1,16 +1,10 @@
 package e2e
 
 import (
-	"context"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
-
-	"github.com/creack/pty"
 )
 
 // The README's own commands, pasted into a shell on a terminal, as a new user runs them: serve in the background,
@@ -20,23 +14,7 @@ import (
 // (bash and whatever it started in the background) is killed.
 func startShellPTY(t *testing.T, cols uint16, env []string, script string) *ptyProc {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	cmd := exec.CommandContext(ctx, "bash", "-c", script)
-	cmd.Env = cmdEnv(env...)
-	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 50, Cols: cols}) // a session of its own: its group is its pid
-	if err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	p := &ptyProc{t: t, cmd: cmd, tty: tty, changed: make(chan struct{}), done: make(chan struct{})}
-	go p.read()
-	t.Cleanup(func() {
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) //nolint:errcheck // gone already when the script ended well
-		<-p.done
-		cancel()
-		tty.Close()
-	})
-	return p
+	return startPTYCommand(t, cols, env, "bash", "-c", script)
 }
 
 // readmeLine returns the README's command line that contains all of subs, "a2a" made the built binary, its trailing
