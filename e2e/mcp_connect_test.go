@@ -3,10 +3,6 @@ package e2e
 import (
 	"context"
 	"net"
-	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -99,31 +95,15 @@ func TestMCPSilentAgentDoesNotHoldStartup(t *testing.T) {
 func TestMCPLateAgentListed(t *testing.T) {
 	good := startServe(t, "--echo")
 	late := testagent.Start(t, testagent.Options{Behavior: testagent.Echo, EditCard: func(c *a2a.AgentCard) { c.Name = "Late" }})
-	target, err := url.Parse(late.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	release := make(chan struct{})
-	proxy := httputil.NewSingleHostReverseProxy(target)
-	gate := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		select {
-		case <-release:
-		case <-r.Context().Done():
-			return
-		}
-		proxy.ServeHTTP(w, r)
-	}))
-	t.Cleanup(gate.Close)
-	var once sync.Once
-	t.Cleanup(func() { once.Do(func() { close(release) }) })
+	heldURL, release := testagent.Held(t, late.URL)
 	changed := make(chan struct{}, 1)
 	h := &mcpClient{listChanged: changed}
-	cs := connectMCP(t, "stdio", h, "--timeout", "30s", good.url, gate.URL)
-	standIn := strings.ReplaceAll(strings.TrimPrefix(gate.URL, "http://"), ":", "_")
+	cs := connectMCP(t, "stdio", h, "--timeout", "30s", good.url, heldURL)
+	standIn := strings.ReplaceAll(strings.TrimPrefix(heldURL, "http://"), ":", "_")
 	if tools, want := toolNames(t, cs), []string{"a2a_serve", standIn, "continue"}; !sameSet(tools, want) {
 		t.Fatalf("tools before the card = %q, want %q", tools, want)
 	}
-	once.Do(func() { close(release) })
+	release()
 	select {
 	case <-changed:
 	case <-time.After(20 * time.Second):

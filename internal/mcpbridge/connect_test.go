@@ -3,10 +3,6 @@ package mcpbridge
 import (
 	"context"
 	"net"
-	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -25,21 +21,7 @@ import (
 func TestConnectConcurrently(t *testing.T) {
 	good := testagent.Start(t, testagent.Options{Behavior: testagent.Echo, EditCard: func(c *a2a.AgentCard) { c.Name = "Good" }})
 	late := testagent.Start(t, testagent.Options{Behavior: testagent.Echo, EditCard: func(c *a2a.AgentCard) { c.Name = "Late" }})
-	target, err := url.Parse(late.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	release := make(chan struct{})
-	proxy := httputil.NewSingleHostReverseProxy(target)
-	gate := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		select {
-		case <-release:
-		case <-r.Context().Done():
-			return
-		}
-		proxy.ServeHTTP(w, r)
-	}))
-	defer gate.Close()
+	heldURL, release := testagent.Held(t, late.URL)
 	ln, err := net.Listen("tcp", "127.0.0.1:0") // accepts (the kernel's backlog) and never answers
 	if err != nil {
 		t.Fatal(err)
@@ -59,7 +41,7 @@ func TestConnectConcurrently(t *testing.T) {
 	}
 	const wait = 300 * time.Millisecond
 	start := time.Now()
-	b, err := New(context.Background(), Config{Connect: connect, StartWait: wait, Log: &log}, []string{good.URL, gate.URL, silent})
+	b, err := New(context.Background(), Config{Connect: connect, StartWait: wait, Log: &log}, []string{good.URL, heldURL, silent})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +49,7 @@ func TestConnectConcurrently(t *testing.T) {
 	if took := time.Since(start); took > wait+opts.Timeout/2 {
 		t.Errorf("New took %s with StartWait %s", took, wait)
 	}
-	lateTool := strings.ReplaceAll(strings.TrimPrefix(gate.URL, "http://"), ":", "_")
+	lateTool := strings.ReplaceAll(strings.TrimPrefix(heldURL, "http://"), ":", "_")
 	silentTool := strings.ReplaceAll(ln.Addr().String(), ":", "_")
 	if got, want := strings.Join(b.Tools(), " "), "good_echo "+lateTool+" "+silentTool; got != want {
 		t.Fatalf("tools = %q, want %q", got, want)
@@ -121,7 +103,7 @@ func TestConnectConcurrently(t *testing.T) {
 			}
 		})
 	}
-	close(release)
+	release()
 	wg.Wait()
 	if got := strings.Join(b.Tools(), " "); !strings.Contains(got, "late_echo") {
 		t.Errorf("tools after the late card = %q, want late_echo among them", got)
