@@ -120,11 +120,6 @@ func runListTasks(ctx context.Context, o *listTasksOptions) error {
 	return o.withClient(ctx, o.url, func(ctx context.Context, c *client.Conn) error {
 		var all *a2a.ListTasksResponse
 		seen := map[string]bool{}
-		if o.req.PageSize == 0 && c.Iface != nil && c.Iface.ProtocolBinding == a2a.TransportProtocolGRPC {
-			// a2a-go's gRPC client sends an unset page size as page_size 0, which servers that hold to the
-			// specification's 1-100 refuse (a2a-js); 50 is the size the specification gives an unset one.
-			o.req.PageSize = 50
-		}
 		for {
 			req := o.req
 			resp, err := client.Unary(ctx, c, func(ctx context.Context) (*a2a.ListTasksResponse, error) { return c.ListTasks(ctx, &req) })

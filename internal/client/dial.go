@@ -574,7 +574,7 @@ func (d *Dialer) grpcFactory(v03 bool) a2aclient.TransportFactory {
 		if v03 {
 			return a2agrpcv0.NewGRPCTransport(cc), nil
 		}
-		return a2agrpc.NewGRPCTransport(cc), nil
+		return grpcPageSize{a2agrpc.NewGRPCTransport(cc)}, nil
 	})
 }
 
