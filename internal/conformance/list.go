@@ -96,10 +96,9 @@ func (r *runner) list(ctx context.Context, b *binding, o *own) {
 	if first.Status.State == other {
 		other = a2a.TaskStateCompleted
 	}
-	// pageSize is given (the default, 50): a2a-go's gRPC client sends an unset pageSize as page_size 0, which an agent
-	// may refuse (the proto's minimum is 1; a2a-js 1.3.0's gRPC server does), failing the filter for the client's fault.
-	sent3 := fmt.Sprintf("ListTasks contextId=%s status=%s pageSize=50", first.ContextID, other)
-	p3, err := call(&a2a.ListTasksRequest{ContextID: first.ContextID, Status: other, PageSize: 50})
+	// No pageSize: over gRPC the client's transport asks for the specification's default (client.grpcPageSize).
+	sent3 := fmt.Sprintf("ListTasks contextId=%s status=%s", first.ContextID, other)
+	p3, err := call(&a2a.ListTasksRequest{ContextID: first.ContextID, Status: other})
 	switch {
 	case err != nil:
 		r.record("CORE-LIST-006", b.name, fail(sent3, errText(err), "ListTasks must filter"))
