@@ -196,6 +196,9 @@ func (p *Printer) endPartial(b *bytes.Buffer) {
 // runeWidth is the width of r in terminal cells, as a grapheme of its own: 0 for a combining mark or a zero-width
 // character, 2 for a wide one.
 func runeWidth(r rune) int {
+	if r >= 0x20 && r < 0x7f { // printable ASCII, most of any text: one cell, without the grapheme tables
+		return 1
+	}
 	var b [utf8.UTFMax]byte
 	return ansi.StringWidth(string(b[:utf8.EncodeRune(b[:], r)]))
 }
